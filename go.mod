@@ -1,0 +1,3 @@
+module github.com/treelb/treelb
+
+go 1.26

@@ -1,0 +1,554 @@
+//go:build !mpi
+
+package mpi
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// WorldName names the world this binary was built for: "embedded" or "mpi".
+const WorldName = "embedded"
+
+// Contexts separate point-to-point traffic from collective traffic, as MPI
+// communicators do.
+const (
+	ctxP2P = iota
+	ctxColl
+	nctx
+)
+
+// world is the shared state of one Run: a mailbox per rank and context.
+type world struct {
+	size    int
+	boxes   []mailbox // index ctx*size + rank
+	wakes   []chan struct{}
+	done    chan struct{}
+	aborted atomic.Bool
+	once    sync.Once
+	err     error
+	start   time.Time
+}
+
+type message struct {
+	src, tag int
+	data     []byte
+}
+
+// mailbox is the matching engine of one rank in one context: the queue of
+// unexpected messages in arrival order and the posted receives in post order.
+type mailbox struct {
+	mu      sync.Mutex
+	q       []message
+	head    int
+	posted  []*Request
+	pending atomic.Int32 // unexpected messages queued, for Iprobe's fast path
+}
+
+// Comm is one rank's handle on the embedded world. It is not safe for
+// concurrent use; each rank's goroutine owns its Comm.
+type Comm struct {
+	w    *world
+	rank int
+	wake chan struct{}
+}
+
+// Request is a non-blocking operation in flight. Test or Wait it to
+// completion; the buffer it was given must not be touched until then.
+type Request struct {
+	c        *Comm
+	buf      []byte
+	src, tag int
+	done     atomic.Bool
+	status   Status
+	err      error
+}
+
+// Init prepares the world; in the embedded world there is nothing to do.
+func Init() error { return nil }
+
+// Finalize ends the world; in the embedded world there is nothing to do.
+func Finalize() error { return nil }
+
+// Run starts n ranks as goroutines, each calling f with its own *Comm, and
+// waits for all of them. The first error or panic of any rank aborts the
+// world: every rank blocked in (or later entering) a call gets an error
+// matching ErrAborted, and Run returns the first error. n must be at least 1.
+func Run(n int, f func(c *Comm) error) error {
+	if n < 1 {
+		return fmt.Errorf("mpi: Run: need at least 1 rank, got %d", n)
+	}
+	w := &world{size: n, boxes: make([]mailbox, nctx*n), wakes: make([]chan struct{}, n),
+		done: make(chan struct{}), start: time.Now()}
+	for r := range n {
+		w.wakes[r] = make(chan struct{}, 1)
+	}
+	var wg sync.WaitGroup
+	for r := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := &Comm{w: w, rank: r, wake: w.wakes[r]}
+			if err := runRank(c, f); err != nil {
+				w.fail(fmt.Errorf("rank %d: %w", r, err))
+			}
+		}()
+	}
+	wg.Wait()
+	return w.err
+}
+
+func runRank(c *Comm, f func(*Comm) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return f(c)
+}
+
+func (w *world) fail(err error) {
+	w.once.Do(func() {
+		w.err = err
+		w.aborted.Store(true)
+		close(w.done)
+	})
+}
+
+// Rank returns this rank's number, 0 ≤ Rank < Size.
+func (c *Comm) Rank() int { return c.rank }
+
+// Size returns the number of ranks.
+func (c *Comm) Size() int { return c.w.size }
+
+// Wtime returns seconds elapsed since an arbitrary origin fixed per world.
+func (c *Comm) Wtime() float64 { return time.Since(c.w.start).Seconds() }
+
+// Abort ends every rank of the world: Run returns an *AbortError with code.
+// It returns that error, which the caller should return.
+func (c *Comm) Abort(code int) error {
+	err := &AbortError{Rank: c.rank, Code: code}
+	c.w.fail(err)
+	return err
+}
+
+func (c *Comm) check(fn string, rank, tag int, wild bool) error {
+	if c.w.aborted.Load() {
+		return &Error{Func: fn, Class: ClassAborted, Msg: "world aborted"}
+	}
+	if !(rank >= 0 && rank < c.w.size) && !(wild && rank == AnySource) {
+		return &Error{Func: fn, Class: ClassRank, Msg: fmt.Sprintf("invalid rank %d (size %d)", rank, c.w.size)}
+	}
+	if !(tag >= 0 && tag <= MaxTag) && !(wild && tag == AnyTag) {
+		return &Error{Func: fn, Class: ClassTag, Msg: fmt.Sprintf("invalid tag %d", tag)}
+	}
+	return nil
+}
+
+// deliver puts a copy of data into dest's mailbox of context ctx, completing
+// the first matching posted receive if there is one.
+func (w *world) deliver(ctx, src, dest, tag int, data []byte) {
+	mb := &w.boxes[ctx*w.size+dest]
+	mb.mu.Lock()
+	for i, r := range mb.posted {
+		if matches(r.src, r.tag, src, tag) {
+			mb.posted = append(mb.posted[:i], mb.posted[i+1:]...)
+			r.fill(src, tag, data)
+			mb.mu.Unlock()
+			signal(w.wakes[dest])
+			return
+		}
+	}
+	mb.q = append(mb.q, message{src: src, tag: tag, data: append([]byte(nil), data...)})
+	mb.pending.Add(1)
+	mb.mu.Unlock()
+	signal(w.wakes[dest])
+}
+
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+func matches(wantSrc, wantTag, src, tag int) bool {
+	return (wantSrc == AnySource || wantSrc == src) && (wantTag == AnyTag || wantTag == tag)
+}
+
+// fill completes a receive with a message; called with the mailbox locked.
+func (r *Request) fill(src, tag int, data []byte) {
+	n := copy(r.buf, data)
+	r.status = Status{Source: src, Tag: tag, Count: n}
+	if len(data) > len(r.buf) {
+		r.err = &Error{Func: "MPI_Recv", Class: ClassTruncate,
+			Msg: fmt.Sprintf("message of %d bytes from rank %d tag %d into a buffer of %d", len(data), src, tag, len(r.buf))}
+	}
+	r.done.Store(true)
+}
+
+// find returns the index of the first queued message matching src and tag,
+// or -1; called with the mailbox locked.
+func (mb *mailbox) find(src, tag int) int {
+	for i := mb.head; i < len(mb.q); i++ {
+		if matches(src, tag, mb.q[i].src, mb.q[i].tag) {
+			return i
+		}
+	}
+	return -1
+}
+
+// take removes queued message i; called with the mailbox locked.
+func (mb *mailbox) take(i int) message {
+	m := mb.q[i]
+	if i == mb.head {
+		mb.q[i] = message{}
+		mb.head++
+	} else {
+		copy(mb.q[i:], mb.q[i+1:])
+		mb.q[len(mb.q)-1] = message{}
+		mb.q = mb.q[:len(mb.q)-1]
+	}
+	if mb.head == len(mb.q) {
+		mb.q, mb.head = mb.q[:0], 0
+	} else if mb.head > 64 && mb.head > len(mb.q)/2 {
+		n := copy(mb.q, mb.q[mb.head:])
+		clear(mb.q[n:])
+		mb.q, mb.head = mb.q[:n], 0
+	}
+	mb.pending.Add(-1)
+	return m
+}
+
+// Send sends buf to rank dest with tag. It copies buf and returns at once
+// (buffered standard mode).
+func (c *Comm) Send(buf []byte, dest, tag int) error {
+	if err := c.check("MPI_Send", dest, tag, false); err != nil {
+		return err
+	}
+	c.w.deliver(ctxP2P, c.rank, dest, tag, buf)
+	return nil
+}
+
+// Isend starts a send of buf to dest with tag. In the embedded world the
+// data is copied at once and the request is already complete.
+func (c *Comm) Isend(buf []byte, dest, tag int) (*Request, error) {
+	if err := c.Send(buf, dest, tag); err != nil {
+		return nil, err
+	}
+	r := &Request{c: c}
+	r.status = Status{Source: c.rank, Tag: tag, Count: len(buf)}
+	r.done.Store(true)
+	return r, nil
+}
+
+// Irecv starts a receive into buf of a message from source with tag (either
+// may be a wildcard). Receives match messages in the order they were posted.
+func (c *Comm) Irecv(buf []byte, source, tag int) (*Request, error) {
+	if err := c.check("MPI_Irecv", source, tag, true); err != nil {
+		return nil, err
+	}
+	return c.irecv(ctxP2P, buf, source, tag), nil
+}
+
+func (c *Comm) irecv(ctx int, buf []byte, source, tag int) *Request {
+	r := &Request{c: c, buf: buf, src: source, tag: tag}
+	mb := &c.w.boxes[ctx*c.w.size+c.rank]
+	mb.mu.Lock()
+	if i := mb.find(source, tag); i >= 0 {
+		m := mb.take(i)
+		r.fill(m.src, m.tag, m.data)
+	} else {
+		mb.posted = append(mb.posted, r)
+	}
+	mb.mu.Unlock()
+	return r
+}
+
+// Recv receives into buf a message from source with tag (either may be a
+// wildcard) and blocks until it arrives. A message longer than buf is an
+// error of class ClassTruncate.
+func (c *Comm) Recv(buf []byte, source, tag int) (Status, error) {
+	if err := c.check("MPI_Recv", source, tag, true); err != nil {
+		return Status{}, err
+	}
+	return c.irecv(ctxP2P, buf, source, tag).Wait()
+}
+
+// Test reports whether the request is complete, with its status and error.
+func (r *Request) Test() (Status, bool, error) {
+	if !r.done.Load() {
+		if r.c.w.aborted.Load() {
+			return Status{}, false, &Error{Func: "MPI_Test", Class: ClassAborted, Msg: "world aborted"}
+		}
+		return Status{}, false, nil
+	}
+	return r.status, true, r.err
+}
+
+// Wait blocks until the request is complete and returns its status.
+func (r *Request) Wait() (Status, error) {
+	c := r.c
+	for !r.done.Load() {
+		select {
+		case <-c.wake:
+		case <-c.w.done:
+			if !r.done.Load() {
+				return Status{}, &Error{Func: "MPI_Wait", Class: ClassAborted, Msg: "world aborted"}
+			}
+		}
+	}
+	return r.status, r.err
+}
+
+// Iprobe reports whether a message from source with tag is waiting, without
+// receiving it. It never blocks; with no message queued it costs one atomic
+// load.
+func (c *Comm) Iprobe(source, tag int) (Status, bool, error) {
+	if err := c.check("MPI_Iprobe", source, tag, true); err != nil {
+		return Status{}, false, err
+	}
+	mb := &c.w.boxes[c.rank]
+	if mb.pending.Load() == 0 {
+		return Status{}, false, nil
+	}
+	return mb.probe(source, tag)
+}
+
+func (mb *mailbox) probe(source, tag int) (Status, bool, error) {
+	mb.mu.Lock()
+	defer mb.mu.Unlock()
+	if i := mb.find(source, tag); i >= 0 {
+		m := &mb.q[i]
+		return Status{Source: m.src, Tag: m.tag, Count: len(m.data)}, true, nil
+	}
+	return Status{}, false, nil
+}
+
+// Probe blocks until a message from source with tag is waiting and returns
+// its status without receiving it.
+func (c *Comm) Probe(source, tag int) (Status, error) {
+	if err := c.check("MPI_Probe", source, tag, true); err != nil {
+		return Status{}, err
+	}
+	mb := &c.w.boxes[c.rank]
+	for {
+		if st, ok, _ := mb.probe(source, tag); ok {
+			return st, nil
+		}
+		select {
+		case <-c.wake:
+		case <-c.w.done:
+			return Status{}, &Error{Func: "MPI_Probe", Class: ClassAborted, Msg: "world aborted"}
+		}
+	}
+}
+
+// Collectives run in their own context with point-to-point messages between
+// ranks: binomial trees for Bcast and Reduce, direct exchange for Gather and
+// Alltoallv. Every rank must call them in the same order.
+
+func (c *Comm) csend(buf []byte, dest int) { c.w.deliver(ctxColl, c.rank, dest, 0, buf) }
+
+func (c *Comm) crecv(fn string, buf []byte, src int) error {
+	st, err := c.irecv(ctxColl, buf, src, 0).Wait()
+	if err != nil {
+		if e, ok := err.(*Error); ok {
+			e.Func = fn
+		}
+		return err
+	}
+	if st.Count != len(buf) {
+		return &Error{Func: fn, Class: ClassTruncate, Msg: fmt.Sprintf("rank %d sent %d bytes, expected %d", src, st.Count, len(buf))}
+	}
+	return nil
+}
+
+func (c *Comm) checkRoot(fn string, root int) error {
+	if c.w.aborted.Load() {
+		return &Error{Func: fn, Class: ClassAborted, Msg: "world aborted"}
+	}
+	if root < 0 || root >= c.w.size {
+		return &Error{Func: fn, Class: ClassRoot, Msg: fmt.Sprintf("invalid root %d (size %d)", root, c.w.size)}
+	}
+	return nil
+}
+
+// Barrier blocks until every rank has entered it.
+func (c *Comm) Barrier() error {
+	if err := c.reduce("MPI_Barrier", nil, nil, 0, nil); err != nil {
+		return err
+	}
+	return c.bcast("MPI_Barrier", nil, 0)
+}
+
+// Bcast copies buf of root into buf of every rank; all ranks pass buffers
+// of the same length.
+func (c *Comm) Bcast(buf []byte, root int) error {
+	if err := c.checkRoot("MPI_Bcast", root); err != nil {
+		return err
+	}
+	return c.bcast("MPI_Bcast", buf, root)
+}
+
+func (c *Comm) bcast(fn string, buf []byte, root int) error {
+	p := c.w.size
+	vr := (c.rank - root + p) % p
+	mask := 1
+	for mask < p {
+		if vr&mask != 0 {
+			if err := c.crecv(fn, buf, (vr-mask+root)%p); err != nil {
+				return err
+			}
+			break
+		}
+		mask <<= 1
+	}
+	for mask >>= 1; mask > 0; mask >>= 1 {
+		if vr+mask < p {
+			c.csend(buf, (vr+mask+root)%p)
+		}
+	}
+	return nil
+}
+
+// reduce combines send of all ranks into recv on root with combine.
+func (c *Comm) reduce(fn string, send, recv []byte, root int, combine CombineFunc) error {
+	p := c.w.size
+	vr := (c.rank - root + p) % p
+	acc := append([]byte(nil), send...)
+	var in []byte
+	for mask := 1; mask < p; mask <<= 1 {
+		if vr&mask != 0 {
+			c.csend(acc, ((vr&^mask)+root)%p)
+			return nil
+		}
+		if vr|mask < p {
+			if in == nil {
+				in = make([]byte, len(send))
+			}
+			if err := c.crecv(fn, in, ((vr|mask)+root)%p); err != nil {
+				return err
+			}
+			if combine != nil {
+				combine(acc, in)
+			}
+		}
+	}
+	copy(recv, acc)
+	return nil
+}
+
+func (c *Comm) reduceNum(send, recv []byte, k kind, op Op, root int) error {
+	fn := "MPI_Reduce"
+	if root < 0 {
+		fn = "MPI_Allreduce"
+	}
+	if err := checkOp(fn, op); err != nil {
+		return err
+	}
+	return c.reduceFunc(fn, send, recv, root, func(inout, in []byte) { combineNum(inout, in, k, op) })
+}
+
+// reduceFunc is the shared body of the user-defined reductions.
+func (c *Comm) reduceFunc(fn string, send, recv []byte, root int, combine CombineFunc) error {
+	all := root < 0
+	if all {
+		root = 0
+	} else if err := c.checkRoot(fn, root); err != nil {
+		return err
+	}
+	if c.w.aborted.Load() {
+		return &Error{Func: fn, Class: ClassAborted, Msg: "world aborted"}
+	}
+	if err := c.reduce(fn, send, recv, root, combine); err != nil {
+		return err
+	}
+	if all {
+		return c.bcast(fn, recv, root)
+	}
+	return nil
+}
+
+// ReduceFunc combines the equal-length buffers send of all ranks with
+// combine into recv on root (len(recv) = len(send) there).
+func (c *Comm) ReduceFunc(send, recv []byte, root int, combine CombineFunc) error {
+	return c.reduceFunc("MPI_Reduce", send, recv, root, combine)
+}
+
+// AllreduceFunc combines the equal-length buffers send of all ranks with
+// combine into recv on every rank.
+func (c *Comm) AllreduceFunc(send, recv []byte, combine CombineFunc) error {
+	return c.reduceFunc("MPI_Allreduce", send, recv, -1, combine)
+}
+
+// Gather collects send of every rank into recv of root, rank r's block at
+// recv[r*len(send):]; every rank sends the same length.
+func (c *Comm) Gather(send, recv []byte, root int) error {
+	if err := c.checkRoot("MPI_Gather", root); err != nil {
+		return err
+	}
+	n := len(send)
+	if c.rank != root {
+		c.csend(send, root)
+		return nil
+	}
+	if len(recv) < n*c.w.size {
+		return &Error{Func: "MPI_Gather", Class: ClassCount, Msg: fmt.Sprintf("recv has %d bytes, need %d", len(recv), n*c.w.size)}
+	}
+	for r := range c.w.size {
+		if r == root {
+			copy(recv[r*n:], send)
+		} else if err := c.crecv("MPI_Gather", recv[r*n:(r+1)*n], r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Alltoallv sends send[sdispls[r]:][:scounts[r]] to every rank r and
+// receives rank r's block into recv[rdispls[r]:][:rcounts[r]]. The counts
+// must agree pairwise, as in MPI.
+func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
+	const fn = "MPI_Alltoallv"
+	if err := checkV(fn, c.w.size, len(send), scounts, sdispls); err != nil {
+		return err
+	}
+	if err := checkV(fn, c.w.size, len(recv), rcounts, rdispls); err != nil {
+		return err
+	}
+	if c.w.aborted.Load() {
+		return &Error{Func: fn, Class: ClassAborted, Msg: "world aborted"}
+	}
+	for r := range c.w.size {
+		if r != c.rank {
+			c.csend(send[sdispls[r]:sdispls[r]+scounts[r]], r)
+		}
+	}
+	for r := range c.w.size {
+		dst := recv[rdispls[r] : rdispls[r]+rcounts[r]]
+		if r == c.rank {
+			if scounts[r] != rcounts[r] {
+				return &Error{Func: fn, Class: ClassTruncate, Msg: fmt.Sprintf("rank %d sends itself %d bytes but expects %d", r, scounts[r], rcounts[r])}
+			}
+			copy(dst, send[sdispls[r]:sdispls[r]+scounts[r]])
+		} else if err := c.crecv(fn, dst, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Alltoall sends block r of send to rank r and receives rank r's block into
+// block r of recv; blocks are len(send)/Size bytes.
+func (c *Comm) Alltoall(send, recv []byte) error {
+	p := c.w.size
+	if len(send)%p != 0 || len(recv) != len(send) {
+		return &Error{Func: "MPI_Alltoall", Class: ClassCount, Msg: fmt.Sprintf("send %d and recv %d bytes do not split into %d equal blocks", len(send), len(recv), p)}
+	}
+	counts, displs := equalBlocks(p, len(send)/p)
+	return c.Alltoallv(send, counts, displs, recv, counts, displs)
+}

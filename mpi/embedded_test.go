@@ -1,0 +1,95 @@
+//go:build !mpi
+
+package mpi_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/treelb/treelb/mpi"
+)
+
+var testSizes = []int{1, 2, 3, 4, 7, 16}
+
+func TestRunRejectsNoRanks(t *testing.T) {
+	if err := mpi.Run(0, func(*mpi.Comm) error { return nil }); err == nil {
+		t.Fatal("Run(0) succeeded")
+	}
+}
+
+// TestAbort: one rank aborts while the others block in a receive; every rank
+// returns and Run reports the abort with its code.
+func TestAbort(t *testing.T) {
+	err := mpi.Run(8, func(c *mpi.Comm) error {
+		if c.Rank() == 5 {
+			return c.Abort(3)
+		}
+		_, err := c.Recv(make([]byte, 8), mpi.AnySource, mpi.AnyTag)
+		if !mpi.IsAborted(err) {
+			t.Errorf("rank %d: blocked receive ended with %v", c.Rank(), err)
+		}
+		return err
+	})
+	var ae *mpi.AbortError
+	if !errors.As(err, &ae) || ae.Code != 3 || ae.Rank != 5 || ae.ExitCode() != 3 {
+		t.Fatalf("Run returned %v, want rank 5's abort with code 3", err)
+	}
+}
+
+// TestRankFailure: a rank's error or panic ends Run with that error while the
+// others wait in probes, collectives and non-blocking waits.
+func TestRankFailure(t *testing.T) {
+	for _, panicking := range []bool{false, true} {
+		err := mpi.Run(6, func(c *mpi.Comm) error {
+			switch c.Rank() {
+			case 2:
+				if panicking {
+					panic("boom")
+				}
+				return errors.New("boom")
+			case 0:
+				_, err := c.Probe(mpi.AnySource, mpi.AnyTag)
+				return err
+			case 1:
+				r, err := c.Irecv(make([]byte, 1), 3, 0)
+				if err != nil {
+					return err
+				}
+				_, err = r.Wait()
+				return err
+			default:
+				return c.Barrier()
+			}
+		})
+		if err == nil || !strings.Contains(err.Error(), "rank 2") || !strings.Contains(err.Error(), "boom") {
+			t.Fatalf("panic=%v: Run returned %v", panicking, err)
+		}
+	}
+}
+
+// TestScale: 1024 ranks in one process, a ring pass and an Allreduce.
+func TestScale(t *testing.T) {
+	const n = 1024
+	err := mpi.Run(n, func(c *mpi.Comm) error {
+		me := c.Rank()
+		if err := c.Send([]byte{byte(me)}, (me+1)%n, 0); err != nil {
+			return err
+		}
+		b := make([]byte, 1)
+		if _, err := c.Recv(b, (me-1+n)%n, 0); err != nil {
+			return err
+		}
+		got := make([]int64, 1)
+		if err := mpi.Allreduce(c, []int64{int64(b[0])}, got, mpi.Sum); err != nil {
+			return err
+		}
+		if got[0] != int64(n/256*(255*256/2)) {
+			t.Errorf("sum %d", got[0])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

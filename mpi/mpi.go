@@ -1,0 +1,253 @@
+// Package mpi is treelb's thin message-passing layer: one Go API over two
+// worlds chosen at build time.
+//
+// The default build (no tag) is the embedded world: Run(n, f) starts n ranks
+// as goroutines in one process, exchanging messages through an in-process
+// matching engine with MPI's semantics (FIFO order per sender, receiver and
+// context; AnySource/AnyTag matching; blocking and non-blocking probe, send
+// and receive; collectives in a context of their own). It needs no installed
+// MPI and scales to thousands of ranks in one process.
+//
+// With -tags mpi the same API is a cgo binding over the system MPI (Open MPI
+// or MPICH), run under mpirun or srun. One goroutine, locked to its OS
+// thread, makes every MPI call; every return code is checked and turned into
+// an *Error carrying the MPI error class and string.
+//
+// A *Comm belongs to the rank function Run started: like an MPI process, it is
+// not safe for concurrent use by several goroutines. Buffers are byte slices;
+// typed reductions are the generic functions Reduce and Allreduce over int64
+// and float64.
+package mpi
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+// AnySource and AnyTag are wildcards for the source and tag of a receive or
+// probe, like MPI_ANY_SOURCE and MPI_ANY_TAG.
+const (
+	AnySource = -1
+	AnyTag    = -1
+)
+
+// MaxTag is the largest tag every world accepts (the smallest MPI_TAG_UB the
+// MPI standard allows). Tags run from 0 to MaxTag.
+const MaxTag = 32767
+
+// Status describes a received or probed message: its source, tag and length
+// in bytes. The zero value describes no message.
+type Status struct {
+	Source int
+	Tag    int
+	Count  int
+}
+
+// ErrorClass is the class of an *Error, the portable part of an MPI error
+// code (MPI_Error_class). The zero value is ClassOther.
+type ErrorClass int
+
+// The error classes treelb distinguishes; every other MPI class maps to
+// ClassOther.
+const (
+	ClassOther ErrorClass = iota
+	ClassRank
+	ClassTag
+	ClassTruncate
+	ClassCount
+	ClassBuffer
+	ClassRoot
+	ClassArg
+	ClassAborted
+	ClassInit
+)
+
+var classNames = [...]string{"MPI_ERR_OTHER", "MPI_ERR_RANK", "MPI_ERR_TAG", "MPI_ERR_TRUNCATE",
+	"MPI_ERR_COUNT", "MPI_ERR_BUFFER", "MPI_ERR_ROOT", "MPI_ERR_ARG", "aborted", "MPI_ERR_INIT"}
+
+// String returns the MPI name of the class.
+func (c ErrorClass) String() string {
+	if c >= 0 && int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return fmt.Sprintf("ErrorClass(%d)", int(c))
+}
+
+// Error is an MPI failure: the call that failed, the error class and the
+// implementation's error string. errors.Is(err, ErrTruncate) and the other
+// class sentinels match on the class alone.
+type Error struct {
+	Func  string     // the MPI call, e.g. "MPI_Recv"
+	Class ErrorClass // portable class
+	Code  int        // the implementation's error code (0 in the embedded world)
+	Msg   string     // the implementation's error string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("mpi: %s: %s (%v)", e.Func, e.Msg, e.Class)
+}
+
+// Is reports whether target is an *Error of the same class with no Func, as
+// the sentinels are.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Func == "" && t.Class == e.Class
+}
+
+// Sentinels for errors.Is: each matches any *Error of its class.
+var (
+	ErrRank     = &Error{Class: ClassRank, Msg: "invalid rank"}
+	ErrTag      = &Error{Class: ClassTag, Msg: "invalid tag"}
+	ErrTruncate = &Error{Class: ClassTruncate, Msg: "message truncated"}
+	ErrCount    = &Error{Class: ClassCount, Msg: "invalid count"}
+	ErrRoot     = &Error{Class: ClassRoot, Msg: "invalid root"}
+	ErrAborted  = &Error{Class: ClassAborted, Msg: "world aborted"}
+)
+
+// AbortError is what Run returns in the embedded world after a rank called
+// Abort; under real MPI, Abort ends the whole job and never returns.
+type AbortError struct {
+	Rank int
+	Code int
+}
+
+func (e *AbortError) Error() string {
+	return fmt.Sprintf("mpi: rank %d called Abort(%d)", e.Rank, e.Code)
+}
+
+// ExitCoder is implemented by errors that choose a process exit code. Run in
+// the MPI world passes it to MPI_Abort when one rank fails.
+type ExitCoder interface {
+	ExitCode() int
+}
+
+// ExitCode returns the exit code of the abort.
+func (e *AbortError) ExitCode() int { return e.Code }
+
+// Op is a predefined reduction operation for Reduce and Allreduce.
+type Op int
+
+// The predefined reductions.
+const (
+	Sum Op = iota
+	Min
+	Max
+)
+
+// Number is the element type of typed reductions.
+type Number interface {
+	int64 | float64
+}
+
+type kind int
+
+const (
+	kindInt64 kind = iota
+	kindFloat64
+)
+
+func kindOf[T Number]() kind {
+	var z T
+	if _, ok := any(z).(float64); ok {
+		return kindFloat64
+	}
+	return kindInt64
+}
+
+func asBytes[T Number](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*8)
+}
+
+// Reduce combines send of every rank element-wise with op into recv on root;
+// recv is used on root only and must be as long as send. O(log P) rounds.
+func Reduce[T Number](c *Comm, send, recv []T, op Op, root int) error {
+	if c.Rank() == root && len(recv) != len(send) {
+		return &Error{Func: "MPI_Reduce", Class: ClassCount, Msg: fmt.Sprintf("recv has %d elements, send %d", len(recv), len(send))}
+	}
+	return c.reduceNum(asBytes(send), asBytes(recv), kindOf[T](), op, root)
+}
+
+// Allreduce combines send of every rank element-wise with op into recv on
+// every rank; recv must be as long as send. O(log P) rounds.
+func Allreduce[T Number](c *Comm, send, recv []T, op Op) error {
+	if len(recv) != len(send) {
+		return &Error{Func: "MPI_Allreduce", Class: ClassCount, Msg: fmt.Sprintf("recv has %d elements, send %d", len(recv), len(send))}
+	}
+	return c.reduceNum(asBytes(send), asBytes(recv), kindOf[T](), op, -1)
+}
+
+// CombineFunc is a user-defined reduction over byte buffers of equal length:
+// it sets inout to in ∘ inout. It must be associative and commutative.
+type CombineFunc func(inout, in []byte)
+
+func combineNum(inout, in []byte, k kind, op Op) {
+	n := len(inout) / 8
+	if n == 0 {
+		return
+	}
+	if k == kindInt64 {
+		a := unsafe.Slice((*int64)(unsafe.Pointer(&inout[0])), n)
+		b := unsafe.Slice((*int64)(unsafe.Pointer(&in[0])), n)
+		for i := range a {
+			switch op {
+			case Sum:
+				a[i] += b[i]
+			case Min:
+				a[i] = min(a[i], b[i])
+			case Max:
+				a[i] = max(a[i], b[i])
+			}
+		}
+		return
+	}
+	a := unsafe.Slice((*float64)(unsafe.Pointer(&inout[0])), n)
+	b := unsafe.Slice((*float64)(unsafe.Pointer(&in[0])), n)
+	for i := range a {
+		switch op {
+		case Sum:
+			a[i] += b[i]
+		case Min:
+			a[i] = min(a[i], b[i])
+		case Max:
+			a[i] = max(a[i], b[i])
+		}
+	}
+}
+
+func checkOp(fn string, op Op) error {
+	if op < Sum || op > Max {
+		return &Error{Func: fn, Class: ClassArg, Msg: fmt.Sprintf("unknown op %d", int(op))}
+	}
+	return nil
+}
+
+// IsAborted reports whether err says the world was aborted because another
+// rank failed; such errors are consequences, not causes.
+func IsAborted(err error) bool { return errors.Is(err, ErrAborted) }
+
+// checkV validates the counts and displacements of a v-collective against a
+// buffer of n bytes.
+func checkV(fn string, size, n int, counts, displs []int) error {
+	if len(counts) != size || len(displs) != size {
+		return &Error{Func: fn, Class: ClassCount, Msg: fmt.Sprintf("%d counts and %d displacements for %d ranks", len(counts), len(displs), size)}
+	}
+	for r := range size {
+		if counts[r] < 0 || displs[r] < 0 || displs[r]+counts[r] > n {
+			return &Error{Func: fn, Class: ClassCount, Msg: fmt.Sprintf("block %d (displacement %d, count %d) outside a buffer of %d bytes", r, displs[r], counts[r], n)}
+		}
+	}
+	return nil
+}
+
+// equalBlocks returns counts and displacements of p blocks of n bytes.
+func equalBlocks(p, n int) (counts, displs []int) {
+	counts, displs = make([]int, p), make([]int, p)
+	for r := range p {
+		counts[r], displs[r] = n, r*n
+	}
+	return counts, displs
+}
