@@ -1,0 +1,128 @@
+package lb
+
+import "math"
+
+func init() {
+	register("rp", "asynchronous random polling (seed 002 §4, Fig. 1); --fast-init splits the broadcast root log P times", newRandomPolling)
+}
+
+// randomPolling is asynchronous random polling (seed 002, Fig. 1): the root
+// starts on rank 0 (or, with FastInit, every rank splits the broadcast root
+// log P times); an idle rank asks uniformly random ranks for work until one
+// sends a piece; a busy rank answers requests between work slices by
+// splitting, and idle ranks reject. More than QueueLimit requests within one
+// polling interval are rejected without splitting (§4.2).
+type randomPolling struct {
+	core
+	tasks       []Task
+	waiting     bool // a request of ours is unanswered
+	reqInSlice  int  // requests answered since the last tick
+	queueLimit  int
+	requestFrom func() int // picks the rank to ask
+}
+
+func newRandomPolling(env Env) Balancer {
+	b := &randomPolling{}
+	b.init(env)
+	b.queueLimit = env.Options.QueueLimit
+	if b.queueLimit <= 0 {
+		b.queueLimit = 2 * int(math.Ceil(math.Sqrt(float64(env.Size))))
+	}
+	b.requestFrom = func() int {
+		r := b.env.Rand.IntN(b.size - 1)
+		if r >= b.rank {
+			r++
+		}
+		return r
+	}
+	b.idle = func() bool { return b.Task() == nil }
+	b.outstanding = func() bool { return b.waiting }
+	return b
+}
+
+func (b *randomPolling) Start(root Task) {
+	if b.env.Options.FastInit {
+		if t := fastInitPiece(root, b.rank, b.size); t != nil {
+			b.tasks = append(b.tasks, t)
+		}
+	} else if b.rank == 0 {
+		b.tasks = append(b.tasks, root)
+	}
+	b.after()
+}
+
+// Task returns the newest non-empty task, dropping empty ones.
+func (b *randomPolling) Task() Task {
+	if b.stopped {
+		b.tasks = b.tasks[:0]
+	}
+	for len(b.tasks) > 0 {
+		t := b.tasks[len(b.tasks)-1]
+		if !t.Empty() {
+			return t
+		}
+		b.tasks[len(b.tasks)-1] = nil
+		b.tasks = b.tasks[:len(b.tasks)-1]
+	}
+	return nil
+}
+
+func (b *randomPolling) Tick() {
+	b.reqInSlice = 0
+	b.after()
+}
+
+func (b *randomPolling) Deliver(m Msg) {
+	if !b.handle(m) {
+		switch m.Kind {
+		case KRequest:
+			b.stats.RequestsRecv++
+			b.answer(m.From)
+		case KWork:
+			b.waiting = false
+			if t, err := b.env.App.Unmarshal(m.Data); err != nil {
+				panic("lb: rp: " + err.Error()) // a bug: tasks come from the same binary
+			} else if !b.stopped {
+				b.tasks = append(b.tasks, t)
+			}
+		case KReject:
+			b.waiting = false
+		}
+	}
+	b.after()
+}
+
+// answer splits the current task for rank j, or rejects it.
+func (b *randomPolling) answer(j int) {
+	t := b.Task()
+	b.reqInSlice++
+	b.stats.MaxQueue = max(b.stats.MaxQueue, int64(b.reqInSlice))
+	if t != nil && b.reqInSlice <= b.queueLimit && !b.terminating {
+		if piece := t.Split(); piece != nil && !piece.Empty() {
+			b.stats.Splits++
+			b.sendTask(j, piece)
+			return
+		}
+	}
+	b.stats.RequestsReject++
+	b.send(j, KReject, nil)
+}
+
+func (b *randomPolling) sendTask(to int, t Task) {
+	data, err := t.AppendBinary(nil)
+	if err != nil {
+		panic("lb: packing a task: " + err.Error())
+	}
+	b.stats.TasksSent++
+	b.send(to, KWork, data)
+}
+
+// after asks for work when idle, then advances the shared machinery.
+func (b *randomPolling) after() {
+	if b.size > 1 && !b.waiting && !b.terminating && !b.stopped && b.Task() == nil {
+		b.waiting = true
+		b.stats.RequestsSent++
+		b.send(b.requestFrom(), KRequest, nil)
+	}
+	b.progress()
+}
