@@ -129,3 +129,25 @@ func TestDriverEmbedded(t *testing.T) {
 		}
 	}
 }
+
+// TestFastInitPieces: the pieces of every rank are disjoint and cover the
+// tree, for every P up to 70.
+func TestFastInitPieces(t *testing.T) {
+	const depth = 18
+	want, _, _ := sequential(11, depth, modeCount)
+	for p := 1; p <= 70; p++ {
+		var total int64
+		for r := range p {
+			a := newTreeApp(11, depth, modeCount)
+			if piece := fastInitPiece(a.Root(), r, p); piece != nil {
+				for !piece.Empty() {
+					piece.Work(1 << 30)
+				}
+			}
+			total += a.nodes
+		}
+		if total != want {
+			t.Fatalf("P=%d: pieces hold %d nodes, tree %d", p, total, want)
+		}
+	}
+}

@@ -200,18 +200,20 @@ func (c *core) progress() {
 
 // fastInitPiece splits root ⌈log2 P⌉ times following the bits of rank, from
 // the highest, keeping the given-away part where the bit is 1 (seed 002,
-// §4.3). Where the partner rank r|bit does not exist, r keeps the whole task.
-// Every rank computes its piece alone; the pieces cover the tree.
+// §4.3). Where a group of ranks has no upper half (P not a power of two),
+// its lower half keeps the whole task. Every rank computes its piece alone;
+// the pieces are disjoint and cover the tree.
 func fastInitPiece(root Task, rank, size int) Task {
 	t := root
 	for j := bits.Len(uint(size-1)) - 1; j >= 0 && t != nil; j-- {
+		// The ranks that agree on the bits above j hold the same t; its
+		// lower half (bit j = 0) keeps it, its upper half takes the piece.
 		mask := 1 << j
-		if rank&mask == 0 {
-			if rank|mask < size {
-				t.Split()
-			}
-		} else {
-			t = t.Split()
+		if rank&^(mask<<1-1)|mask >= size {
+			continue // no upper half: keep all
+		}
+		if piece := t.Split(); rank&mask != 0 {
+			t = piece
 		}
 	}
 	return t

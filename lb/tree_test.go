@@ -49,7 +49,12 @@ type treeTask struct {
 }
 
 func (a *treeApp) Root() Task {
-	return &treeTask{app: a, stack: []treeNode{{id: mix(a.seed)}}}
+	// A forest of 16 roots, so that fast initialisation has pieces to split.
+	t := &treeTask{app: a}
+	for i := range uint64(16) {
+		t.stack = append(t.stack, treeNode{id: mix(a.seed*31 + i)})
+	}
+	return t
 }
 
 func (t *treeTask) Work(budget int64) int64 {
@@ -58,7 +63,7 @@ func (t *treeTask) Work(budget int64) int64 {
 	for n < budget && len(t.stack) > 0 && !a.solved {
 		v := t.stack[len(t.stack)-1]
 		t.stack = t.stack[:len(t.stack)-1]
-		if a.mode == modeBound && int64(v.lb) >= a.best {
+		if a.mode == modeBound && 1000*int64(v.lb) >= a.best {
 			continue // pruned: not a node
 		}
 		n++
@@ -72,7 +77,8 @@ func (t *treeTask) Work(budget int64) int64 {
 			kids = 0
 		}
 		if kids == 0 {
-			val := int64(h>>40) % 100000
+			// Path costs only grow, so 1000·lb bounds every leaf below.
+			val := 1000*int64(v.lb) + int64(h>>40)%1000
 			if a.mode == modeBound && val < a.best {
 				a.best = val
 			}

@@ -1,0 +1,368 @@
+// Package ruler finds shortest Golomb rulers: n marks at integer positions,
+// the first at 0, all pairwise differences distinct, the last mark (the
+// length) as small as possible (seed 002, §6.1).
+//
+// The search is heuristic backtracking over bitsets in the style of the
+// shift-register OGR searches: for the current last mark it keeps the set L
+// of distances back to every mark, the set D of differences used so far and
+// the set C = D − L of distances that the next mark may not take. Placing the
+// next mark at distance d gives D' = D ∪ (L+d), L' = {0} ∪ (L+d) and
+// C' = D' ∪ (C » d), a few shifts and ors per node. Pruning uses the optimal
+// lengths of shorter rulers, which Solve computes first, and mirror images
+// are skipped by demanding that the first difference be smaller than the
+// last.
+//
+// The depth-first search runs on an explicit stack, so a Search is an
+// lb.Task: it works for a bounded number of nodes, resumes, splits off the
+// shallowest open alternatives and travels as bytes.
+package ruler
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/treelb/treelb/lb"
+)
+
+// MaxMarks is the most marks the search supports: distances live in 256-bit
+// sets, and the shortest 20-mark ruler is 283 long (OEIS A003022).
+const MaxMarks = 19
+
+// MaxLength is the longest ruler the bitsets can hold.
+const MaxLength = 255
+
+// Mode says what a Problem searches for.
+type Mode int
+
+const (
+	// Shortest is branch-and-bound for a shortest ruler: every ruler found
+	// tightens the bound to one less than its length.
+	Shortest Mode = iota
+	// Count counts every ruler up to a fixed length, with no tightening:
+	// an exhaustive search whose node count is the same however it is split.
+	Count
+)
+
+// Problem is one rank's view of a search for rulers with N marks: the
+// bounds, the incumbent and the results found on this rank. It implements
+// lb.App. It is not safe for concurrent use.
+type Problem struct {
+	n      int
+	mode   Mode
+	g      []int // g[m] = length of a shortest m-mark ruler, m < n
+	maxLen int   // search rulers of length ≤ maxLen
+
+	best      []int // Shortest: best ruler found on this rank, or nil
+	solutions int64 // Count: rulers found on this rank
+	nodes     int64
+}
+
+// NewProblem returns a problem for rulers with n marks. g[m] must be the
+// length of a shortest m-mark ruler for 1 ≤ m < n (g[1] = 0; g[0] unused).
+// In Shortest mode the search looks for rulers of length ≤ maxLen and then
+// shorter ones; in Count mode it counts the rulers of length ≤ maxLen.
+func NewProblem(n int, g []int, mode Mode, maxLen int) (*Problem, error) {
+	if n < 2 || n > MaxMarks {
+		return nil, fmt.Errorf("ruler: %d marks: need 2 to %d", n, MaxMarks)
+	}
+	if len(g) < n {
+		return nil, fmt.Errorf("ruler: %d marks need the lengths of shorter rulers up to %d marks, got %d", n, n-1, len(g)-1)
+	}
+	if maxLen < 1 || maxLen > MaxLength {
+		return nil, fmt.Errorf("ruler: maximum length %d out of 1..%d", maxLen, MaxLength)
+	}
+	return &Problem{n: n, mode: mode, g: slices.Clone(g[:n]), maxLen: maxLen}, nil
+}
+
+// frame is one level of the search stack: the mark at depth k, the sets after
+// placing it, and the distances for mark k+1 still to try.
+type frame struct {
+	pos   int
+	list  bitset // distances from this mark back to every mark, 0 included
+	dist  bitset // differences used
+	comp  bitset // distances the next mark may not take
+	avail bitset // distances for the next mark still to try
+}
+
+// Search is a subproblem: the path to level base is fixed, and the task owns
+// the untried alternatives of the levels base..top. It implements lb.Task and
+// is not safe for concurrent use.
+type Search struct {
+	p    *Problem
+	base int
+	top  int // top < base: empty
+	st   [MaxMarks]frame
+}
+
+func (s *Search) rootFrame() {
+	f := &s.st[0]
+	*f = frame{}
+	f.list.set(0)
+	f.avail = bitset{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+	f.avail.clear(0)
+	s.base, s.top = 0, 0
+}
+
+// Root returns the whole search.
+func (p *Problem) Root() lb.Task {
+	s := &Search{p: p}
+	s.rootFrame()
+	return s
+}
+
+// Work expands up to budget nodes (placed marks) depth first.
+func (s *Search) Work(budget int64) int64 {
+	p := s.p
+	n := p.n
+	var nodes int64
+	top := s.top
+	for nodes < budget && top >= s.base {
+		f := &s.st[top]
+		d := f.avail.lowest()
+		if d == 256 {
+			top--
+			continue
+		}
+		f.avail.clear(d)
+		k := top + 1
+		np := f.pos + int(d)
+		if np > p.maxLen-p.g[n-k] {
+			f.avail = bitset{} // larger distances are longer still
+			continue
+		}
+		nodes++
+		nl := f.list.shl(d)
+		if k == n-1 {
+			if n == 2 || int(d) > s.st[1].pos {
+				s.found(np, k)
+			}
+			continue
+		}
+		g := &s.st[k]
+		g.pos = np
+		g.list = nl
+		g.list[0] |= 1
+		g.dist = bitset{f.dist[0] | nl[0], f.dist[1] | nl[1], f.dist[2] | nl[2], f.dist[3] | nl[3]}
+		c := f.comp.shr(d)
+		g.comp = bitset{c[0] | g.dist[0], c[1] | g.dist[1], c[2] | g.dist[2], c[3] | g.dist[3]}
+		g.avail = bitset{^g.comp[0] &^ 1, ^g.comp[1], ^g.comp[2], ^g.comp[3]}
+		top = k
+	}
+	s.top = top
+	p.nodes += nodes
+	return nodes
+}
+
+// found records a ruler whose last mark, at depth k, is at np.
+func (s *Search) found(np, k int) {
+	p := s.p
+	if p.mode == Count {
+		p.solutions++
+		return
+	}
+	r := make([]int, 0, p.n)
+	for i := 0; i < k; i++ {
+		r = append(r, s.st[i].pos)
+	}
+	r = append(r, np)
+	if p.best == nil || better(r, p.best) {
+		p.best = r
+	}
+	p.maxLen = min(p.maxLen, np-1)
+}
+
+// better orders rulers by length, then lexicographically.
+func better(a, b []int) bool {
+	if a[len(a)-1] != b[len(b)-1] {
+		return a[len(a)-1] < b[len(b)-1]
+	}
+	return slices.Compare(a, b) < 0
+}
+
+// Empty reports whether no alternative is left to try.
+func (s *Search) Empty() bool {
+	for k := s.base; k <= s.top; k++ {
+		if !s.st[k].avail.empty() {
+			return false
+		}
+	}
+	return true
+}
+
+// Split gives away every other untried distance, starting with the next,
+// of the shallowest level that has any; when that level has only one left,
+// it gives that one away. It returns nil when nothing is left to give.
+func (s *Search) Split() lb.Task {
+	for k := s.base; k <= s.top; k++ {
+		f := &s.st[k]
+		if f.avail.empty() {
+			continue
+		}
+		o := &Search{p: s.p, base: k, top: k}
+		copy(o.st[:k+1], s.st[:k+1])
+		for i := 0; i < k; i++ {
+			o.st[i].avail = bitset{}
+		}
+		var give bitset
+		odd := false
+		rest := f.avail
+		for d := rest.lowest(); d < 256; d = rest.lowest() {
+			rest.clear(d)
+			if !odd {
+				give.set(d)
+			}
+			odd = !odd
+		}
+		o.st[k].avail = give
+		for w := range f.avail {
+			f.avail[w] &^= give[w]
+		}
+		// Levels below k are fixed for both now.
+		s.base = k
+		return o
+	}
+	return nil
+}
+
+// AppendBinary encodes the task as the marks of its fixed path and the
+// untried distances of its base level.
+func (s *Search) AppendBinary(b []byte) ([]byte, error) {
+	if s.top != s.base {
+		// Only pieces made by Split (top == base) or the root travel.
+		return nil, errors.New("ruler: only split pieces can be packed")
+	}
+	b = append(b, byte(s.base))
+	for i := 1; i <= s.base; i++ {
+		b = append(b, byte(s.st[i].pos))
+	}
+	for _, w := range s.st[s.base].avail {
+		b = binary.LittleEndian.AppendUint64(b, w)
+	}
+	return b, nil
+}
+
+// Unmarshal decodes a task made by AppendBinary, replaying its path.
+func (p *Problem) Unmarshal(b []byte) (lb.Task, error) {
+	if len(b) < 1 || int(b[0]) >= p.n-1 || len(b) != 1+int(b[0])+32 {
+		return nil, fmt.Errorf("ruler: malformed task of %d bytes", len(b))
+	}
+	s := &Search{p: p}
+	s.rootFrame()
+	k := int(b[0])
+	for i := 1; i <= k; i++ {
+		f, g := &s.st[i-1], &s.st[i]
+		pos := int(b[i])
+		d := pos - f.pos
+		if d <= 0 || f.comp.has(uint(d)) {
+			return nil, fmt.Errorf("ruler: malformed task: mark %d at %d", i, pos)
+		}
+		nl := f.list.shl(uint(d))
+		g.pos = pos
+		g.list = nl
+		g.list.set(0)
+		g.dist = bitset{f.dist[0] | nl[0], f.dist[1] | nl[1], f.dist[2] | nl[2], f.dist[3] | nl[3]}
+		c := f.comp.shr(uint(d))
+		g.comp = bitset{c[0] | g.dist[0], c[1] | g.dist[1], c[2] | g.dist[2], c[3] | g.dist[3]}
+		f.avail = bitset{}
+	}
+	for w := range 4 {
+		s.st[k].avail[w] = binary.LittleEndian.Uint64(b[1+k+8*w:])
+	}
+	s.base, s.top = k, k
+	return s, nil
+}
+
+// Incumbent returns one more than the longest ruler still searched for,
+// once a ruler is known; lb.NoBound before, and always in Count mode.
+func (p *Problem) Incumbent() int64 {
+	if p.mode == Count || (p.best == nil && p.maxLen == MaxLength) {
+		return lb.NoBound
+	}
+	return int64(p.maxLen) + 1
+}
+
+// Improve learns that a ruler of length v exists.
+func (p *Problem) Improve(v int64) {
+	if p.mode == Shortest && v-1 < int64(p.maxLen) {
+		p.maxLen = int(v - 1)
+	}
+}
+
+// Solved is false: proving optimality needs the whole tree.
+func (p *Problem) Solved() bool { return false }
+
+// resultSize is the encoded result: nodes, solutions, then the best ruler's
+// length and marks (length MaxLength+1 when none).
+const resultSize = 8 + 8 + 2*(MaxMarks+1)
+
+// Result encodes this rank's result.
+func (p *Problem) Result() []byte {
+	b := binary.LittleEndian.AppendUint64(make([]byte, 0, resultSize), uint64(p.nodes))
+	b = binary.LittleEndian.AppendUint64(b, uint64(p.solutions))
+	r := make([]int, MaxMarks)
+	length := MaxLength + 1
+	if p.best != nil {
+		copy(r, p.best)
+		length = p.best[len(p.best)-1]
+	}
+	b = binary.LittleEndian.AppendUint16(b, uint16(length))
+	for _, m := range r {
+		b = binary.LittleEndian.AppendUint16(b, uint16(m))
+	}
+	return b
+}
+
+// Combine adds nodes and solutions and keeps the better ruler.
+func (p *Problem) Combine(inout, in []byte) {
+	a, b := DecodeResult(inout, p.n), DecodeResult(in, p.n)
+	a.Nodes += b.Nodes
+	a.Solutions += b.Solutions
+	if b.Ruler != nil && (a.Ruler == nil || better(b.Ruler, a.Ruler)) {
+		a.Ruler = b.Ruler
+	}
+	copy(inout, a.encode())
+}
+
+// Outcome is the decoded result of a search.
+type Outcome struct {
+	Nodes     int64
+	Solutions int64
+	Ruler     []int // nil when none was found
+}
+
+// DecodeResult decodes a result of a search for n-mark rulers.
+func DecodeResult(b []byte, n int) Outcome {
+	o := Outcome{Nodes: int64(binary.LittleEndian.Uint64(b)), Solutions: int64(binary.LittleEndian.Uint64(b[8:]))}
+	if binary.LittleEndian.Uint16(b[16:]) <= MaxLength {
+		o.Ruler = make([]int, n)
+		for i := range n {
+			o.Ruler[i] = int(binary.LittleEndian.Uint16(b[18+2*i:]))
+		}
+	}
+	return o
+}
+
+func (o Outcome) encode() []byte {
+	p := &Problem{nodes: o.Nodes, solutions: o.Solutions, best: o.Ruler}
+	return p.Result()
+}
+
+// Valid reports whether marks form a Golomb ruler starting at 0.
+func Valid(marks []int) bool {
+	if len(marks) == 0 || marks[0] != 0 {
+		return false
+	}
+	seen := map[int]bool{}
+	for i := range marks {
+		for j := i + 1; j < len(marks); j++ {
+			d := marks[j] - marks[i]
+			if d <= 0 || seen[d] {
+				return false
+			}
+			seen[d] = true
+		}
+	}
+	return true
+}
