@@ -26,7 +26,7 @@ const Seq = "seq"
 // Common is the parsed common flags. The zero value is not meaningful; use
 // Parse.
 type Common struct {
-	NP       int  // ranks of the embedded world; 0 under MPI unless --np was given
+	NP       int // ranks of the embedded world; 0 under MPI unless --np was given
 	Balancer string
 	Seed     uint64
 	JSON     bool
