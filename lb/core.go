@@ -10,8 +10,8 @@ import (
 // global stop. A balancer embeds it, sets idle and busyWaiting, routes
 // unknown messages through handle and calls progress after every event.
 //
-// Termination (seed 002, §4): every rank counts the work, bound and stop
-// messages it sent and received. Rank 0 starts waves down the heap-ordered
+// Termination (seed 002, §4): every rank counts the work, bound, stop and
+// load messages it sent and received. Rank 0 starts waves down the heap-ordered
 // tree (children 2r+1, 2r+2); a rank reports the sums of its subtree to its
 // parent once it is idle and all its children reported. Two consecutive
 // waves with equal sums, sent = received, mean no work is left, not even in
@@ -60,7 +60,7 @@ func (c *core) children() (first, n int) {
 	return first, n
 }
 
-func counted(k Kind) bool { return k == KWork || k == KBound || k == KStop }
+func counted(k Kind) bool { return k == KWork || k == KBound || k == KStop || k == KLoad }
 
 // send queues a message.
 func (c *core) send(to int, k Kind, data []byte) {

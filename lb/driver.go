@@ -37,7 +37,7 @@ type Outcome struct {
 // arguments. Blocking collectives are used only before the search (a
 // barrier) and after it (the result and statistics).
 func Run(c *mpi.Comm, app App, name string, opt Options, cfg Config) (*Outcome, error) {
-	b, err := New(name, Env{Rank: c.Rank(), Size: c.Size(), App: app, Rand: NewRand(cfg.Seed, c.Rank()), Options: opt})
+	b, err := New(name, Env{Rank: c.Rank(), Size: c.Size(), App: app, Rand: NewRand(cfg.Seed, c.Rank()), Seed: cfg.Seed, Options: opt})
 	if err != nil {
 		return nil, err
 	}

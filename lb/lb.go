@@ -110,7 +110,8 @@ type Msg struct {
 type Env struct {
 	Rank, Size int
 	App        App
-	Rand       *rand.Rand
+	Rand       *rand.Rand // this rank's own stream
+	Seed       uint64     // the run's seed, the same on every rank (for shared permutations)
 	Options    Options
 }
 
@@ -126,8 +127,21 @@ type Options struct {
 	QueueLimit int
 	// Clusters is the number of rank clusters of the hybrid balancer.
 	Clusters int
-	// SplitLevels is k of randomized static load balancing: 2^k leaves.
+	// SplitLevels is k of randomized static load balancing: 2^k leaves;
+	// 0 means a default derived from the seeds' bounds.
 	SplitLevels int
+	// Permutation is the pseudo-random permutation of static placement:
+	// "gf" (default) or "lcg".
+	Permutation string
+	// PairSync makes poll-and-shuffle synchronise only the pairs after each
+	// phase, and all ranks only at the end of a cycle (seed 002, §5.3).
+	PairSync bool
+	// AskLower lets idle ranks of poll-and-shuffle also ask along the
+	// dimensions j < i of the cycle (seed 002, §5.3).
+	AskLower bool
+	// ShuffleBelow permutes the subproblems after a cycle only when fewer
+	// than this fraction of the ranks are busy; 0 always permutes.
+	ShuffleBelow float64
 }
 
 // NewRand returns the random source of a rank: a PCG seeded by the run's

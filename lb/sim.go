@@ -57,7 +57,7 @@ func Simulate(apps []App, name string, opt Options, cfg SimConfig) (*SimOutcome,
 	s := &sim{cfg: cfg, p: p, net: rand.New(rand.NewPCG(cfg.Seed, 0x5eed)),
 		bs: make([]Balancer, p), ranks: make([]simRank, p), last: make([]int64, p*p)}
 	for r := range p {
-		b, err := New(name, Env{Rank: r, Size: p, App: apps[r], Rand: NewRand(cfg.Seed, r), Options: opt})
+		b, err := New(name, Env{Rank: r, Size: p, App: apps[r], Rand: NewRand(cfg.Seed, r), Seed: cfg.Seed, Options: opt})
 		if err != nil {
 			return nil, err
 		}

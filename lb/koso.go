@@ -1,0 +1,149 @@
+package lb
+
+import (
+	"container/heap"
+	"encoding/binary"
+	"fmt"
+)
+
+func init() {
+	register("koso", "KOSO ring scheduler (seed 003 §2.2): keep one piece, send one clockwise", func(e Env) Balancer { return newKOSO(e, false) })
+	register("koso-star", "KOSO* (seed 003 §2.2): send clockwise only to a lighter neighbour", func(e Env) Balancer { return newKOSO(e, true) })
+}
+
+// koso is the ring scheduler KOSO, "keep one, send one", and KOSO* (seed
+// 003, §2.2). Each rank keeps its tasks in a queue ordered by depth in the
+// splitting tree (the number of splits behind a task, shallowest first) and
+// works on the shallowest. After every work slice the task "spawns": it is
+// split, the rank keeps one part and sends the other to its clockwise
+// neighbour rank+1 mod P. Under KOSO* it sends only when the neighbour's load
+// (tasks queued) is lighter than its own, and keeps both otherwise; loads
+// travel counter-clockwise in load messages whenever they change.
+type koso struct {
+	core
+	star     bool
+	q        taskQueue
+	seq      int64
+	nbLoad   int // the clockwise neighbour's last reported load
+	sentLoad int // the load we last reported
+}
+
+type queued struct {
+	t   Task
+	gen int
+	seq int64
+}
+
+// taskQueue is a min-heap by generation, then arrival.
+type taskQueue []queued
+
+func (q taskQueue) Len() int { return len(q) }
+func (q taskQueue) Less(i, j int) bool {
+	return q[i].gen < q[j].gen || (q[i].gen == q[j].gen && q[i].seq < q[j].seq)
+}
+func (q taskQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *taskQueue) Push(x any)   { *q = append(*q, x.(queued)) }
+func (q *taskQueue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	old[len(old)-1] = queued{}
+	*q = old[:len(old)-1]
+	return e
+}
+
+func newKOSO(env Env, star bool) Balancer {
+	b := &koso{star: star}
+	b.init(env)
+	b.idle = func() bool { return b.Task() == nil }
+	b.outstanding = func() bool { return false }
+	return b
+}
+
+func (b *koso) push(t Task, gen int) {
+	b.seq++
+	heap.Push(&b.q, queued{t: t, gen: gen, seq: b.seq})
+}
+
+func (b *koso) Start(root Task) {
+	if b.env.Options.FastInit {
+		if t := fastInitPiece(root, b.rank, b.size); t != nil {
+			b.push(t, 0)
+		}
+	} else if b.rank == 0 {
+		b.push(root, 0)
+	}
+	b.after()
+}
+
+// Load returns the number of queued tasks.
+func (b *koso) Load() int { return len(b.q) }
+
+// Task returns the shallowest non-empty task.
+func (b *koso) Task() Task {
+	if b.stopped {
+		b.q = b.q[:0]
+	}
+	for len(b.q) > 0 {
+		if !b.q[0].t.Empty() {
+			return b.q[0].t
+		}
+		heap.Pop(&b.q)
+	}
+	return nil
+}
+
+// Tick: the task just worked on spawns.
+func (b *koso) Tick() {
+	if b.Task() != nil && b.size > 1 {
+		head := &b.q[0]
+		if piece := head.t.Split(); piece != nil && !piece.Empty() {
+			b.stats.Splits++
+			head.gen++
+			gen := head.gen
+			heap.Fix(&b.q, 0)
+			if !b.star || b.nbLoad < b.Load() {
+				data := binary.AppendUvarint(nil, uint64(gen))
+				data, err := piece.AppendBinary(data)
+				if err != nil {
+					panic("lb: packing a task: " + err.Error())
+				}
+				b.stats.TasksSent++
+				b.send((b.rank+1)%b.size, KWork, data)
+			} else {
+				b.push(piece, gen)
+			}
+		}
+	}
+	b.after()
+}
+
+func (b *koso) Deliver(m Msg) {
+	if !b.handle(m) {
+		switch m.Kind {
+		case KWork:
+			gen, n := binary.Uvarint(m.Data)
+			t, err := b.env.App.Unmarshal(m.Data[n:])
+			if err != nil || n <= 0 {
+				panic(fmt.Sprintf("lb: koso: bad task: %v", err))
+			}
+			if !b.stopped {
+				b.push(t, int(gen))
+			}
+		case KLoad:
+			v, _ := binary.Uvarint(m.Data)
+			b.nbLoad = int(v)
+		}
+	}
+	b.after()
+}
+
+// after reports a changed load to the counter-clockwise neighbour (KOSO*).
+func (b *koso) after() {
+	b.Task() // drop exhausted tasks before measuring the load
+	if b.star && b.size > 1 && b.Load() != b.sentLoad {
+		b.sentLoad = b.Load()
+		b.send((b.rank-1+b.size)%b.size, KLoad, binary.AppendUvarint(nil, uint64(b.sentLoad)))
+	}
+	b.stats.MaxQueue = max(b.stats.MaxQueue, int64(b.Load()))
+	b.progress()
+}

@@ -1,0 +1,72 @@
+package lb
+
+import "math/rand/v2"
+
+func init() {
+	register("rp-local", "localized random polling (seed 002 §6.2): permuted fast init, doubling neighbour sets", newRPLocal)
+}
+
+// rpLocal is random polling with localized requests (seed 002, §6.2). The
+// P pieces of fast initialisation are placed by a pseudo-random permutation
+// shared by all ranks, so busy clusters cannot form at once. An idle rank
+// asks only within a neighbour set of ranks close to it in rank order (a
+// window of the ring of ranks); the set starts with 4 ranks, doubles after
+// every request, and goes back to 4 once every rank was reachable or work
+// arrived.
+type rpLocal struct {
+	*randomPolling
+	set int
+}
+
+func newRPLocal(env Env) Balancer {
+	l := &rpLocal{randomPolling: newRandomPolling(env).(*randomPolling), set: 4}
+	l.requestFrom = l.pick
+	return l
+}
+
+// sharedPerm returns the same pseudo-random permutation of 0..n-1 on every
+// rank of a run, O(n).
+func sharedPerm(seed uint64, n int) []int {
+	return rand.New(rand.NewPCG(seed, 0x10ca1)).Perm(n)
+}
+
+// Start gives rank r the fast-initialisation piece of the virtual rank v
+// with π(v) = r.
+func (l *rpLocal) Start(root Task) {
+	perm := sharedPerm(l.env.Seed, l.size)
+	for v, r := range perm {
+		if r == l.rank {
+			if t := fastInitPiece(root, v, l.size); t != nil {
+				l.tasks = append(l.tasks, t)
+			}
+		}
+	}
+	l.after()
+}
+
+func (l *rpLocal) Deliver(m Msg) {
+	if m.Kind == KWork {
+		l.set = 4
+	}
+	l.randomPolling.Deliver(m)
+}
+
+// pick chooses a rank of the neighbour set: within ring distance set/2.
+func (l *rpLocal) pick() int {
+	p, s := l.size, l.set
+	if s >= p {
+		l.set = 4
+		r := l.env.Rand.IntN(p - 1)
+		if r >= l.rank {
+			r++
+		}
+		return r
+	}
+	l.set *= 2
+	half := max(1, s/2)
+	off := 1 + l.env.Rand.IntN(half)
+	if l.env.Rand.IntN(2) == 0 {
+		off = -off
+	}
+	return ((l.rank+off)%p + p) % p
+}
