@@ -27,17 +27,24 @@ func treeApps(p int, seed uint64, depth, mode int) []App {
 
 var conformanceRanks = []int{1, 2, 3, 7, 16, 64}
 
+// variant is a balancer with options: the name's part after '+' says which.
 type variant struct {
-	name string
-	opt  Options
+	name, base string
+	opt        Options
 }
 
 func variants() []variant {
 	var vs []variant
 	for _, n := range Names() {
-		vs = append(vs, variant{n, Options{}})
-		if n == "rp" {
-			vs = append(vs, variant{"rp+fastinit", Options{FastInit: true}}, variant{"rp+queue1", Options{QueueLimit: 1}})
+		vs = append(vs, variant{n, n, Options{}})
+		switch n {
+		case "rp":
+			vs = append(vs, variant{"rp+fastinit", n, Options{FastInit: true}}, variant{"rp+queue1", n, Options{QueueLimit: 1}})
+		case "ps":
+			vs = append(vs, variant{"ps+pairsync", n, Options{PairSync: true}}, variant{"ps+asklower", n, Options{AskLower: true, PairSync: true}},
+				variant{"ps+shufflebelow", n, Options{ShuffleBelow: 0.5, FastInit: true}})
+		case "koso-star":
+			vs = append(vs, variant{"koso-star+fastinit", n, Options{FastInit: true}})
 		}
 	}
 	return vs
@@ -54,7 +61,7 @@ func TestConformance(t *testing.T) {
 			for seed := uint64(1); seed <= 3; seed++ {
 				t.Run(fmt.Sprintf("%s/P=%d/seed=%d", v.name, p, seed), func(t *testing.T) {
 					want, _, _ := sequential(seed, depth, modeCount)
-					out, err := Simulate(treeApps(p, seed, depth, modeCount), v.name[:len(v.name)-len(suffix(v.name))], v.opt,
+					out, err := Simulate(treeApps(p, seed, depth, modeCount), v.base, v.opt,
 						SimConfig{Seed: seed * 77, Budget: 50})
 					if err != nil {
 						t.Fatal(err)
@@ -72,21 +79,12 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-func suffix(name string) string {
-	for i := range name {
-		if name[i] == '+' {
-			return name[i:]
-		}
-	}
-	return ""
-}
-
 // TestBoundAndStop: branch-and-bound finds the sequential minimum on every
 // balancer, and a first-solution search stops early with a valid solution.
 func TestBoundAndStop(t *testing.T) {
 	for _, v := range variants() {
 		for _, p := range []int{1, 3, 16} {
-			base := v.name[:len(v.name)-len(suffix(v.name))]
+			base := v.base
 			_, wantBest, _ := sequential(5, 24, modeBound)
 			out, err := Simulate(treeApps(p, 5, 24, modeBound), base, v.opt, SimConfig{Seed: 9, Budget: 40})
 			if err != nil {
@@ -111,7 +109,7 @@ func TestDriverEmbedded(t *testing.T) {
 	const depth = 22
 	want, _, _ := sequential(4, depth, modeCount)
 	for _, v := range variants() {
-		base := v.name[:len(v.name)-len(suffix(v.name))]
+		base := v.base
 		for _, p := range []int{1, 2, 3, 7, 16} {
 			err := mpi.Run(p, func(c *mpi.Comm) error {
 				out, err := Run(c, newTreeApp(4, depth, modeCount), base, v.opt, Config{Budget: 64, Seed: 1})

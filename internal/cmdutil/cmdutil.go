@@ -47,7 +47,13 @@ func Flags() []cli.Flag {
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the answer"},
 		&cli.Int64Flag{Name: "budget", Value: lb.DefaultBudget, Usage: "nodes of work between two polls (Δt)"},
 		&cli.BoolFlag{Name: "fast-init", Usage: "every rank splits the broadcast root log P times (seed 002 §4.3)"},
-		&cli.IntFlag{Name: "queue-limit", Usage: "reject requests without splitting past this many per poll (0: 2·√P)"},
+		&cli.IntFlag{Name: "queue-limit", Usage: "rp: reject requests without splitting past this many per poll (0: 2·√P)"},
+		&cli.BoolFlag{Name: "pair-sync", Usage: "ps: synchronise only pairs after a phase, all ranks once per cycle"},
+		&cli.BoolFlag{Name: "ask-lower", Usage: "ps: idle ranks also ask along lower dimensions"},
+		&cli.Float64Flag{Name: "shuffle-below", Usage: "ps: shuffle only when fewer than this fraction of ranks are busy (0: always)"},
+		&cli.IntFlag{Name: "levels", Usage: "static, hybrid: k, split the root into 2^k leaves (0: default from the seeds' bounds)"},
+		&cli.StringFlag{Name: "perm", Value: "gf", Usage: "static, hybrid: pseudo-random permutation, gf or lcg"},
+		&cli.IntFlag{Name: "clusters", Value: 1, Usage: "hybrid: clusters of ranks that poll each other"},
 	}
 }
 
@@ -72,7 +78,9 @@ var errHelpShown = errors.New("help shown")
 func Parse(c *cli.Context) (Common, error) {
 	cm := Common{NP: c.Int("np"), Balancer: c.String("balancer"), Seed: c.Uint64("seed"),
 		JSON: c.Bool("json"), Stats: c.Bool("stats"), Quiet: c.Bool("quiet"), Budget: c.Int64("budget"),
-		Options: lb.Options{FastInit: c.Bool("fast-init"), QueueLimit: c.Int("queue-limit")}}
+		Options: lb.Options{FastInit: c.Bool("fast-init"), QueueLimit: c.Int("queue-limit"),
+			PairSync: c.Bool("pair-sync"), AskLower: c.Bool("ask-lower"), ShuffleBelow: c.Float64("shuffle-below"),
+			SplitLevels: c.Int("levels"), Permutation: c.String("perm"), Clusters: c.Int("clusters")}}
 	if cm.Balancer == "help" {
 		fmt.Fprintf(c.App.Writer, "balancers:\n  %-10s the plain sequential solver, one rank, no balancer\n%s", Seq, lb.Describe())
 		return cm, errHelpShown
@@ -88,8 +96,18 @@ func Parse(c *cli.Context) (Common, error) {
 	if cm.Budget < 1 {
 		return cm, Usagef("--budget %d: need at least 1 node", cm.Budget)
 	}
-	if cm.Options.QueueLimit < 0 {
-		return cm, Usagef("--queue-limit %d: must not be negative", cm.Options.QueueLimit)
+	o := cm.Options
+	switch {
+	case o.QueueLimit < 0:
+		return cm, Usagef("--queue-limit %d: must not be negative", o.QueueLimit)
+	case o.ShuffleBelow < 0 || o.ShuffleBelow > 1:
+		return cm, Usagef("--shuffle-below %g: need a fraction from 0 to 1", o.ShuffleBelow)
+	case o.SplitLevels < 0 || o.SplitLevels > 40:
+		return cm, Usagef("--levels %d: need 0 (default) to 40", o.SplitLevels)
+	case o.Permutation != "gf" && o.Permutation != "lcg":
+		return cm, Usagef("--perm %q: need gf or lcg", o.Permutation)
+	case o.Clusters < 1:
+		return cm, Usagef("--clusters %d: need at least 1", o.Clusters)
 	}
 	return cm, nil
 }

@@ -47,6 +47,16 @@ func TestSplitPackEquivalence(t *testing.T) {
 			i := rng.IntN(len(pool))
 			task := pool[i]
 			task.Work(int64(1 + rng.IntN(300)))
+			if rng.IntN(5) == 0 { // move the whole task, as a shuffle does
+				b, err := task.AppendBinary(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if pool[i], err = p.Unmarshal(b); err != nil {
+					t.Fatal(err)
+				}
+				task = pool[i]
+			}
 			if rng.IntN(3) == 0 {
 				if piece := task.Split(); piece != nil {
 					b, err := piece.AppendBinary(nil)
@@ -73,7 +83,7 @@ func TestSplitPackEquivalence(t *testing.T) {
 
 func TestUnmarshalRejectsGarbage(t *testing.T) {
 	p, _ := NewProblem(8, shorter(t, 8), Count, 40)
-	for _, b := range [][]byte{nil, {200}, {2, 5}, append([]byte{2, 3, 3}, make([]byte, 32)...)} {
+	for _, b := range [][]byte{nil, {200}, {2, 5}, {3, 2, 1, 3, 4}, append([]byte{2, 2, 3, 3}, make([]byte, 32)...)} {
 		if _, err := p.Unmarshal(b); err == nil {
 			t.Errorf("Unmarshal(%v) succeeded", b)
 		}

@@ -19,7 +19,6 @@ package ruler
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -226,34 +225,43 @@ func (s *Search) Split() lb.Task {
 	return nil
 }
 
-// AppendBinary encodes the task as the marks of its fixed path and the
-// untried distances of its base level.
+// AppendBinary encodes the task as the marks of its path (levels 1..top)
+// and the untried distances of the levels base..top it owns: about
+// 2 + top + 32·(top−base+1) bytes.
 func (s *Search) AppendBinary(b []byte) ([]byte, error) {
-	if s.top != s.base {
-		// Only pieces made by Split (top == base) or the root travel.
-		return nil, errors.New("ruler: only split pieces can be packed")
+	if s.top < s.base {
+		return append(b, 0, 0, 0), nil // empty: base 0, top 0, nothing to try
 	}
-	b = append(b, byte(s.base))
-	for i := 1; i <= s.base; i++ {
+	b = append(b, byte(s.base), byte(s.top))
+	for i := 1; i <= s.top; i++ {
 		b = append(b, byte(s.st[i].pos))
 	}
-	for _, w := range s.st[s.base].avail {
-		b = binary.LittleEndian.AppendUint64(b, w)
+	for k := s.base; k <= s.top; k++ {
+		for _, w := range s.st[k].avail {
+			b = binary.LittleEndian.AppendUint64(b, w)
+		}
 	}
 	return b, nil
 }
 
 // Unmarshal decodes a task made by AppendBinary, replaying its path.
 func (p *Problem) Unmarshal(b []byte) (lb.Task, error) {
-	if len(b) < 1 || int(b[0]) >= p.n-1 || len(b) != 1+int(b[0])+32 {
+	if len(b) == 3 && b[0] == 0 && b[1] == 0 && b[2] == 0 {
+		return &Search{p: p, base: 0, top: -1}, nil
+	}
+	if len(b) < 2 {
 		return nil, fmt.Errorf("ruler: malformed task of %d bytes", len(b))
+	}
+	base, top := int(b[0]), int(b[1])
+	if base > top || top >= p.n-1 || len(b) != 2+top+32*(top-base+1) {
+		return nil, fmt.Errorf("ruler: malformed task of %d bytes (levels %d..%d)", len(b), base, top)
 	}
 	s := &Search{p: p}
 	s.rootFrame()
-	k := int(b[0])
-	for i := 1; i <= k; i++ {
+	s.st[0].avail = bitset{}
+	for i := 1; i <= top; i++ {
 		f, g := &s.st[i-1], &s.st[i]
-		pos := int(b[i])
+		pos := int(b[1+i])
 		d := pos - f.pos
 		if d <= 0 || f.comp.has(uint(d)) {
 			return nil, fmt.Errorf("ruler: malformed task: mark %d at %d", i, pos)
@@ -265,12 +273,15 @@ func (p *Problem) Unmarshal(b []byte) (lb.Task, error) {
 		g.dist = bitset{f.dist[0] | nl[0], f.dist[1] | nl[1], f.dist[2] | nl[2], f.dist[3] | nl[3]}
 		c := f.comp.shr(uint(d))
 		g.comp = bitset{c[0] | g.dist[0], c[1] | g.dist[1], c[2] | g.dist[2], c[3] | g.dist[3]}
-		f.avail = bitset{}
 	}
-	for w := range 4 {
-		s.st[k].avail[w] = binary.LittleEndian.Uint64(b[1+k+8*w:])
+	off := 2 + top
+	for k := base; k <= top; k++ {
+		for w := range 4 {
+			s.st[k].avail[w] = binary.LittleEndian.Uint64(b[off:])
+			off += 8
+		}
 	}
-	s.base, s.top = k, k
+	s.base, s.top = base, top
 	return s, nil
 }
 
