@@ -50,8 +50,9 @@ const (
 type Problem struct {
 	n      int
 	mode   Mode
-	g      []int // g[m] = length of a shortest m-mark ruler, m < n
-	maxLen int   // search rulers of length ≤ maxLen
+	g      []int         // g[m] = length of a shortest m-mark ruler, m < n
+	maxLen int           // search rulers of length ≤ maxLen
+	lim    [MaxMarks]int // lim[k]: mark k may stand at most here (maxLen − g[n−k])
 
 	best      []int // Shortest: best ruler found on this rank, or nil
 	solutions int64 // Count: rulers found on this rank
@@ -72,7 +73,17 @@ func NewProblem(n int, g []int, mode Mode, maxLen int) (*Problem, error) {
 	if maxLen < 1 || maxLen > MaxLength {
 		return nil, fmt.Errorf("ruler: maximum length %d out of 1..%d", maxLen, MaxLength)
 	}
-	return &Problem{n: n, mode: mode, g: slices.Clone(g[:n]), maxLen: maxLen}, nil
+	p := &Problem{n: n, mode: mode, g: slices.Clone(g[:n])}
+	p.setMaxLen(maxLen)
+	return p, nil
+}
+
+// setMaxLen sets the longest ruler searched for and the limits it implies.
+func (p *Problem) setMaxLen(l int) {
+	p.maxLen = l
+	for k := 1; k < p.n; k++ {
+		p.lim[k] = l - p.g[p.n-k]
+	}
 }
 
 // frame is one level of the search stack: the mark at depth k, the sets after
@@ -127,12 +138,11 @@ func (s *Search) Work(budget int64) int64 {
 		f.avail.clear(d)
 		k := top + 1
 		np := f.pos + int(d)
-		if np > p.maxLen-p.g[n-k] {
+		if np > p.lim[k] {
 			f.avail = bitset{} // larger distances are longer still
 			continue
 		}
 		nodes++
-		nl := f.list.shl(d)
 		if k == n-1 {
 			if n == 2 || int(d) > s.st[1].pos {
 				s.found(np, k)
@@ -140,11 +150,18 @@ func (s *Search) Work(budget int64) int64 {
 			continue
 		}
 		g := &s.st[k]
+		var nl, c bitset
+		if d < 64 {
+			// Inline shifts for the common short distances; r, l < 64.
+			r, l := d&63, (64-d)&63
+			nl = bitset{f.list[0] << r, f.list[1]<<r | f.list[0]>>l, f.list[2]<<r | f.list[1]>>l, f.list[3]<<r | f.list[2]>>l}
+			c = bitset{f.comp[0]>>r | f.comp[1]<<l, f.comp[1]>>r | f.comp[2]<<l, f.comp[2]>>r | f.comp[3]<<l, f.comp[3] >> r}
+		} else {
+			nl, c = f.list.shl(d), f.comp.shr(d)
+		}
 		g.pos = np
-		g.list = nl
-		g.list[0] |= 1
+		g.list = bitset{nl[0] | 1, nl[1], nl[2], nl[3]}
 		g.dist = bitset{f.dist[0] | nl[0], f.dist[1] | nl[1], f.dist[2] | nl[2], f.dist[3] | nl[3]}
-		c := f.comp.shr(d)
 		g.comp = bitset{c[0] | g.dist[0], c[1] | g.dist[1], c[2] | g.dist[2], c[3] | g.dist[3]}
 		g.avail = bitset{^g.comp[0] &^ 1, ^g.comp[1], ^g.comp[2], ^g.comp[3]}
 		top = k
@@ -169,7 +186,7 @@ func (s *Search) found(np, k int) {
 	if p.best == nil || better(r, p.best) {
 		p.best = r
 	}
-	p.maxLen = min(p.maxLen, np-1)
+	p.setMaxLen(min(p.maxLen, np-1))
 }
 
 // better orders rulers by length, then lexicographically.
@@ -297,7 +314,7 @@ func (p *Problem) Incumbent() int64 {
 // Improve learns that a ruler of length v exists.
 func (p *Problem) Improve(v int64) {
 	if p.mode == Shortest && v-1 < int64(p.maxLen) {
-		p.maxLen = int(v - 1)
+		p.setMaxLen(int(v - 1))
 	}
 }
 
