@@ -43,6 +43,10 @@ func variants() []variant {
 		case "ps":
 			vs = append(vs, variant{"ps+pairsync", n, Options{PairSync: true}}, variant{"ps+asklower", n, Options{AskLower: true, PairSync: true}},
 				variant{"ps+shufflebelow", n, Options{ShuffleBelow: 0.5, FastInit: true}})
+		case "static":
+			vs = append(vs, variant{"static+lcg", n, Options{Permutation: "lcg", SplitLevels: 9}})
+		case "hybrid":
+			vs = append(vs, variant{"hybrid+clusters3", n, Options{Clusters: 3}})
 		case "koso-star":
 			vs = append(vs, variant{"koso-star+fastinit", n, Options{FastInit: true}})
 		}
@@ -55,7 +59,7 @@ func variants() []variant {
 // count exactly (no lost or duplicated work); Simulate itself fails on a
 // message after termination or a rank that never terminates.
 func TestConformance(t *testing.T) {
-	const depth = 22
+	const depth = 20
 	for _, v := range variants() {
 		for _, p := range conformanceRanks {
 			for seed := uint64(1); seed <= 3; seed++ {

@@ -18,7 +18,9 @@ type randomPolling struct {
 	waiting     bool // a request of ours is unanswered
 	reqInSlice  int  // requests answered since the last tick
 	queueLimit  int
-	requestFrom func() int // picks the rank to ask
+	requestFrom func() int             // picks the rank to ask
+	canAsk      bool                   // there is a rank to ask
+	initial     func(root Task) []Task // the tasks this rank starts with
 }
 
 func newRandomPolling(env Env) Balancer {
@@ -35,19 +37,24 @@ func newRandomPolling(env Env) Balancer {
 		}
 		return r
 	}
+	b.canAsk = env.Size > 1
+	b.initial = func(root Task) []Task {
+		if b.env.Options.FastInit {
+			if t := fastInitPiece(root, b.rank, b.size); t != nil {
+				return []Task{t}
+			}
+		} else if b.rank == 0 {
+			return []Task{root}
+		}
+		return nil
+	}
 	b.idle = func() bool { return b.Task() == nil }
 	b.outstanding = func() bool { return b.waiting }
 	return b
 }
 
 func (b *randomPolling) Start(root Task) {
-	if b.env.Options.FastInit {
-		if t := fastInitPiece(root, b.rank, b.size); t != nil {
-			b.tasks = append(b.tasks, t)
-		}
-	} else if b.rank == 0 {
-		b.tasks = append(b.tasks, root)
-	}
+	b.tasks = append(b.tasks, b.initial(root)...)
 	b.after()
 }
 
@@ -119,7 +126,7 @@ func (b *randomPolling) sendTask(to int, t Task) {
 
 // after asks for work when idle, then advances the shared machinery.
 func (b *randomPolling) after() {
-	if b.size > 1 && !b.waiting && !b.terminating && !b.stopped && b.Task() == nil {
+	if b.canAsk && !b.waiting && !b.terminating && !b.stopped && b.Task() == nil {
 		b.waiting = true
 		b.stats.RequestsSent++
 		b.send(b.requestFrom(), KRequest, nil)

@@ -21,6 +21,18 @@ type rpLocal struct {
 func newRPLocal(env Env) Balancer {
 	l := &rpLocal{randomPolling: newRandomPolling(env).(*randomPolling), set: 4}
 	l.requestFrom = l.pick
+	// Rank r starts with the fast-initialisation piece of the virtual rank
+	// v with π(v) = r.
+	l.initial = func(root Task) []Task {
+		for v, r := range sharedPerm(l.env.Seed, l.size) {
+			if r == l.rank {
+				if t := fastInitPiece(root, v, l.size); t != nil {
+					return []Task{t}
+				}
+			}
+		}
+		return nil
+	}
 	return l
 }
 
@@ -28,20 +40,6 @@ func newRPLocal(env Env) Balancer {
 // rank of a run, O(n).
 func sharedPerm(seed uint64, n int) []int {
 	return rand.New(rand.NewPCG(seed, 0x10ca1)).Perm(n)
-}
-
-// Start gives rank r the fast-initialisation piece of the virtual rank v
-// with π(v) = r.
-func (l *rpLocal) Start(root Task) {
-	perm := sharedPerm(l.env.Seed, l.size)
-	for v, r := range perm {
-		if r == l.rank {
-			if t := fastInitPiece(root, v, l.size); t != nil {
-				l.tasks = append(l.tasks, t)
-			}
-		}
-	}
-	l.after()
 }
 
 func (l *rpLocal) Deliver(m Msg) {

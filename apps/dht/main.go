@@ -1,0 +1,180 @@
+// Command dht runs the distributed chained hash table of seed 004: rounds of
+// its four phases (generate, dispatch, search, insert) on --np goroutine
+// ranks, or on MPI processes when built with -tags mpi and started by mpirun
+// or srun, reporting per phase the load balance factor η of the essential
+// work, the time and the throughput. "dht sim" runs the counting model of
+// the seed's §4.5 and reproduces its Fig. 1 and Table 1.
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/treelb/treelb/hashtable"
+	"github.com/treelb/treelb/hashtable/simplot"
+	"github.com/treelb/treelb/internal/cmdutil"
+	"github.com/treelb/treelb/mpi"
+)
+
+func main() { cmdutil.Main(newApp()) }
+
+// newApp returns the command line application.
+func newApp() *cli.App {
+	return &cli.App{
+		Name:  "dht",
+		Usage: "run rounds of the distributed hash table's four phases and report load balance and throughput",
+		Flags: append(commonFlags("np", "seed", "json", "stats", "quiet"),
+			&cli.IntFlag{Name: "buckets-per-rank", Aliases: []string{"Q"}, Value: 16, Usage: "buckets per rank `q` (m = p·q)"},
+			&cli.Float64Flag{Name: "alpha", Value: 4, Usage: "load factor α of the old table"},
+			&cli.Float64Flag{Name: "beta", Value: 4, Usage: "load factor β of the new elements"},
+			&cli.StringFlag{Name: "alloc", Value: "block", Usage: "bucket allocation: block, modular or balanced"},
+			&cli.IntFlag{Name: "rounds", Value: 10, Usage: "rounds to run"},
+			&cli.Float64Flag{Name: "revisit", Usage: "probability that a new element repeats an old one (0: the seed's model)"}),
+		Action: runRounds,
+		Commands: []*cli.Command{{
+			Name:  "sim",
+			Usage: "simulate the load balance without p ranks: Fig. 1 and Table 1 of seed 004",
+			Flags: append(commonFlags("seed", "json", "quiet"),
+				&cli.Float64Flag{Name: "alpha", Value: 4, Usage: "load factor α"},
+				&cli.Float64Flag{Name: "beta", Value: 4, Usage: "load factor β"},
+				&cli.IntFlag{Name: "runs", Value: 50, Usage: "runs per point of Fig. 1"},
+				&cli.IntFlag{Name: "table-runs", Value: 1000, Usage: "runs per cell of Table 1, in blocks of 50 (0: skip)"},
+				&cli.IntFlag{Name: "max-p", Value: 4096, Usage: "largest p (p = 4, 16, 64, …)"},
+				&cli.StringFlag{Name: "model", Value: "bernoulli", Usage: "occupancies: bernoulli (the seed's simulation) or poisson"},
+				&cli.IntFlag{Name: "workers", Usage: "goroutines (0: GOMAXPROCS)"},
+				&cli.StringFlag{Name: "out", Usage: "write fig1.csv, table1.csv and fig1.png into `DIR`"}),
+			Action: runSim,
+		}},
+	}
+}
+
+// commonFlags returns the shared definitions of the named common flags.
+func commonFlags(names ...string) []cli.Flag {
+	var out []cli.Flag
+	for _, f := range cmdutil.Flags() {
+		if slices.Contains(names, f.Names()[0]) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func runRounds(c *cli.Context) error {
+	if c.NArg() != 0 {
+		return cmdutil.Usagef("unexpected arguments %q (see --help)", c.Args().Slice())
+	}
+	alloc, err := hashtable.ParseAlloc(c.String("alloc"))
+	if err != nil {
+		return cmdutil.Usagef("--alloc: %v", err)
+	}
+	rp := hashtable.RoundParams{Q: c.Int("buckets-per-rank"), Alpha: c.Float64("alpha"), Beta: c.Float64("beta"),
+		Alloc: alloc, Seed: c.Uint64("seed"), Revisit: c.Float64("revisit")}
+	if err := rp.Validate(); err != nil {
+		return cmdutil.Usagef("%v", err)
+	}
+	rounds := c.Int("rounds")
+	if rounds < 1 {
+		return cmdutil.Usagef("--rounds %d: need at least 1", rounds)
+	}
+	np := c.Int("np")
+	if mpi.WorldName == "mpi" && !c.IsSet("np") {
+		np = 0 // the launcher's size
+	} else if np < 1 {
+		return cmdutil.Usagef("--np %d: need at least 1 rank", np)
+	}
+	return mpi.Run(np, func(comm *mpi.Comm) error {
+		s, err := hashtable.RunRounds(comm, rp, rounds)
+		if err != nil || comm.Rank() != 0 {
+			return err
+		}
+		if !c.Bool("stats") {
+			s.Ranks = nil
+		}
+		w := c.App.Writer
+		switch {
+		case c.Bool("json"):
+			return cmdutil.WriteJSON(w, s)
+		case c.Bool("quiet"):
+			_, err := fmt.Fprintf(w, "eta=%.4f elements/s=%.4g per-rank=%.4g\n", s.Overall.Eta, s.Overall.OpsPerSec, s.Overall.OpsPerSecPerRank)
+			return err
+		}
+		return s.WriteText(w, c.Bool("stats"))
+	})
+}
+
+func runSim(c *cli.Context) error {
+	if c.NArg() != 0 {
+		return cmdutil.Usagef("unexpected arguments %q (see dht sim --help)", c.Args().Slice())
+	}
+	model, err := hashtable.ParseSimModel(c.String("model"))
+	if err != nil {
+		return cmdutil.Usagef("--model: %v", err)
+	}
+	sp := hashtable.SimParams{Alpha: c.Float64("alpha"), Beta: c.Float64("beta"), Runs: c.Int("runs"),
+		Seed: c.Uint64("seed"), Model: model, Workers: c.Int("workers")}
+	if err := sp.Validate(); err != nil {
+		return cmdutil.Usagef("%v", err)
+	}
+	maxP, tableRuns := c.Int("max-p"), c.Int("table-runs")
+	if maxP < 4 || maxP > hashtable.MaxSimP {
+		return cmdutil.Usagef("--max-p %d: need 4 ≤ p ≤ %d", maxP, hashtable.MaxSimP)
+	}
+	if tableRuns != 0 && tableRuns < 100 {
+		return cmdutil.Usagef("--table-runs %d: need 0 or at least 100", tableRuns)
+	}
+	r, err := hashtable.Reproduce(sp, maxP, tableRuns)
+	if err != nil {
+		return err
+	}
+	if dir := c.String("out"); dir != "" {
+		if err := writeFiles(dir, r); err != nil {
+			return err
+		}
+	}
+	w := c.App.Writer
+	switch {
+	case c.Bool("json"):
+		return cmdutil.WriteJSON(w, r)
+	case c.Bool("quiet"):
+		return nil
+	}
+	fmt.Fprintf(w, "seed 004 §4.5 simulation: %s model, alpha=%g beta=%g, %d runs per point\n\n", r.Model, r.Alpha, r.Beta, r.Runs)
+	if err := hashtable.WriteFig1Text(w, r.Fig1); err != nil {
+		return err
+	}
+	if len(r.Table1) > 0 {
+		return hashtable.WriteTable1Text(w, r.Table1)
+	}
+	return nil
+}
+
+func writeFiles(dir string, r *hashtable.Reproduction) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	write := func(name string, f func(*os.File) error) error {
+		fh, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		if err := f(fh); err != nil {
+			fh.Close()
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return fh.Close()
+	}
+	if err := write("fig1.csv", func(f *os.File) error { return hashtable.WriteSimCSV(f, r.Fig1) }); err != nil {
+		return err
+	}
+	if len(r.Table1) > 0 {
+		if err := write("table1.csv", func(f *os.File) error { return hashtable.WriteTable1CSV(f, r.Table1) }); err != nil {
+			return err
+		}
+	}
+	title := fmt.Sprintf("Experimental load balance factors (α = %g, β = %g, %s model, %d runs)", r.Alpha, r.Beta, r.Model, r.Runs)
+	return write("fig1.png", func(f *os.File) error { return simplot.Fig1PNG(f, r.Fig1, title) })
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/treelb/treelb/hashtable"
+	"github.com/treelb/treelb/internal/cmdutil"
+	"github.com/treelb/treelb/mpi"
+)
+
+func run(args ...string) (string, error) {
+	app := newApp()
+	var out bytes.Buffer
+	app.Writer, app.ErrWriter = &out, &out
+	app.ExitErrHandler = func(*cli.Context, error) {}
+	err := app.Run(append([]string{"dht"}, args...))
+	return out.String(), err
+}
+
+func TestRounds(t *testing.T) {
+	if mpi.WorldName != "embedded" {
+		t.Skip("the command tests start their own embedded worlds")
+	}
+	out, err := run("--np", "3", "-Q", "8", "--rounds", "2", "--alloc", "modular", "--stats")
+	if err != nil || !strings.Contains(out, "overall") || !strings.Contains(out, "rank") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	out, err = run("--np", "2", "--rounds", "1", "--json")
+	var s hashtable.Summary
+	if err != nil || json.Unmarshal([]byte(out), &s) != nil || s.P != 2 || len(s.Phases) != 4 || s.Ranks != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	out, err = run("--np", "2", "--rounds", "1", "-q")
+	if err != nil || !strings.HasPrefix(out, "eta=") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+func TestSim(t *testing.T) {
+	dir := t.TempDir()
+	out, err := run("sim", "--max-p", "16", "--runs", "5", "--table-runs", "0", "--out", dir)
+	if err != nil || !strings.Contains(out, "Fig. 1 (c)") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, f := range []string{"fig1.csv", "fig1.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"-Q", "0"}, {"--alpha", "-1"}, {"--beta", "-0.5"}, {"--alloc", "cyclic"}, {"--rounds", "0"},
+		{"--np", "0"}, {"surplus"}, {"sim", "--runs", "1"}, {"sim", "--model", "gauss"}, {"sim", "--alpha", "-4"},
+		{"sim", "--max-p", "2"}, {"sim", "--table-runs", "10"},
+	} {
+		_, err := run(args...)
+		var ue *cmdutil.UsageError
+		if !errors.As(err, &ue) || ue.ExitCode() != 2 {
+			t.Errorf("%q: %v, want a usage error (exit code 2)", args, err)
+		}
+	}
+}

@@ -1,0 +1,175 @@
+package lb
+
+import (
+	"errors"
+	"math/bits"
+	"math/rand/v2"
+
+	"github.com/treelb/treelb/lb/perm"
+)
+
+func init() {
+	register("static", "randomized static load balancing (seed 000 Fig. 1, seed 001 §3): 2^k leaves placed by a pseudo-random permutation", newStatic)
+	register("hybrid", "static placement, then random polling within --clusters clusters of ranks (seed 001 §6, seed 000 §5.1)", newHybrid)
+}
+
+// leaves is the share of one rank in randomized static load balancing (seed
+// 000, Fig. 1): rank i owns the indices j of its block of 1..2^k and
+// generates leaf π(j) of the k-level splitting tree by splitting a fresh
+// root k times, following the bits b_0..b_{k−1} of π(j)−1: the left part
+// (what Split keeps) for 0, the right part (what it gives away) for 1. Leaves
+// are made lazily, when the previous one is exhausted. It is a Task; its
+// Split gives away a whole ungenerated leaf while it has two or more, and
+// splits the current leaf otherwise.
+type leaves struct {
+	app  App
+	k    int
+	pi   perm.Perm
+	next uint64 // next index of the block
+	end  uint64 // one past the block's last index
+	cur  Task
+}
+
+// newLeaves returns the share of rank r of P, or nil when it owns no leaf.
+func newLeaves(env Env) (*leaves, error) {
+	k := env.Options.SplitLevels
+	if k <= 0 {
+		k = DefaultLevels(env.Size)
+	}
+	kind := env.Options.Permutation
+	if kind == "" {
+		kind = "gf"
+	}
+	// Every rank draws the same permutation from the run's seed.
+	pi, err := perm.New(kind, k, rand.New(rand.NewPCG(env.Seed, 0x57a71c)))
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := perm.Block(pi.Len(), env.Rank, env.Size)
+	return &leaves{app: env.App, k: k, pi: pi, next: lo, end: hi}, nil
+}
+
+// DefaultLevels is the default k of static placement for P ranks: the bound
+// of seed 001 §5.2 with ε = 0.1 and σ = ¼ (perm.DefaultLevels), capped at
+// ⌈log₂ P⌉ + 10 so that a rank makes at most about 1024 leaves of k splits
+// each (generating a leaf costs k splits of a fresh root).
+func DefaultLevels(p int) int {
+	return min(perm.DefaultLevels(p, perm.DefaultEpsilon, perm.DefaultSigma), bits.Len(uint(p-1))+10)
+}
+
+// leaf generates the leaf of index j.
+func (l *leaves) leaf(j uint64) Task {
+	t := l.app.Root()
+	x := l.pi.At(j) - 1
+	for b := 0; b < l.k && t != nil; b++ {
+		if piece := t.Split(); x>>b&1 == 1 {
+			t = piece
+		}
+	}
+	return t
+}
+
+// current returns the leaf being worked on, making the next when needed.
+func (l *leaves) current() Task {
+	for l.cur == nil || l.cur.Empty() {
+		if l.next >= l.end {
+			l.cur = nil
+			return nil
+		}
+		l.cur = l.leaf(l.next)
+		l.next++
+	}
+	return l.cur
+}
+
+func (l *leaves) Work(budget int64) int64 {
+	var n int64
+	for n < budget {
+		t := l.current()
+		if t == nil {
+			break
+		}
+		n += t.Work(budget - n)
+	}
+	return n
+}
+
+func (l *leaves) Empty() bool { return l.current() == nil }
+
+func (l *leaves) Split() Task {
+	if l.end-l.next >= 2 {
+		l.end--
+		if t := l.leaf(l.end); t != nil && !t.Empty() {
+			return t
+		}
+		return l.Split()
+	}
+	if t := l.current(); t != nil {
+		return t.Split()
+	}
+	return nil
+}
+
+func (l *leaves) AppendBinary([]byte) ([]byte, error) {
+	return nil, errors.New("lb: a static share does not travel; its pieces do")
+}
+
+// static is randomized static load balancing: no messages during the search
+// but for incumbents and termination detection.
+type static struct {
+	core
+	share *leaves
+}
+
+func newStatic(env Env) Balancer {
+	b := &static{}
+	b.init(env)
+	share, err := newLeaves(env)
+	if err != nil {
+		panic("lb: static: " + err.Error()) // options are validated by the commands
+	}
+	b.share = share
+	b.idle = func() bool { return b.Task() == nil }
+	b.outstanding = func() bool { return false }
+	return b
+}
+
+func (b *static) Start(Task) { b.progress() }
+
+func (b *static) Task() Task {
+	if b.stopped || b.share.Empty() {
+		return nil
+	}
+	return b.share
+}
+
+func (b *static) Tick() { b.progress() }
+
+func (b *static) Deliver(m Msg) {
+	b.handle(m)
+	b.progress()
+}
+
+// newHybrid is random polling started from the static placement, with
+// requests only within the rank's cluster: Clusters blocks of consecutive
+// ranks, cluster q holding the ranks r with ⌊r·C/P⌋ = q.
+func newHybrid(env Env) Balancer {
+	b := newRandomPolling(env).(*randomPolling)
+	share, err := newLeaves(env)
+	if err != nil {
+		panic("lb: hybrid: " + err.Error())
+	}
+	c := max(1, min(env.Options.Clusters, env.Size))
+	q := env.Rank * c / env.Size
+	first, end := (q*env.Size+c-1)/c, ((q+1)*env.Size+c-1)/c
+	b.canAsk = end-first > 1
+	b.requestFrom = func() int {
+		r := first + b.env.Rand.IntN(end-first-1)
+		if r >= b.rank {
+			r++
+		}
+		return r
+	}
+	b.initial = func(Task) []Task { return []Task{share} }
+	return b
+}
