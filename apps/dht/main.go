@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -27,7 +26,7 @@ func newApp() *cli.App {
 	return &cli.App{
 		Name:  "dht",
 		Usage: "run rounds of the distributed hash table's four phases and report load balance and throughput",
-		Flags: append(commonFlags("np", "seed", "json", "stats", "quiet"),
+		Flags: append(cmdutil.FlagsNamed("np", "seed", "json", "stats", "quiet"),
 			&cli.IntFlag{Name: "buckets-per-rank", Aliases: []string{"Q"}, Value: 16, Usage: "buckets per rank `q` (m = p·q)"},
 			&cli.Float64Flag{Name: "alpha", Value: 4, Usage: "load factor α of the old table"},
 			&cli.Float64Flag{Name: "beta", Value: 4, Usage: "load factor β of the new elements"},
@@ -38,7 +37,7 @@ func newApp() *cli.App {
 		Commands: []*cli.Command{{
 			Name:  "sim",
 			Usage: "simulate the load balance without p ranks: Fig. 1 and Table 1 of seed 004",
-			Flags: append(commonFlags("seed", "json", "quiet"),
+			Flags: append(cmdutil.FlagsNamed("seed", "json", "quiet"),
 				&cli.Float64Flag{Name: "alpha", Value: 4, Usage: "load factor α"},
 				&cli.Float64Flag{Name: "beta", Value: 4, Usage: "load factor β"},
 				&cli.IntFlag{Name: "runs", Value: 50, Usage: "runs per point of Fig. 1"},
@@ -50,17 +49,6 @@ func newApp() *cli.App {
 			Action: runSim,
 		}},
 	}
-}
-
-// commonFlags returns the shared definitions of the named common flags.
-func commonFlags(names ...string) []cli.Flag {
-	var out []cli.Flag
-	for _, f := range cmdutil.Flags() {
-		if slices.Contains(names, f.Names()[0]) {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 func runRounds(c *cli.Context) error {
@@ -80,11 +68,9 @@ func runRounds(c *cli.Context) error {
 	if rounds < 1 {
 		return cmdutil.Usagef("--rounds %d: need at least 1", rounds)
 	}
-	np := c.Int("np")
-	if mpi.WorldName == "mpi" && !c.IsSet("np") {
-		np = 0 // the launcher's size
-	} else if np < 1 {
-		return cmdutil.Usagef("--np %d: need at least 1 rank", np)
+	np, err := cmdutil.NP(c)
+	if err != nil {
+		return err
 	}
 	return mpi.Run(np, func(comm *mpi.Comm) error {
 		s, err := hashtable.RunRounds(comm, rp, rounds)

@@ -57,6 +57,34 @@ func Flags() []cli.Flag {
 	}
 }
 
+// FlagsNamed returns the common flags with the given names, for commands
+// that take only some of them (no balancer, say).
+func FlagsNamed(names ...string) []cli.Flag {
+	var out []cli.Flag
+	for _, f := range Flags() {
+		for _, n := range names {
+			if f.Names()[0] == n {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// NP returns the world size to pass to mpi.Run from --np: its value in the
+// embedded world, 0 (the launcher's size) under MPI unless --np was given,
+// which mpi.Run then checks against the launcher's.
+func NP(c *cli.Context) (int, error) {
+	np := c.Int("np")
+	if mpi.WorldName == "mpi" && !c.IsSet("np") {
+		return 0, nil
+	}
+	if np < 1 {
+		return 0, Usagef("--np %d: need at least 1 rank", np)
+	}
+	return np, nil
+}
+
 // UsageError is a bad command line or input: the command exits with 2.
 type UsageError struct{ Err error }
 
@@ -88,10 +116,9 @@ func Parse(c *cli.Context) (Common, error) {
 	if cm.Balancer != Seq && !contains(lb.Names(), cm.Balancer) {
 		return cm, Usagef("unknown balancer %q (try --balancer help)", cm.Balancer)
 	}
-	if mpi.WorldName == "mpi" && !c.IsSet("np") {
-		cm.NP = 0
-	} else if cm.NP < 1 {
-		return cm, Usagef("--np %d: need at least 1 rank", cm.NP)
+	var err error
+	if cm.NP, err = NP(c); err != nil {
+		return cm, err
 	}
 	if cm.Budget < 1 {
 		return cm, Usagef("--budget %d: need at least 1 node", cm.Budget)
