@@ -1,7 +1,7 @@
 // Package perm provides the pseudo-random permutations π of {1, …, 2^k} used
-// by randomized static load balancing, and the choice of k; every type here
-// is immutable after construction and safe for concurrent use, and the
-// package holds no mutable state.
+// by randomized static load balancing, and the choice of k; GF, LCG and
+// Sobol are immutable after construction and safe for concurrent use (their
+// iterators are not), and the package holds no mutable state.
 //
 // # The algorithm
 //
@@ -39,6 +39,20 @@
 //
 // New builds any of them from a kind name and a *rand.Rand; every rank must
 // pass an identically seeded source to get the same permutation.
+//
+// # Which one
+//
+// GF is the default: its blocks behave like those of a uniformly random
+// permutation whichever end of π(j) − 1 the path is read from (the PE load
+// variances of TestSplittingTheorem3 match). LCG and Sobol are regular
+// rather than random: an LCG block of 2^b consecutive j holds exactly one
+// leaf of every subtree of depth b when the path is read from the low bit
+// (random-like from the high bit); a Sobol block does so from both ends.
+// That lowers the load variance under the splitting model of seed 001 §2 by
+// about half, but the Sobol partition of values into blocks is the same for
+// every draw (cosets of one fixed subspace; the draw only permutes blocks
+// and their contents), so it gives no protection against imbalance aligned
+// with that subspace, which a random permutation would.
 //
 // # The number of levels k
 //

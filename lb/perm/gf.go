@@ -168,9 +168,9 @@ func NewGF(k int, l uint64, insertAt uint64) (*GF, error) {
 	return g, nil
 }
 
-// DrawGF draws, in expected O(log k) draws from rng, an exponent l uniform
-// among the units of Z/(2^k − 1) and a position insertAt uniform in [0, 2^k),
-// the arguments of NewGF. For k ≤ 1 it returns l = 1.
+// DrawGF draws, in an expected O(1) draws from rng (fewer than 3), an
+// exponent l uniform among the units of Z/(2^k − 1) and a position insertAt
+// uniform in [0, 2^k), the arguments of NewGF. For k ≤ 1 it returns l = 1.
 func DrawGF(k int, rng *rand.Rand) (l, insertAt uint64, err error) {
 	if k < 0 || k > MaxLevels {
 		return 0, 0, fmt.Errorf("perm: gf: k = %d outside [0, %d]", k, MaxLevels)

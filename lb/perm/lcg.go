@@ -19,11 +19,12 @@ const MaxLCGLevels = 63
 // is the full 2^k exactly when c is odd and a ≡ 1 (mod 4) (for k ≥ 2; a odd
 // for k = 1), so x_0, …, x_{2^k−1} is a permutation of [0, 2^k).
 //
-// Beware: bit i of x_j has period 2^(i+1) in j, so any 2^b consecutive
-// values take every residue mod 2^b exactly once. A PE's block of 2^(k−b)
-// consecutive j therefore covers the low k−b bits evenly and its leaves
-// differ mostly in the high bits; read the path π(j) − 1 from its high bit
-// down, or prefer GF, if that regularity matters.
+// Bit i of x_j has period 2^(i+1) in j, so any 2^b consecutive values take
+// every residue mod 2^b exactly once. Read from the low bit up, the path
+// π(j) − 1 of a PE's block of 2^b consecutive j therefore visits every
+// subtree of depth b exactly once (a regular, stratified placement rather
+// than a random one); read from the high bit down, the placement looks
+// random. GF looks random both ways.
 type LCG struct {
 	k        int
 	mask     uint64 // 2^k − 1
@@ -60,7 +61,7 @@ func NewLCG(k int, a, c, x0 uint64) (*LCG, error) {
 
 // DrawLCG draws, in O(1) draws from rng, parameters for NewLCG: a ≡ 5
 // (mod 8) for k ≥ 3 (the best potency, Knuth §3.2.1.3; a = 1 for k ≤ 2), c
-// odd and x0 uniform, all below 2^k.
+// odd and x0 uniform, all below 2^k. rng must not be nil.
 func DrawLCG(k int, rng *rand.Rand) (a, c, x0 uint64) {
 	if k < 0 || k > MaxLCGLevels {
 		k = 0

@@ -8,9 +8,9 @@ import (
 	"math/rand/v2"
 )
 
-// Perm is a permutation π of {1, …, Len()} given by 0-based index: At(j) is
-// π(j) for j ∈ [0, Len()), and panics for other j. GF, LCG and Sobol are
-// Perms; their At costs at most O(k²) word operations.
+// Perm is a permutation π of {1, …, Len()} queried by 0-based index in at
+// most O(k²) word operations for the kinds here (GF; O(k) for LCG and
+// Sobol): At(j) is π(j) for j ∈ [0, Len()), and panics for other j.
 type Perm interface {
 	Len() uint64
 	At(j uint64) uint64

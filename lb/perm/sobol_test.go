@@ -113,3 +113,34 @@ func TestSobolLargeK(t *testing.T) {
 		}
 	}
 }
+
+// TestSobolFixedPartition documents the limit of the Sobol randomization:
+// for aligned blocks of 2^b indices, the set of values of each block is a
+// coset of one subspace that does not depend on the draw, so two draws
+// partition {1, …, 2^k} into the same blocks (possibly in another order).
+func TestSobolFixedPartition(t *testing.T) {
+	const k, b = 10, 7
+	rng := rand.New(rand.NewPCG(25, 26))
+	partition := func(q *Sobol) map[uint64]uint64 { // value → smallest value of its block
+		blockOf := make(map[uint64]uint64)
+		for blk := uint64(0); blk < 1<<(k-b); blk++ {
+			least := uint64(1 << k)
+			for j := blk << b; j < (blk+1)<<b; j++ {
+				least = min(least, q.At(j))
+			}
+			for j := blk << b; j < (blk+1)<<b; j++ {
+				blockOf[q.At(j)] = least
+			}
+		}
+		return blockOf
+	}
+	q1, _ := DrawSobol(k, rng)
+	q2, _ := DrawSobol(k, rng)
+	p1, p2 := partition(q1), partition(q2)
+	for v, least := range p1 {
+		// v and least share a block under q1; so must they under q2.
+		if p2[v] != p2[least] {
+			t.Fatalf("values %d and %d share a block in one draw but not in another", v, least)
+		}
+	}
+}
