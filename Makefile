@@ -2,7 +2,7 @@
 GO      ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all run test test-go vet bench mpi clean
+.PHONY: all run test test-go test-mpi vet bench mpi clean
 
 all: test
 
@@ -15,7 +15,7 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
 
-test: vet test-go
+test: vet test-go test-mpi
 
 # All tests; then the packages with concurrency again under the race
 # detector (the simulations are single-threaded and only slow under -race).
@@ -24,8 +24,25 @@ test-go:
 	$(GO) test -race -count=1 ./mpi
 	$(GO) test -race -count=1 -run 'Driver' ./lb
 
+# The MPI world under real mpirun, Open MPI and MPICH (installs them with
+# apt-get when root; otherwise says which tests it skipped).
+test-mpi:
+	bash scripts/mpi-test.sh
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1s ./mpi
+	bash scripts/mpi-bench.sh
+
+# Every command under apps/ built for mpirun into bin/: Open MPI by default,
+# MPICH with MPI=mpich.
+MPI ?= openmpi
+MPI_TAGS = $(if $(filter mpich,$(MPI)),mpi$(comma)mpich,mpi)
+comma := ,
+mpi:
+	@mkdir -p bin
+	@cmds=$$([ ! -d apps ] || $(GO) list -tags $(MPI_TAGS) -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./apps/...) || exit 1; \
+	if [ -z "$$cmds" ]; then echo "no commands under apps/ yet"; else \
+		echo $(GO) build -tags $(MPI_TAGS) -o bin/ $$cmds; $(GO) build -tags $(MPI_TAGS) -o bin/ $$cmds; fi
 
 clean:
 	rm -rf bin out

@@ -8,10 +8,13 @@
 // and receive; collectives in a context of their own). It needs no installed
 // MPI and scales to thousands of ranks in one process.
 //
-// With -tags mpi the same API is a cgo binding over the system MPI (Open MPI
-// or MPICH), run under mpirun or srun. One goroutine, locked to its OS
-// thread, makes every MPI call; every return code is checked and turned into
-// an *Error carrying the MPI error class and string.
+// With -tags mpi the same API is a cgo binding over the system MPI (Open MPI;
+// -tags mpi,mpich for MPICH), run under mpirun or srun. One goroutine,
+// locked to its OS thread, makes every MPI call; every return code is
+// checked and turned into an *Error carrying the MPI error class and string.
+// Unlike the embedded world's, a Send there may block until the receiver
+// posts its receive (large messages do): use Isend where that could
+// deadlock.
 //
 // A *Comm belongs to the rank function Run started: like an MPI process, it is
 // not safe for concurrent use by several goroutines. Buffers are byte slices;

@@ -1,0 +1,935 @@
+//go:build mpi
+
+package mpi
+
+/*
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+
+// Each helper wraps one MPI call on MPI_COMM_WORLD (plus MPI_Get_count where
+// a status is read) and hands every return code back to Go. Results come back
+// by value in a tlb_result, so the hot calls pass no Go pointers and allocate
+// nothing.
+
+// Which call of a helper failed; see resultError in Go.
+enum { TLB_MAIN, TLB_GET_COUNT, TLB_TYPE_CONTIGUOUS, TLB_TYPE_COMMIT, TLB_TYPE_FREE, TLB_OP_CREATE };
+
+typedef struct {
+	int err;  // MPI_SUCCESS, or the code of the call that failed
+	int call; // TLB_MAIN or the helper call that failed
+	int flag; // Iprobe and Test: a message was found, the request completed
+	int source, tag, count;
+} tlb_result;
+
+// Go passes -1 for its wildcards; MPICH's MPI_ANY_SOURCE is -2.
+#define TLB_SRC(s) ((s) == -1 ? MPI_ANY_SOURCE : (s))
+#define TLB_TAG(t) ((t) == -1 ? MPI_ANY_TAG : (t))
+
+static tlb_result tlb_status(int err, int flag, MPI_Status *st, int want_count) {
+	tlb_result r = {err, TLB_MAIN, flag, 0, 0, 0};
+	if (err != MPI_SUCCESS || !flag) {
+		return r;
+	}
+	r.source = st->MPI_SOURCE;
+	r.tag = st->MPI_TAG;
+	if (want_count) {
+		int n = 0;
+		int e = MPI_Get_count(st, MPI_BYTE, &n);
+		if (e != MPI_SUCCESS) {
+			r.err = e;
+			r.call = TLB_GET_COUNT;
+		}
+		r.count = n;
+	}
+	return r;
+}
+
+static int tlb_init_thread(int *provided) {
+	return MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, provided);
+}
+static int tlb_thread_funneled(void) { return MPI_THREAD_FUNNELED; }
+static int tlb_errors_return(void) { return MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN); }
+static int tlb_comm_rank(int *rank) { return MPI_Comm_rank(MPI_COMM_WORLD, rank); }
+static int tlb_comm_size(int *size) { return MPI_Comm_size(MPI_COMM_WORLD, size); }
+static int tlb_abort(int code) { return MPI_Abort(MPI_COMM_WORLD, code); }
+
+static void tlb_error_info(int code, int *class, char *msg, int cap) {
+	char s[MPI_MAX_ERROR_STRING + 1];
+	int n = 0;
+	if (MPI_Error_class(code, class) != MPI_SUCCESS) {
+		*class = MPI_ERR_OTHER;
+	}
+	if (MPI_Error_string(code, s, &n) != MPI_SUCCESS || n <= 0) {
+		n = snprintf(s, sizeof s, "MPI error code %d", code);
+	}
+	if (n >= cap) {
+		n = cap - 1;
+	}
+	memcpy(msg, s, n);
+	msg[n] = 0;
+}
+
+static int tlb_send(void *buf, int n, int dest, int tag) {
+	return MPI_Send(buf, n, MPI_BYTE, dest, tag, MPI_COMM_WORLD);
+}
+static int tlb_isend(void *buf, int n, int dest, int tag, MPI_Request *req) {
+	return MPI_Isend(buf, n, MPI_BYTE, dest, tag, MPI_COMM_WORLD, req);
+}
+static int tlb_irecv(void *buf, int n, int src, int tag, MPI_Request *req) {
+	return MPI_Irecv(buf, n, MPI_BYTE, TLB_SRC(src), TLB_TAG(tag), MPI_COMM_WORLD, req);
+}
+static tlb_result tlb_recv(void *buf, int n, int src, int tag) {
+	MPI_Status st;
+	int err = MPI_Recv(buf, n, MPI_BYTE, TLB_SRC(src), TLB_TAG(tag), MPI_COMM_WORLD, &st);
+	return tlb_status(err, 1, &st, 1);
+}
+static tlb_result tlb_iprobe(int src, int tag) {
+	MPI_Status st;
+	int flag = 0;
+	int err = MPI_Iprobe(TLB_SRC(src), TLB_TAG(tag), MPI_COMM_WORLD, &flag, &st);
+	return tlb_status(err, flag, &st, 1);
+}
+static tlb_result tlb_probe(int src, int tag) {
+	MPI_Status st;
+	int err = MPI_Probe(TLB_SRC(src), TLB_TAG(tag), MPI_COMM_WORLD, &st);
+	return tlb_status(err, 1, &st, 1);
+}
+static tlb_result tlb_test(MPI_Request *req, int recv) {
+	MPI_Status st;
+	int flag = 0;
+	int err = MPI_Test(req, &flag, &st);
+	return tlb_status(err, flag, &st, recv);
+}
+static tlb_result tlb_wait(MPI_Request *req, int recv) {
+	MPI_Status st;
+	int err = MPI_Wait(req, &st);
+	return tlb_status(err, 1, &st, recv);
+}
+static int tlb_cancel(MPI_Request *req) { return MPI_Cancel(req); }
+static int tlb_request_free(MPI_Request *req) { return MPI_Request_free(req); }
+
+static int tlb_barrier(void) { return MPI_Barrier(MPI_COMM_WORLD); }
+static int tlb_bcast(void *buf, int n, int root) {
+	return MPI_Bcast(buf, n, MPI_BYTE, root, MPI_COMM_WORLD);
+}
+static int tlb_gather(void *send, int n, void *recv, int root) {
+	return MPI_Gather(send, n, MPI_BYTE, recv, n, MPI_BYTE, root, MPI_COMM_WORLD);
+}
+static int tlb_alltoall(void *send, void *recv, int n) {
+	return MPI_Alltoall(send, n, MPI_BYTE, recv, n, MPI_BYTE, MPI_COMM_WORLD);
+}
+static int tlb_alltoallv(void *send, int *scounts, int *sdispls, void *recv, int *rcounts, int *rdispls) {
+	return MPI_Alltoallv(send, scounts, sdispls, MPI_BYTE, recv, rcounts, rdispls, MPI_BYTE, MPI_COMM_WORLD);
+}
+
+// tlb_reduce_num reduces n int64 (kind 0) or double (kind 1) elements with
+// MPI_SUM (op 0), MPI_MIN (1) or MPI_MAX (2); root < 0 means all ranks.
+static int tlb_reduce_num(void *send, void *recv, int n, int kind, int op, int root) {
+	MPI_Datatype t = kind == 0 ? MPI_INT64_T : MPI_DOUBLE;
+	MPI_Op o = op == 0 ? MPI_SUM : op == 1 ? MPI_MIN : MPI_MAX;
+	if (root < 0) {
+		return MPI_Allreduce(send, recv, n, t, o, MPI_COMM_WORLD);
+	}
+	return MPI_Reduce(send, recv, n, t, o, root, MPI_COMM_WORLD);
+}
+
+// The user-defined reduction: one MPI_Op over Go's treelbCombine, created on
+// first use. Buffers of n bytes travel as one element of a contiguous type,
+// so MPI never splits a buffer the combine function must see whole.
+extern void treelbCombine(void *, void *, int *, void *);
+static MPI_Op tlb_user_op;
+static int tlb_have_user_op;
+
+static tlb_result tlb_reduce_bytes(void *send, void *recv, int n, int root) {
+	tlb_result r = {MPI_SUCCESS, TLB_MAIN, 0, 0, 0, 0};
+	MPI_Datatype t = MPI_BYTE;
+	int count = 0, e;
+	if (!tlb_have_user_op) {
+		r.err = MPI_Op_create((MPI_User_function *)treelbCombine, 1, &tlb_user_op);
+		if (r.err != MPI_SUCCESS) {
+			r.call = TLB_OP_CREATE;
+			return r;
+		}
+		tlb_have_user_op = 1;
+	}
+	if (n > 0) {
+		if ((r.err = MPI_Type_contiguous(n, MPI_BYTE, &t)) != MPI_SUCCESS) {
+			r.call = TLB_TYPE_CONTIGUOUS;
+			return r;
+		}
+		if ((r.err = MPI_Type_commit(&t)) != MPI_SUCCESS) {
+			r.call = TLB_TYPE_COMMIT;
+			MPI_Type_free(&t);
+			return r;
+		}
+		count = 1;
+	}
+	if (root < 0) {
+		r.err = MPI_Allreduce(send, recv, count, t, tlb_user_op, MPI_COMM_WORLD);
+	} else {
+		r.err = MPI_Reduce(send, recv, count, t, tlb_user_op, root, MPI_COMM_WORLD);
+	}
+	if (n > 0 && (e = MPI_Type_free(&t)) != MPI_SUCCESS && r.err == MPI_SUCCESS) {
+		r.err = e;
+		r.call = TLB_TYPE_FREE;
+	}
+	return r;
+}
+
+static int tlb_op_free(void) {
+	if (!tlb_have_user_op) {
+		return MPI_SUCCESS;
+	}
+	tlb_have_user_op = 0;
+	return MPI_Op_free(&tlb_user_op);
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"time"
+	"unsafe"
+)
+
+// WorldName names the world this binary was built for: "embedded" or "mpi".
+const WorldName = "mpi"
+
+// worldState is where the single MPI world of the process is in its life.
+type worldState int
+
+const (
+	stateNew       worldState = iota // MPI not initialised yet
+	stateRunning                     // MPI initialised, its thread serving jobs
+	stateFinalized                   // MPI finalised: it cannot start again
+	stateBroken                      // MPI's thread is gone (runtime.Goexit in a rank function)
+)
+
+// mpiWorld is the MPI world of this process. MPI allows one per process, so
+// it is the package's single piece of mutable state (theWorld). Everything
+// but state and jobs is touched only on MPI's own locked thread.
+type mpiWorld struct {
+	mu    sync.Mutex // held by Init, Finalize and for the whole of Run
+	state worldState
+	jobs  chan func() // to the goroutine locked to MPI's thread
+	comm  Comm
+
+	// active holds the non-blocking requests in flight: their buffers are
+	// pinned, and MPI may write to them until they complete.
+	active []*Request
+	// selfSends are the requests of Sends to this rank (see sendSelf).
+	selfSends []*Request
+
+	// The CombineFunc of the user-defined reduction in progress, for the
+	// exported callback, and the panic it raised, if any.
+	combine      CombineFunc
+	combineLen   int
+	combinePanic any
+
+	// calls counts MPI calls, for tick.
+	calls     uint32
+	lastYield time.Time
+}
+
+var theWorld mpiWorld
+
+// MPI's thread and the Go scheduler. Go's sysmon takes the P from a
+// goroutine that has run for 10 ms without being rescheduled whenever it
+// finds it in a cgo call, on every tick (20 µs), and wakes another thread
+// each time. The rank function runs for the whole job and spends most of
+// its time inside MPI, so without care that happens all the time: measured
+// here, ten times the context switches of C and 64 KiB ping-pongs 25% slower.
+// tick, called before each MPI call, yields every yieldEvery, which keeps
+// the goroutine fresh for the scheduler; it costs an increment per call, a
+// clock read every 16 calls and a few microseconds per yield.
+const yieldEvery = 3 * time.Millisecond
+
+// abortGrace is how long a failing rank waits between printing its error
+// and calling MPI_Abort.
+const abortGrace = 200 * time.Millisecond
+
+func (w *mpiWorld) tick() {
+	w.calls++
+	if w.calls%16 != 0 {
+		return
+	}
+	if now := time.Now(); now.Sub(w.lastYield) >= yieldEvery {
+		w.lastYield = now
+		runtime.Gosched()
+	}
+}
+
+// Comm is this process's rank in the MPI world. The zero value is not
+// usable; Run passes a *Comm to the rank function. It is not safe for
+// concurrent use: only the rank function, which Run calls on the one OS
+// thread that initialised MPI (MPI_THREAD_FUNNELED), may call its methods,
+// and each of them calls MPI directly.
+type Comm struct {
+	rank, size int
+}
+
+// Request is a non-blocking operation in flight, returned by Isend and
+// Irecv; the zero value is not a request. Test or Wait it to completion;
+// its buffer, pinned for MPI, must not be touched until then. It is not safe
+// for concurrent use. Finalize cancels receives still in flight.
+type Request struct {
+	req    C.MPI_Request
+	pin    runtime.Pinner
+	recv   bool
+	done   bool
+	idx    int // position in theWorld.active while in flight
+	status Status
+	err    error
+}
+
+// mpiError turns an MPI return code into nil or an *Error.
+func mpiError(fn string, code C.int) error {
+	if code == C.MPI_SUCCESS {
+		return nil
+	}
+	var class C.int
+	var msg [1024]C.char
+	C.tlb_error_info(code, &class, &msg[0], C.int(len(msg)))
+	return &Error{Func: fn, Class: classOf(class), Code: int(code), Msg: C.GoString(&msg[0])}
+}
+
+// resultError is mpiError for a helper's tlb_result.
+func resultError(fn string, r C.tlb_result) error {
+	if r.err == C.MPI_SUCCESS {
+		return nil
+	}
+	switch r.call {
+	case C.TLB_GET_COUNT:
+		fn = "MPI_Get_count"
+	case C.TLB_TYPE_CONTIGUOUS:
+		fn = "MPI_Type_contiguous"
+	case C.TLB_TYPE_COMMIT:
+		fn = "MPI_Type_commit"
+	case C.TLB_TYPE_FREE:
+		fn = "MPI_Type_free"
+	case C.TLB_OP_CREATE:
+		fn = "MPI_Op_create"
+	}
+	return mpiError(fn, r.err)
+}
+
+func classOf(class C.int) ErrorClass {
+	switch class {
+	case C.MPI_ERR_RANK:
+		return ClassRank
+	case C.MPI_ERR_TAG:
+		return ClassTag
+	case C.MPI_ERR_TRUNCATE:
+		return ClassTruncate
+	case C.MPI_ERR_COUNT:
+		return ClassCount
+	case C.MPI_ERR_BUFFER:
+		return ClassBuffer
+	case C.MPI_ERR_ROOT:
+		return ClassRoot
+	case C.MPI_ERR_ARG:
+		return ClassArg
+	}
+	return ClassOther
+}
+
+// Init initialises MPI with MPI_Init_thread (MPI_THREAD_FUNNELED) on a new
+// goroutine locked to its OS thread, which then makes every MPI call of the
+// process. Run calls Init itself; call it explicitly where several Runs share
+// one MPI world (a test binary's TestMain: Init, m.Run, Finalize). Init is
+// idempotent until Finalize; MPI cannot be initialised again after it.
+func Init() error {
+	w := &theWorld
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.init()
+}
+
+func (w *mpiWorld) init() error {
+	switch w.state {
+	case stateRunning:
+		return nil
+	case stateFinalized:
+		return &Error{Func: "MPI_Init_thread", Class: ClassInit, Msg: "MPI was finalized and cannot be initialised again"}
+	case stateBroken:
+		return w.brokenError("MPI_Init_thread")
+	}
+	jobs := make(chan func())
+	errc := make(chan error, 1)
+	go w.serve(jobs, errc)
+	if err := <-errc; err != nil {
+		w.state = stateFinalized // a failed MPI_Init cannot be retried
+		return err
+	}
+	w.jobs, w.state = jobs, stateRunning
+	return nil
+}
+
+// serve is MPI's goroutine: it stays locked to its thread for good, so the
+// thread ends with it after Finalize.
+func (w *mpiWorld) serve(jobs <-chan func(), errc chan<- error) {
+	runtime.LockOSThread()
+	err := w.start()
+	errc <- err
+	if err != nil {
+		return
+	}
+	for job := range jobs {
+		job()
+	}
+}
+
+func (w *mpiWorld) start() error {
+	var provided, rank, size C.int
+	if err := mpiError("MPI_Init_thread", C.tlb_init_thread(&provided)); err != nil {
+		err.(*Error).Class = ClassInit
+		return err
+	}
+	if provided < C.tlb_thread_funneled() {
+		return &Error{Func: "MPI_Init_thread", Class: ClassInit,
+			Msg: fmt.Sprintf("MPI provides thread level %d, below MPI_THREAD_FUNNELED", int(provided))}
+	}
+	if err := mpiError("MPI_Comm_set_errhandler", C.tlb_errors_return()); err != nil {
+		return err
+	}
+	if err := mpiError("MPI_Comm_rank", C.tlb_comm_rank(&rank)); err != nil {
+		return err
+	}
+	if err := mpiError("MPI_Comm_size", C.tlb_comm_size(&size)); err != nil {
+		return err
+	}
+	w.comm = Comm{rank: int(rank), size: int(size)}
+	return nil
+}
+
+func (w *mpiWorld) brokenError(fn string) error {
+	return &Error{Func: fn, Class: ClassOther, Msg: "MPI's thread ended: a rank function called runtime.Goexit"}
+}
+
+// do runs job on MPI's thread and waits for it.
+func (w *mpiWorld) do(job func()) {
+	done := make(chan struct{})
+	w.jobs <- func() {
+		defer close(done)
+		job()
+	}
+	<-done
+}
+
+// Finalize cancels the receives still in flight, frees the sends and
+// finalises MPI, ending its thread. As in MPI, sends that no rank ever
+// receives leave MPI_Finalize's behaviour to the implementation (MPICH may
+// hang). Without a prior Init, or after Finalize, it does nothing.
+func Finalize() error {
+	w := &theWorld
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.finalize()
+}
+
+func (w *mpiWorld) finalize() error {
+	switch w.state {
+	case stateBroken:
+		return w.brokenError("MPI_Finalize")
+	case stateRunning:
+	default:
+		return nil
+	}
+	var err error
+	w.do(func() { err = w.stop() })
+	close(w.jobs)
+	w.jobs, w.state = nil, stateFinalized
+	return err
+}
+
+// stop runs on MPI's thread. Receives still in flight are cancelled and
+// completed; sends are freed, and MPI completes them if it can.
+func (w *mpiWorld) stop() error {
+	var errs []error
+	for _, r := range w.active {
+		if r.recv {
+			errs = append(errs, mpiError("MPI_Cancel", C.tlb_cancel(&r.req)),
+				resultError("MPI_Wait", C.tlb_wait(&r.req, 0)))
+		} else {
+			errs = append(errs, mpiError("MPI_Request_free", C.tlb_request_free(&r.req)))
+		}
+	}
+	errs = append(errs, mpiError("MPI_Op_free", C.tlb_op_free()), mpiError("MPI_Finalize", C.MPI_Finalize()))
+	for _, r := range w.active {
+		r.pin.Unpin() // only now: MPI may use a freed send's buffer until MPI_Finalize
+		r.done, r.err = true, &Error{Func: "MPI_Finalize", Class: ClassOther, Msg: "request still in flight at Finalize"}
+	}
+	w.active, w.selfSends = nil, nil
+	return errors.Join(errs...)
+}
+
+// Run runs f on this process's rank of the MPI world, on MPI's own thread,
+// and returns its error. n is the number of ranks the caller expects: 0 takes
+// the size mpirun or srun gave, any other n must equal it. Run initialises
+// MPI if Init was not called, and then finalises it before returning.
+//
+// When f fails (returns an error or panics) in a world of more than one
+// rank, Run prints "rank R: error" to stderr and calls MPI_Abort, with the
+// code of the error's ExitCode method if it has one (1 otherwise, and for
+// 0), so that mpirun ends every rank; it does not return. With one rank it
+// returns the error. f must not call Run, Init or Finalize.
+func Run(n int, f func(c *Comm) error) error {
+	w := &theWorld
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	own := w.state == stateNew
+	if err := w.init(); err != nil {
+		return fmt.Errorf("mpi: Run: %w", err)
+	}
+	var err error
+	if size := w.comm.size; n != 0 && n != size {
+		err = fmt.Errorf("mpi: Run: mpirun gave %d ranks but %d were asked (under MPI the size comes from mpirun or srun; ask for 0 or %d)", size, n, size)
+	} else {
+		w.do(func() { w.runRank(f, &err) })
+	}
+	if own {
+		err = errors.Join(err, w.finalize())
+	}
+	return err
+}
+
+// runRank runs on MPI's thread. It sets *out also when f calls
+// runtime.Goexit, which ends MPI's thread.
+func (w *mpiWorld) runRank(f func(*Comm) error, out *error) {
+	c := &w.comm
+	returned := false
+	defer func() {
+		err := *out
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		} else if !returned {
+			w.state = stateBroken
+			err = errors.New("the rank function called runtime.Goexit (t.FailNow or t.Fatal in a rank?)")
+		}
+		if err == nil {
+			return
+		}
+		err = fmt.Errorf("rank %d: %w", c.rank, err)
+		*out = err
+		if c.size > 1 {
+			fmt.Fprintln(os.Stderr, err)
+			// Let the launcher forward the message before MPI_Abort kills
+			// the job: MPICH's hydra sometimes drops a dying rank's output.
+			time.Sleep(abortGrace)
+			code := 1
+			var ec ExitCoder
+			if errors.As(err, &ec) && ec.ExitCode() != 0 {
+				code = ec.ExitCode()
+			}
+			c.abort(code)
+		}
+	}()
+	*out = f(c)
+	returned = true
+}
+
+// Rank returns this process's rank, 0 ≤ Rank < Size.
+func (c *Comm) Rank() int { return c.rank }
+
+// Size returns the number of ranks mpirun or srun started.
+func (c *Comm) Size() int { return c.size }
+
+// Wtime returns MPI_Wtime: seconds elapsed since an arbitrary origin.
+func (c *Comm) Wtime() float64 { return float64(C.MPI_Wtime()) }
+
+// Abort calls MPI_Abort on the whole world with code, which ends every rank
+// of the job; it does not return (if MPI_Abort ever did, the process exits
+// with code).
+func (c *Comm) Abort(code int) error {
+	c.abort(code)
+	return &AbortError{Rank: c.rank, Code: code}
+}
+
+func (c *Comm) abort(code int) {
+	C.tlb_abort(C.int(code))
+	os.Exit(code)
+}
+
+// check validates a rank and a tag in Go, as the embedded world does, so
+// that both worlds reject the same arguments whatever MPI would accept.
+func (c *Comm) check(fn string, rank, tag int, wild bool) error {
+	if !(rank >= 0 && rank < c.size) && !(wild && rank == AnySource) {
+		return &Error{Func: fn, Class: ClassRank, Msg: fmt.Sprintf("invalid rank %d (size %d)", rank, c.size)}
+	}
+	if !(tag >= 0 && tag <= MaxTag) && !(wild && tag == AnyTag) {
+		return &Error{Func: fn, Class: ClassTag, Msg: fmt.Sprintf("invalid tag %d", tag)}
+	}
+	return nil
+}
+
+func (c *Comm) checkRoot(fn string, root int) error {
+	if root < 0 || root >= c.size {
+		return &Error{Func: fn, Class: ClassRoot, Msg: fmt.Sprintf("invalid root %d (size %d)", root, c.size)}
+	}
+	return nil
+}
+
+// count checks that a buffer length fits MPI's int count.
+func count(fn string, n int) (C.int, error) {
+	if n > math.MaxInt32 {
+		return 0, &Error{Func: fn, Class: ClassCount, Msg: fmt.Sprintf("%d bytes exceed MPI's int count", n)}
+	}
+	return C.int(n), nil
+}
+
+// ptr returns the address of buf's data for C, nil for an empty buffer.
+func ptr(buf []byte) unsafe.Pointer {
+	if len(buf) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(unsafe.SliceData(buf))
+}
+
+// Send sends buf to rank dest with tag (MPI_Send, standard mode: it may
+// block until the receiver posts a matching receive).
+func (c *Comm) Send(buf []byte, dest, tag int) error {
+	const fn = "MPI_Send"
+	if err := c.check(fn, dest, tag, false); err != nil {
+		return err
+	}
+	if dest == c.rank {
+		return c.sendSelf(fn, buf, tag)
+	}
+	n, err := count(fn, len(buf))
+	if err != nil {
+		return err
+	}
+	theWorld.tick()
+	return mpiError(fn, C.tlb_send(ptr(buf), n, C.int(dest), C.int(tag)))
+}
+
+// sendSelf sends a copy of buf to this rank with MPI_Isend. MPI_Send to
+// oneself may block until the receive is posted (MPICH's does, even for a
+// byte), which would deadlock the common send-then-receive pattern that the
+// embedded world allows; the request completes later (reapSelfSends).
+func (c *Comm) sendSelf(fn string, buf []byte, tag int) error {
+	w := &theWorld
+	w.reapSelfSends()
+	r := &Request{}
+	err := r.start(fn, append([]byte(nil), buf...), func(p unsafe.Pointer, n C.int) C.int {
+		return C.tlb_isend(p, n, C.int(c.rank), C.int(tag), &r.req)
+	})
+	if err != nil {
+		return err
+	}
+	w.selfSends = append(w.selfSends, r)
+	return nil
+}
+
+// reapSelfSends forgets the self-sends that have completed.
+func (w *mpiWorld) reapSelfSends() {
+	keep := w.selfSends[:0]
+	for _, r := range w.selfSends {
+		if _, done, _ := r.Test(); !done {
+			keep = append(keep, r)
+		}
+	}
+	clear(w.selfSends[len(keep):])
+	w.selfSends = keep
+}
+
+// Isend starts a send of buf to dest with tag (MPI_Isend). buf stays pinned
+// and must not change until the request completes.
+func (c *Comm) Isend(buf []byte, dest, tag int) (*Request, error) {
+	const fn = "MPI_Isend"
+	if err := c.check(fn, dest, tag, false); err != nil {
+		return nil, err
+	}
+	r := &Request{status: Status{Source: c.rank, Tag: tag, Count: len(buf)}}
+	return r, r.start(fn, buf, func(p unsafe.Pointer, n C.int) C.int {
+		return C.tlb_isend(p, n, C.int(dest), C.int(tag), &r.req)
+	})
+}
+
+// Irecv starts a receive into buf of a message from source with tag (either
+// may be a wildcard) (MPI_Irecv). buf stays pinned and must not be touched
+// until the request completes.
+func (c *Comm) Irecv(buf []byte, source, tag int) (*Request, error) {
+	const fn = "MPI_Irecv"
+	if err := c.check(fn, source, tag, true); err != nil {
+		return nil, err
+	}
+	r := &Request{recv: true}
+	return r, r.start(fn, buf, func(p unsafe.Pointer, n C.int) C.int {
+		return C.tlb_irecv(p, n, C.int(source), C.int(tag), &r.req)
+	})
+}
+
+// start pins buf, calls MPI and registers r as in flight.
+func (r *Request) start(fn string, buf []byte, call func(unsafe.Pointer, C.int) C.int) error {
+	n, err := count(fn, len(buf))
+	if err != nil {
+		return err
+	}
+	p := ptr(buf)
+	if p != nil {
+		r.pin.Pin(p)
+	}
+	theWorld.tick()
+	if err := mpiError(fn, call(p, n)); err != nil {
+		r.pin.Unpin()
+		return err
+	}
+	w := &theWorld
+	r.idx = len(w.active)
+	w.active = append(w.active, r)
+	return nil
+}
+
+// complete records the outcome of MPI_Test or MPI_Wait once r is done.
+func (r *Request) complete(fn string, res C.tlb_result) {
+	r.done = true
+	r.err = resultError(fn, res)
+	if r.recv && r.err == nil {
+		r.status = Status{Source: int(res.source), Tag: int(res.tag), Count: int(res.count)}
+	}
+	r.pin.Unpin()
+	w := &theWorld
+	last := w.active[len(w.active)-1]
+	w.active[r.idx], last.idx = last, r.idx
+	w.active[len(w.active)-1] = nil
+	w.active = w.active[:len(w.active)-1]
+}
+
+// Test reports whether the request is complete (MPI_Test), with its status
+// and error; a completed request keeps reporting them.
+func (r *Request) Test() (Status, bool, error) {
+	if !r.done {
+		theWorld.tick()
+		res := C.tlb_test(&r.req, boolInt(r.recv))
+		if res.err == C.MPI_SUCCESS && res.flag == 0 {
+			return Status{}, false, nil
+		}
+		r.complete("MPI_Test", res)
+	}
+	return r.status, true, r.err
+}
+
+// Wait blocks until the request is complete (MPI_Wait) and returns its
+// status.
+func (r *Request) Wait() (Status, error) {
+	if !r.done {
+		theWorld.tick()
+		r.complete("MPI_Wait", C.tlb_wait(&r.req, boolInt(r.recv)))
+	}
+	return r.status, r.err
+}
+
+func boolInt(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func statusOf(res C.tlb_result) Status {
+	return Status{Source: int(res.source), Tag: int(res.tag), Count: int(res.count)}
+}
+
+// Recv receives into buf a message from source with tag (either may be a
+// wildcard) and blocks until it arrives (MPI_Recv). A message longer than
+// buf is an error of class ClassTruncate.
+func (c *Comm) Recv(buf []byte, source, tag int) (Status, error) {
+	const fn = "MPI_Recv"
+	if err := c.check(fn, source, tag, true); err != nil {
+		return Status{}, err
+	}
+	n, err := count(fn, len(buf))
+	if err != nil {
+		return Status{}, err
+	}
+	theWorld.tick()
+	res := C.tlb_recv(ptr(buf), n, C.int(source), C.int(tag))
+	if err := resultError(fn, res); err != nil {
+		return Status{}, err
+	}
+	return statusOf(res), nil
+}
+
+// Iprobe reports whether a message from source with tag is waiting, without
+// receiving it (MPI_Iprobe). It never blocks.
+func (c *Comm) Iprobe(source, tag int) (Status, bool, error) {
+	const fn = "MPI_Iprobe"
+	if err := c.check(fn, source, tag, true); err != nil {
+		return Status{}, false, err
+	}
+	theWorld.tick()
+	res := C.tlb_iprobe(C.int(source), C.int(tag))
+	if err := resultError(fn, res); err != nil {
+		return Status{}, false, err
+	}
+	if res.flag == 0 {
+		return Status{}, false, nil
+	}
+	return statusOf(res), true, nil
+}
+
+// Probe blocks until a message from source with tag is waiting and returns
+// its status without receiving it (MPI_Probe).
+func (c *Comm) Probe(source, tag int) (Status, error) {
+	const fn = "MPI_Probe"
+	if err := c.check(fn, source, tag, true); err != nil {
+		return Status{}, err
+	}
+	theWorld.tick()
+	res := C.tlb_probe(C.int(source), C.int(tag))
+	if err := resultError(fn, res); err != nil {
+		return Status{}, err
+	}
+	return statusOf(res), nil
+}
+
+// Barrier blocks until every rank has entered it (MPI_Barrier).
+func (c *Comm) Barrier() error {
+	theWorld.tick()
+	return mpiError("MPI_Barrier", C.tlb_barrier())
+}
+
+// Bcast copies buf of root into buf of every rank (MPI_Bcast); all ranks
+// pass buffers of the same length.
+func (c *Comm) Bcast(buf []byte, root int) error {
+	const fn = "MPI_Bcast"
+	if err := c.checkRoot(fn, root); err != nil {
+		return err
+	}
+	n, err := count(fn, len(buf))
+	if err != nil {
+		return err
+	}
+	theWorld.tick()
+	return mpiError(fn, C.tlb_bcast(ptr(buf), n, C.int(root)))
+}
+
+func (c *Comm) reduceNum(send, recv []byte, k kind, op Op, root int) error {
+	fn := "MPI_Reduce"
+	if root < 0 {
+		fn = "MPI_Allreduce"
+	} else if err := c.checkRoot(fn, root); err != nil {
+		return err
+	}
+	if err := checkOp(fn, op); err != nil {
+		return err
+	}
+	n, err := count(fn, len(send)/8)
+	if err != nil {
+		return err
+	}
+	theWorld.tick()
+	return mpiError(fn, C.tlb_reduce_num(ptr(send), ptr(recv), n, C.int(k), C.int(op), C.int(root)))
+}
+
+// reduceFunc is the shared body of the user-defined reductions; root < 0
+// means all ranks.
+func (c *Comm) reduceFunc(fn string, send, recv []byte, root int, combine CombineFunc) error {
+	if root >= 0 {
+		if err := c.checkRoot(fn, root); err != nil {
+			return err
+		}
+	}
+	if (root < 0 || root == c.rank) && len(recv) < len(send) {
+		return &Error{Func: fn, Class: ClassCount, Msg: fmt.Sprintf("recv has %d bytes, send %d", len(recv), len(send))}
+	}
+	n, err := count(fn, len(send))
+	if err != nil {
+		return err
+	}
+	w := &theWorld
+	w.tick()
+	w.combine, w.combineLen, w.combinePanic = combine, len(send), nil
+	res := C.tlb_reduce_bytes(ptr(send), ptr(recv), n, C.int(root))
+	p := w.combinePanic
+	w.combine, w.combinePanic = nil, nil
+	if p != nil {
+		panic(p)
+	}
+	return resultError(fn, res)
+}
+
+// ReduceFunc combines the equal-length buffers send of all ranks with
+// combine into recv on root (len(recv) = len(send) there), through
+// MPI_Reduce with a user-defined MPI_Op.
+func (c *Comm) ReduceFunc(send, recv []byte, root int, combine CombineFunc) error {
+	return c.reduceFunc("MPI_Reduce", send, recv, root, combine)
+}
+
+// AllreduceFunc combines the equal-length buffers send of all ranks with
+// combine into recv on every rank, through MPI_Allreduce with a
+// user-defined MPI_Op.
+func (c *Comm) AllreduceFunc(send, recv []byte, combine CombineFunc) error {
+	return c.reduceFunc("MPI_Allreduce", send, recv, -1, combine)
+}
+
+// Gather collects send of every rank into recv of root, rank r's block at
+// recv[r*len(send):] (MPI_Gather); every rank sends the same length.
+func (c *Comm) Gather(send, recv []byte, root int) error {
+	const fn = "MPI_Gather"
+	if err := c.checkRoot(fn, root); err != nil {
+		return err
+	}
+	if c.rank == root && len(recv) < len(send)*c.size {
+		return &Error{Func: fn, Class: ClassCount, Msg: fmt.Sprintf("recv has %d bytes, need %d", len(recv), len(send)*c.size)}
+	}
+	n, err := count(fn, len(send))
+	if err != nil {
+		return err
+	}
+	theWorld.tick()
+	return mpiError(fn, C.tlb_gather(ptr(send), n, ptr(recv), C.int(root)))
+}
+
+// Alltoallv sends send[sdispls[r]:][:scounts[r]] to every rank r and
+// receives rank r's block into recv[rdispls[r]:][:rcounts[r]]
+// (MPI_Alltoallv). The counts must agree pairwise, as in MPI.
+func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
+	const fn = "MPI_Alltoallv"
+	if err := checkV(fn, c.size, len(send), scounts, sdispls); err != nil {
+		return err
+	}
+	if err := checkV(fn, c.size, len(recv), rcounts, rdispls); err != nil {
+		return err
+	}
+	if _, err := count(fn, max(len(send), len(recv))); err != nil {
+		return err
+	}
+	if me := c.rank; scounts[me] != rcounts[me] {
+		return &Error{Func: fn, Class: ClassTruncate, Msg: fmt.Sprintf("rank %d sends itself %d bytes but expects %d", me, scounts[me], rcounts[me])}
+	}
+	v := make([]C.int, 4*c.size)
+	for i, s := range [][]int{scounts, sdispls, rcounts, rdispls} {
+		for r, x := range s {
+			v[i*c.size+r] = C.int(x)
+		}
+	}
+	p := c.size
+	theWorld.tick()
+	return mpiError(fn, C.tlb_alltoallv(ptr(send), &v[0], &v[p], ptr(recv), &v[2*p], &v[3*p]))
+}
+
+// Alltoall sends block r of send to rank r and receives rank r's block into
+// block r of recv (MPI_Alltoall); blocks are len(send)/Size bytes.
+func (c *Comm) Alltoall(send, recv []byte) error {
+	const fn = "MPI_Alltoall"
+	p := c.size
+	if len(send)%p != 0 || len(recv) != len(send) {
+		return &Error{Func: fn, Class: ClassCount, Msg: fmt.Sprintf("send %d and recv %d bytes do not split into %d equal blocks", len(send), len(recv), p)}
+	}
+	n, err := count(fn, len(send)/p)
+	if err != nil {
+		return err
+	}
+	theWorld.tick()
+	return mpiError(fn, C.tlb_alltoall(ptr(send), ptr(recv), n))
+}

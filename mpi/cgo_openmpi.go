@@ -1,0 +1,8 @@
+//go:build mpi && !mpich
+
+package mpi
+
+// Open MPI is the default implementation of the MPI world (-tags mpi).
+
+// #cgo pkg-config: ompi-c
+import "C"

@@ -1,0 +1,73 @@
+// Command aborttest is a job that must end: it checks that one failing rank
+// ends the whole job, in the embedded world and under mpirun (-tags mpi),
+// instead of hanging it. The mpi package's TestAbortUnderMpirun runs it
+// with mpirun -np 3.
+//
+//	aborttest -mode error|panic|abort|pending [-np N]
+//
+// In modes error, panic and abort, rank 1 returns an error, panics, or calls
+// Abort(7), while every other rank blocks in a receive no one will ever
+// match; the exit status is non-zero. In mode pending every rank returns
+// with receives still in flight, never matched, which Finalize must cancel;
+// the exit status is 0.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/treelb/treelb/mpi"
+)
+
+func main() {
+	mode := flag.String("mode", "error", "how rank 1 fails: error, panic or abort; or pending")
+	np := flag.Int("np", 3, "number of ranks in the embedded world (0 under mpirun)")
+	flag.Parse()
+	if mpi.WorldName == "mpi" {
+		*np = 0
+	}
+	if *mode == "pending" {
+		if err := mpi.Run(*np, pending); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	err := mpi.Run(*np, func(c *mpi.Comm) error {
+		if c.Rank() == 1 || c.Size() == 1 {
+			switch *mode {
+			case "panic":
+				panic("aborttest: rank 1 panics")
+			case "abort":
+				return c.Abort(7)
+			default:
+				return errors.New("aborttest: rank 1 fails")
+			}
+		}
+		_, err := c.Recv(make([]byte, 8), mpi.AnySource, 99)
+		return err
+	})
+	if err == nil {
+		fmt.Fprintln(os.Stderr, "aborttest: no rank failed")
+		os.Exit(3)
+	}
+	fmt.Fprintln(os.Stderr, err)
+	code := 1
+	var ec mpi.ExitCoder
+	if errors.As(err, &ec) && ec.ExitCode() != 0 {
+		code = ec.ExitCode()
+	}
+	os.Exit(code)
+}
+
+// pending leaves two receives in flight that no rank will ever match: one
+// from any source and one from the next rank.
+func pending(c *mpi.Comm) error {
+	if _, err := c.Irecv(make([]byte, 8), mpi.AnySource, 42); err != nil {
+		return err
+	}
+	_, err := c.Irecv(make([]byte, 100000), (c.Rank()+1)%c.Size(), 43)
+	return err
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# mpi-test.sh: the MPI-world tests under real mpirun, for Open MPI and MPICH.
+#
+# For each implementation it builds every listed package's test binary with
+# -tags mpi (Open MPI) or -tags mpi,mpich (MPICH), runs it under that
+# implementation's mpirun at each listed size, each run under a timeout, and
+# runs the abort test (a failing rank must end an mpirun -np 3 job). Missing
+# MPI packages are installed with apt-get when we are root and have it;
+# otherwise the MPI tests are SKIPPED, saying why, and the script exits 0.
+#
+#   scripts/mpi-test.sh                      # both implementations
+#   MPI_IMPLS=mpich scripts/mpi-test.sh      # one of them
+#
+# Add a package's MPI tests to mpi_tests below: run_mpi_pkg PKG NP...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GO=${GO:-go}
+IMPLS=${MPI_IMPLS:-openmpi mpich}
+TIMEOUT=${MPI_TEST_TIMEOUT:-120} # seconds per mpirun
+MPI_DEBS="libopenmpi-dev openmpi-bin libmpich-dev mpich"
+export GOFLAGS=${GOFLAGS:--buildvcs=false}
+
+# The MPI test list, run once per implementation.
+mpi_tests() {
+	run_mpi_pkg ./mpi 1 2 4
+	run_mpi_abort
+}
+
+impl_tags() { case $1 in openmpi) echo mpi ;; mpich) echo mpi,mpich ;; esac; }
+impl_pc() { case $1 in openmpi) echo ompi-c ;; mpich) echo mpich ;; esac; }
+impl_mpirun() {
+	case $1 in
+	openmpi) echo mpirun.openmpi --oversubscribe --allow-run-as-root ;;
+	mpich) echo mpirun.mpich ;;
+	esac
+}
+impl_missing() { # prints what implementation $1 lacks, nothing if complete
+	local run
+	run=$(impl_mpirun "$1")
+	command -v "${run%% *}" >/dev/null || echo -n "${run%% *} "
+	pkg-config --exists "$(impl_pc "$1")" 2>/dev/null || echo -n "pkg-config $(impl_pc "$1") "
+}
+
+failures=()
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# run_mpi_pkg PKG NP...: build PKG's tests for $impl and run them under
+# mpirun -np NP for each NP, in PKG's directory as go test would.
+run_mpi_pkg() {
+	local pkg=$1 bin np rc start log
+	shift
+	bin="$work/$(echo "${pkg#./}" | tr / _).$impl.test"
+	if ! $GO test -c -tags "$(impl_tags "$impl")" -o "$bin" "$pkg"; then
+		echo "FAIL $pkg [$impl]: go test -c -tags $(impl_tags "$impl") failed"
+		failures+=("$pkg [$impl] build")
+		return
+	fi
+	for np in "$@"; do
+		log="$work/log"
+		start=$SECONDS
+		rc=0
+		(cd "$pkg" && timeout -k 10 "$TIMEOUT" $(impl_mpirun "$impl") -np "$np" "$bin" -test.count=1 -test.timeout="${TIMEOUT}s") >"$log" 2>&1 || rc=$?
+		if [ "$rc" -eq 0 ]; then
+			echo "ok   $pkg [$impl mpirun -np $np] $((SECONDS - start))s"
+		else
+			[ "$rc" -eq 124 ] && echo "TIMEOUT after ${TIMEOUT}s"
+			cat "$log"
+			echo "FAIL $pkg [$impl mpirun -np $np] exit status $rc"
+			failures+=("$pkg [$impl np=$np]")
+		fi
+	done
+}
+
+# run_mpi_abort: a failing rank ends an mpirun -np 3 job (mpi/abort_test.go).
+run_mpi_abort() {
+	local rc=0
+	TREELB_MPI_IMPLS=$impl $GO test -count=1 -run '^TestAbortUnderMpirun$/^'"$impl"'$' -v ./mpi >"$work/log" 2>&1 || rc=$?
+	if [ "$rc" -eq 0 ] && ! grep -q -- "--- SKIP" "$work/log"; then
+		echo "ok   abort test [$impl mpirun -np 3]"
+	else
+		cat "$work/log"
+		echo "FAIL abort test [$impl]"
+		failures+=("abort test [$impl]")
+	fi
+}
+
+missing=""
+for impl in $IMPLS; do
+	[ -z "$(impl_missing "$impl")" ] || missing="$missing $impl"
+done
+if [ -n "$missing" ] && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+	echo "installing $MPI_DEBS with apt-get (missing:$missing)"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq && apt-get install -y -qq $MPI_DEBS >/dev/null || echo "apt-get install failed"
+fi
+
+ran=""
+for impl in $IMPLS; do
+	lack=$(impl_missing "$impl")
+	if [ -n "$lack" ]; then
+		echo "SKIPPED: the $impl MPI tests (conformance suite at -np 1 2 4, abort test): missing ${lack% }; install $MPI_DEBS as root"
+		continue
+	fi
+	ran="$ran $impl"
+	echo "--- MPI tests with $impl (-tags $(impl_tags "$impl"))"
+	mpi_tests
+done
+
+if [ "${#failures[@]}" -gt 0 ]; then
+	echo "FAIL: MPI tests failed: ${failures[*]}"
+	exit 1
+fi
+echo "MPI tests passed for:${ran:- none (all SKIPPED)}"
