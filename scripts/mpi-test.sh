@@ -25,6 +25,60 @@ export GOFLAGS=${GOFLAGS:--buildvcs=false}
 mpi_tests() {
 	run_mpi_pkg ./mpi 1 2 4
 	run_mpi_abort
+	run_mpi_pkg ./hashtable 1 2 4
+	run_mpi_pkg ./apps/dht 1 2
+	run_mpi_cmd golomb 2 '"length":55,' --json 10
+	run_mpi_cmd golomb 4 '"length":72,' --json 11
+	run_mpi_cmd golomb 4 '"rulers":97759' --json --count 60 9
+	local b
+	for b in $(balancers); do
+		run_mpi_cmd golomb 4 '"length":44,' --json --balancer "$b" 9
+	done
+	run_mpi_bad_input golomb 3 2 x
+	if [ -f apps/fifteen/main.go ]; then
+		run_mpi_cmd fifteen 2 '"length":42,' --json --korf 79
+	fi
+}
+
+# balancers lists the balancer names of the golomb command's help.
+balancers() {
+	$GO run ./apps/golomb --balancer help | awk 'NR > 1 && $1 != "seq" {print $1}'
+}
+
+# run_mpi_cmd APP NP EXPECT ARGS...: build apps/APP for $impl, run it under
+# mpirun -np NP with ARGS, and check that its output contains EXPECT.
+run_mpi_cmd() {
+	local app=$1 np=$2 want=$3 bin rc=0 start=$SECONDS
+	shift 3
+	bin="$work/$app.$impl"
+	if [ ! -x "$bin" ] && ! $GO build -tags "$(impl_tags "$impl")" -o "$bin" "./apps/$app"; then
+		echo "FAIL $app [$impl]: build failed"
+		failures+=("$app [$impl] build")
+		return
+	fi
+	timeout -k 10 "$TIMEOUT" $(impl_mpirun "$impl") -np "$np" "$bin" "$@" >"$work/log" 2>&1 || rc=$?
+	if [ "$rc" -eq 0 ] && grep -qF -- "$want" "$work/log"; then
+		echo "ok   $app $* [$impl mpirun -np $np] $((SECONDS - start))s"
+	else
+		cat "$work/log"
+		echo "FAIL $app $* [$impl mpirun -np $np]: exit status $rc, want output with $want"
+		failures+=("$app $* [$impl np=$np]")
+	fi
+}
+
+# run_mpi_bad_input APP NP STATUS ARGS...: bad input must end every rank
+# with exit status STATUS, quickly and with a message.
+run_mpi_bad_input() {
+	local app=$1 np=$2 want=$3 bin="$work/$1.$impl" rc=0
+	shift 3
+	timeout -k 10 60 $(impl_mpirun "$impl") -np "$np" "$bin" "$@" >"$work/log" 2>&1 || rc=$?
+	if [ "$rc" -eq "$want" ] && grep -q "$app:" "$work/log"; then
+		echo "ok   $app $* fails with status $rc [$impl mpirun -np $np]"
+	else
+		cat "$work/log"
+		echo "FAIL $app $* [$impl mpirun -np $np]: exit status $rc, want $want and a message"
+		failures+=("$app bad input [$impl]")
+	fi
 }
 
 impl_tags() { case $1 in openmpi) echo mpi ;; mpich) echo mpi,mpich ;; esac; }
