@@ -238,21 +238,13 @@ func (b *pollShuffle) advance() {
 				b.afterExchange()
 			}
 		case psWaitPiece:
-			m, rest, ok := b.take(b.partner, subPiece)
-			if !ok {
+			if !b.receiveTask(b.partner, subPiece) {
 				return
-			}
-			if m.Kind == KWork {
-				b.task = b.unpack(rest)
 			}
 			b.afterExchange()
 		case psAsk:
-			m, rest, ok := b.take(b.askTo, subReply)
-			if !ok {
+			if !b.receiveTask(b.askTo, subReply) {
 				return
-			}
-			if m.Kind == KWork {
-				b.task = b.unpack(rest)
 			}
 			b.endPhase()
 		case psSync:
@@ -260,17 +252,22 @@ func (b *pollShuffle) advance() {
 				return
 			}
 		case psShuffle:
-			src := b.shuffleSource()
-			m, rest, ok := b.take(src, subShuffle)
-			if !ok {
+			if !b.receiveTask(b.shuffleSource(), subShuffle) {
 				return
-			}
-			if m.Kind == KWork {
-				b.task = b.unpack(rest)
 			}
 			b.nextCycle()
 		}
 	}
+}
+
+// receiveTask takes the message from rank from with subtype sub and adopts
+// the task it carries, if any; it reports whether the message was there.
+func (b *pollShuffle) receiveTask(from int, sub byte) bool {
+	m, rest, ok := b.take(from, sub)
+	if ok && m.Kind == KWork {
+		b.task = b.unpack(rest)
+	}
+	return ok
 }
 
 // afterExchange asks along a lower dimension when still idle (AskLower),

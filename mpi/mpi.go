@@ -193,22 +193,14 @@ func combineNum(inout, in []byte, k kind, op Op) {
 		return
 	}
 	if k == kindInt64 {
-		a := unsafe.Slice((*int64)(unsafe.Pointer(&inout[0])), n)
-		b := unsafe.Slice((*int64)(unsafe.Pointer(&in[0])), n)
-		for i := range a {
-			switch op {
-			case Sum:
-				a[i] += b[i]
-			case Min:
-				a[i] = min(a[i], b[i])
-			case Max:
-				a[i] = max(a[i], b[i])
-			}
-		}
-		return
+		combineSlice(unsafe.Slice((*int64)(unsafe.Pointer(&inout[0])), n), unsafe.Slice((*int64)(unsafe.Pointer(&in[0])), n), op)
+	} else {
+		combineSlice(unsafe.Slice((*float64)(unsafe.Pointer(&inout[0])), n), unsafe.Slice((*float64)(unsafe.Pointer(&in[0])), n), op)
 	}
-	a := unsafe.Slice((*float64)(unsafe.Pointer(&inout[0])), n)
-	b := unsafe.Slice((*float64)(unsafe.Pointer(&in[0])), n)
+}
+
+// combineSlice sets a[i] to a[i] op b[i].
+func combineSlice[T Number](a, b []T, op Op) {
 	for i := range a {
 		switch op {
 		case Sum:
