@@ -14,8 +14,9 @@ type Step struct {
 
 // Solve finds a shortest ruler with n marks on one core, proving optimality.
 // It first solves 2..n-1 marks, whose lengths bound the search for n; the
-// result lists every step. Each step is a search from the root until the
-// tree is exhausted, the sequential baseline of the parallel solver.
+// result lists every step. Each step is a greedy dive for an upper bound
+// (Dive) and then a search from the root until the tree is exhausted, the
+// sequential baseline of the parallel solver.
 func Solve(n int) ([]Step, error) {
 	return SolveWith(n, func(p *Problem) (Outcome, error) {
 		t := p.Root()
@@ -24,6 +25,26 @@ func Solve(n int) ([]Step, error) {
 		}
 		return DecodeResult(p.Result(), p.n), nil
 	})
+}
+
+// Dive returns the length of the first m-mark ruler that depth-first search
+// with the smallest distances first finds (a greedy ruler), an upper bound
+// for the search proper, and the nodes it took. Every rank computes the same
+// bound alone, so that branch-and-bound starts tight whatever order a
+// balancer explores the tree in.
+func Dive(m int, g []int) (int, int64, error) {
+	p, err := NewProblem(m, g, Shortest, MaxLength)
+	if err != nil {
+		return 0, 0, err
+	}
+	t := p.Root()
+	for p.best == nil && !t.Empty() {
+		t.Work(1)
+	}
+	if p.best == nil {
+		return 0, 0, fmt.Errorf("ruler: no %d-mark ruler up to length %d", m, MaxLength)
+	}
+	return p.best[m-1], p.nodes, nil
 }
 
 // SolveWith runs the steps of Solve with search doing each step's search,
@@ -36,7 +57,11 @@ func SolveWith(n int, search func(*Problem) (Outcome, error)) ([]Step, error) {
 	g := make([]int, n+1)
 	steps := []Step{{Marks: 1, Ruler: []int{0}}}
 	for m := 2; m <= n; m++ {
-		p, err := NewProblem(m, g, Shortest, MaxLength)
+		bound, diveNodes, err := Dive(m, g)
+		if err != nil {
+			return nil, err
+		}
+		p, err := NewProblem(m, g, Shortest, bound)
 		if err != nil {
 			return nil, err
 		}
@@ -44,6 +69,7 @@ func SolveWith(n int, search func(*Problem) (Outcome, error)) ([]Step, error) {
 		if err != nil {
 			return nil, err
 		}
+		o.Nodes += diveNodes
 		if o.Ruler == nil || !Valid(o.Ruler) {
 			return nil, fmt.Errorf("ruler: no valid %d-mark ruler up to length %d found: %v", m, MaxLength, o.Ruler)
 		}
