@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/treelb/treelb/mpi"
+	"github.com/treelb/treelb/mpi/mpitest"
 )
 
 // forSizes runs f on a world of every test size and fails t on any error.
@@ -11,9 +12,5 @@ import (
 // mpirun started.
 func forSizes(t *testing.T, f func(c *mpi.Comm) error) {
 	t.Helper()
-	for _, n := range testSizes {
-		if err := mpi.Run(n, f); err != nil {
-			t.Fatalf("%d ranks: %v", n, err)
-		}
-	}
+	mpitest.ForSizes(t, testSizes, f)
 }

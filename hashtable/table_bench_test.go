@@ -1,11 +1,11 @@
 package hashtable
 
 import (
-	"fmt"
 	"strconv"
 	"testing"
 
 	"github.com/treelb/treelb/mpi"
+	"github.com/treelb/treelb/mpi/mpitest"
 )
 
 // BenchmarkDispatch measures the all-to-all dispatch of batches of keys
@@ -95,15 +95,8 @@ func benchWorld(b *testing.B, batch int, f func(c *mpi.Comm) error) {
 	b.ResetTimer()
 	p := 0
 	err := mpi.Run(benchRanks, func(c *mpi.Comm) error {
-		n, lo, hi := []int64{int64(b.N)}, []int64{0}, []int64{0}
-		if err := mpi.Allreduce(c, n, lo, mpi.Min); err != nil {
+		if err := mpitest.AgreeN(c, b.N); err != nil {
 			return err
-		}
-		if err := mpi.Allreduce(c, n, hi, mpi.Max); err != nil {
-			return err
-		}
-		if lo[0] != hi[0] {
-			return fmt.Errorf("ranks disagree on b.N (%d to %d): run with -test.benchtime=Nx", lo[0], hi[0])
 		}
 		if c.Rank() == 0 {
 			p = c.Size()

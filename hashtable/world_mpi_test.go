@@ -3,11 +3,9 @@
 package hashtable
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
-	"github.com/treelb/treelb/mpi"
+	"github.com/treelb/treelb/mpi/mpitest"
 )
 
 // testSizes: under MPI every mpi.Run takes the size mpirun gave (0), so
@@ -19,15 +17,4 @@ const benchRanks = 0
 
 // TestMain initialises MPI once for all the tests, which call mpi.Run many
 // times, and finalises it at the end.
-func TestMain(m *testing.M) {
-	if err := mpi.Init(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := mpi.Finalize(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { mpitest.Main(m) }

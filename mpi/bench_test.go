@@ -10,11 +10,11 @@ package mpi_test
 
 import (
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/treelb/treelb/mpi"
+	"github.com/treelb/treelb/mpi/mpitest"
 )
 
 // errTooFew skips a benchmark that needs two ranks.
@@ -28,17 +28,8 @@ func benchRun(b *testing.B, f func(c *mpi.Comm) error) {
 		if c.Size() < 2 {
 			return errTooFew
 		}
-		// Under MPI each rank picks b.N itself: without -test.benchtime=Nx
-		// they would disagree and deadlock.
-		n, lo, hi := []int64{int64(b.N)}, []int64{0}, []int64{0}
-		if err := mpi.Allreduce(c, n, lo, mpi.Min); err != nil {
+		if err := mpitest.AgreeN(c, b.N); err != nil {
 			return err
-		}
-		if err := mpi.Allreduce(c, n, hi, mpi.Max); err != nil {
-			return err
-		}
-		if lo[0] != hi[0] {
-			return fmt.Errorf("ranks disagree on b.N (%d to %d): run with -test.benchtime=Nx", lo[0], hi[0])
 		}
 		return f(c)
 	}); errors.Is(err, errTooFew) {

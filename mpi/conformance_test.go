@@ -14,16 +14,13 @@ import (
 	"testing"
 
 	"github.com/treelb/treelb/mpi"
+	"github.com/treelb/treelb/mpi/mpitest"
 )
 
 // forSizes runs f on every test world size and fails t on any error.
 func forSizes(t *testing.T, f func(c *mpi.Comm) error) {
 	t.Helper()
-	for _, n := range testSizes {
-		if err := mpi.Run(n, f); err != nil {
-			t.Fatalf("size %d: %v", n, err)
-		}
-	}
+	mpitest.ForSizes(t, testSizes, f)
 }
 
 func u64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
