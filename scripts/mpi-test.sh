@@ -35,9 +35,9 @@ mpi_tests() {
 		run_mpi_cmd golomb 4 '"length":44,' --json --balancer "$b" 9
 	done
 	run_mpi_bad_input golomb 3 2 x
-	if [ -f apps/fifteen/main.go ]; then
-		run_mpi_cmd fifteen 2 '"length":42,' --json --korf 79
-	fi
+	run_mpi_pkg ./apps/fifteen/parallel 2
+	run_mpi_cmd fifteen 2 '"length":42,' --json --korf 79
+	run_mpi_bad_input fifteen 2 2 --korf 101
 }
 
 # balancers lists the balancer names of the golomb command's help.

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/treelb/treelb/apps/fifteen/puzzle"
+)
+
+// defaultData is the Korf table's path relative to the project's root, and
+// so relative to the working directory by default.
+const defaultData = "../shared/data/korf100.tsv"
+
+// instance is one board to solve and where it came from.
+type instance struct {
+	label string // "korf 12", "boards.txt:3" or "arguments"
+	korf  int    // the id in Korf's table, 0 if not from it
+	start puzzle.State
+	table puzzle.Instance // Korf's line when korf > 0: the expected length and nodes
+}
+
+// sources is what the command line says to solve.
+type sources struct {
+	korf    []string // --korf values: ids or ranges A-B
+	data    string   // --data, "" for the default search
+	file    string   // --file, "" for none
+	numbers []string // the positional arguments
+}
+
+// instances reads every instance the sources name, in the order --korf,
+// --file, arguments, and checks each board: 16 numbers, every tile 0..15
+// once, and a solvable permutation. It returns an error naming the
+// offending input; every error is the user's (exit code 2).
+func (s sources) instances() ([]instance, error) {
+	var out []instance
+	if len(s.korf) > 0 {
+		ids, err := korfIDs(s.korf)
+		if err != nil {
+			return nil, err
+		}
+		table, err := loadKorf(s.data)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]puzzle.Instance, len(table))
+		for _, in := range table {
+			byID[in.ID] = in
+		}
+		for _, id := range ids {
+			in, ok := byID[id]
+			if !ok {
+				return nil, fmt.Errorf("--korf %d: no such instance in the table", id)
+			}
+			out = append(out, instance{label: fmt.Sprintf("korf %d", id), korf: id, start: in.State, table: in})
+		}
+	}
+	if s.file != "" {
+		ins, err := readFile(s.file)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ins...)
+	}
+	if len(s.numbers) > 0 {
+		fields := splitFields(strings.Join(s.numbers, " "))
+		if len(fields) == 0 || len(fields)%puzzle.Size != 0 {
+			return nil, fmt.Errorf("arguments: need %d numbers per instance, got %d", puzzle.Size, len(fields))
+		}
+		for k := 0; k < len(fields); k += puzzle.Size {
+			label := "arguments"
+			if len(fields) > puzzle.Size {
+				label = fmt.Sprintf("arguments %d-%d", k+1, k+puzzle.Size)
+			}
+			st, err := board(fields[k : k+puzzle.Size])
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", label, err)
+			}
+			out = append(out, instance{label: label, start: st})
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no instance: give --korf N, --file F or 16 numbers (see --help)")
+	}
+	return out, nil
+}
+
+// korfIDs parses the --korf values: ids 1..100 and ranges A-B.
+func korfIDs(vals []string) ([]int, error) {
+	var ids []int
+	for _, v := range vals {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(v), "-")
+		a, err1 := strconv.Atoi(lo)
+		b := a
+		var err2 error
+		if isRange {
+			b, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || a < 1 || b > 100 || a > b {
+			return nil, fmt.Errorf("--korf %q: need an instance 1..100 or a range like 1-10", v)
+		}
+		for id := a; id <= b; id++ {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+// loadKorf reads Korf's table from path, or, when path is "", from the
+// first ../shared/data/korf100.tsv found going up from the working
+// directory, then from the executable's directory.
+func loadKorf(path string) ([]puzzle.Instance, error) {
+	if path == "" {
+		path = findData()
+	}
+	ins, err := puzzle.LoadKorf(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading Korf's instances (--data): %w", err)
+	}
+	return ins, nil
+}
+
+// findData returns the default data file's path: defaultData if it exists
+// relative to the working directory or to one of its parents or the
+// executable's directory or its parents (at most 5 levels up), else
+// defaultData itself, for the error message.
+func findData() string {
+	var starts []string
+	if wd, err := os.Getwd(); err == nil {
+		starts = append(starts, wd)
+	}
+	if exe, err := os.Executable(); err == nil {
+		starts = append(starts, filepath.Dir(exe))
+	}
+	for _, dir := range starts {
+		for range 6 {
+			p := filepath.Join(dir, defaultData)
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				return p
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	return defaultData
+}
+
+// readFile reads one instance per line from path: 16 numbers separated by
+// blanks or commas; '#' starts a comment, and blank lines are skipped.
+func readFile(path string) ([]instance, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--file: %w", err)
+	}
+	defer f.Close()
+	var out []instance
+	sc := bufio.NewScanner(f)
+	line := 0
+	for sc.Scan() {
+		line++
+		text, _, _ := strings.Cut(sc.Text(), "#")
+		fields := splitFields(text)
+		if len(fields) == 0 {
+			continue
+		}
+		label := fmt.Sprintf("%s:%d", path, line)
+		st, err := board(fields)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", label, err)
+		}
+		out = append(out, instance{label: label, start: st})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("--file %s: after line %d: %w", path, line, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--file %s: no instance in the file", path)
+	}
+	return out, nil
+}
+
+// splitFields splits s at blanks and commas.
+func splitFields(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r'
+	})
+}
+
+// board parses 16 numbers into a board and checks that it is solvable.
+func board(fields []string) (puzzle.State, error) {
+	st, err := puzzle.Parse(fields)
+	if err != nil {
+		return st, err
+	}
+	if !puzzle.Solvable(st) {
+		return st, fmt.Errorf("%v: %w (the goal is 0 1 2 … 15, blank first)", st, puzzle.ErrUnsolvable)
+	}
+	return st, nil
+}

@@ -1,0 +1,199 @@
+// Command fifteen solves 15-puzzle instances optimally by iterative-deepening
+// A* with the Manhattan distance, sequentially or with a load balancer on
+// many ranks: goroutines in the default build (--np), MPI processes when
+// built with -tags mpi and started by mpirun or srun. Every iteration of the
+// deepening is one tree-shaped computation (seed 002, §6.2).
+//
+//	fifteen --korf 12                       # Korf's instance 12, random polling on every CPU
+//	fifteen -b seq --korf 1-10 --json       # ten instances, sequential, one JSON object per line
+//	fifteen --np 2 --fast-init 0 12 9 2 15 11 8 14 3 7 1 6 5 4 13 10
+//	mpirun -np 2 bin/fifteen --korf 5 --json
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/treelb/treelb/apps/fifteen/parallel"
+	"github.com/treelb/treelb/apps/fifteen/puzzle"
+	"github.com/treelb/treelb/internal/cmdutil"
+	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/mpi"
+)
+
+const description = `Solves each INSTANCE optimally: the fewest moves of the blank that bring the
+board to the goal, blank at the top left, then 1 2 3 … 15 row by row.
+
+An instance is given as
+  --korf N          instance N (1..100) of Korf's table; N may be a range A-B,
+                    and the flag may repeat or hold a list (--korf 1,5,10-12)
+  --file F          a file with one instance per line: 16 numbers separated by
+                    blanks or commas; '#' starts a comment, blank lines are skipped
+  INSTANCE...       16 numbers on the command line (several instances: 16 each;
+                    put -- before the numbers if the first would look like a flag)
+Instances run in that order. The table is read from --data, by default from
+../shared/data/korf100.tsv relative to the working directory, or to one of its
+parents or the executable's directory (that is, the project's ../shared).
+
+The search is IDA*: the thresholds are h(start), then the smallest f = g + h
+that exceeded the previous threshold. Under a balancer (--balancer, see
+--balancer help) every iteration is one load-balanced search of all ranks,
+with the threshold known to all, the next one found by a reduction, and the
+last iteration stopped on every rank as soon as one rank finds the goal.
+Failing iterations are exhaustive: their node counts are the sequential ones
+exactly, whatever the balancer. Nodes count every generated node plus 1 for
+the root (Korf's convention); seq is the plain sequential solver.
+
+Output: per instance, the optimal length, the moves of the blank (U, L, R, D)
+and a table of the iterations (threshold, nodes, seconds, failed or not).
+With --json, one JSON object per instance, one per line (JSON Lines), with
+app, balancer, ranks, world, fast_init, instance, start, seconds, nodes,
+length, moves, iterations [{threshold, nodes, seconds, failed}], and for Korf's
+instances table_length and table_nodes; --stats adds the balancer's counters
+summed over the iterations. With -q, one line "LENGTH MOVES" per instance.
+
+Exit status: 0 on success; 2 for bad flags or input (a wrong count of
+numbers, a tile out of 0..15 or repeated, an unsolvable board — checked by
+the permutation's parity before any search —, --korf out of 1..100, an
+unreadable or malformed file); 1 for any other error, including a length
+that disagrees with Korf's table.`
+
+func main() {
+	cmdutil.Main(&cli.App{
+		Name:        "fifteen",
+		Usage:       "solve 15-puzzle instances optimally by IDA*, in parallel with a load balancer",
+		ArgsUsage:   "[INSTANCE...]",
+		Description: description,
+		Flags: append(cmdutil.Flags(),
+			&cli.StringSliceFlag{Name: "korf", Usage: "solve instance `N` of Korf's 100 (1..100, or a range A-B; repeatable)"},
+			&cli.StringFlag{Name: "data", Usage: "Korf's table, `PATH` (default ../shared/data/korf100.tsv, searched upward)"},
+			&cli.StringFlag{Name: "file", Usage: "solve the instances in file `F`, one per line, 16 numbers each"}),
+		Action: run,
+	})
+}
+
+// output is the JSON object printed per instance.
+type output struct {
+	App         string               `json:"app"`
+	Balancer    string               `json:"balancer"`
+	Ranks       int                  `json:"ranks"`
+	World       string               `json:"world"`
+	FastInit    bool                 `json:"fast_init"`
+	Instance    string               `json:"instance"`
+	Start       string               `json:"start"`
+	Seconds     float64              `json:"seconds"`
+	Nodes       int64                `json:"nodes"`
+	Length      int                  `json:"length"`
+	Moves       string               `json:"moves"`
+	Iterations  []parallel.IterStats `json:"iterations"`
+	TableLength int                  `json:"table_length,omitempty"`
+	TableNodes  int64                `json:"table_nodes,omitempty"`
+	Stats       *cmdutil.Stats       `json:"stats,omitempty"`
+	outcome     *lb.Outcome          // the balancer's statistics, nil for seq
+}
+
+func run(c *cli.Context) error {
+	cm, err := cmdutil.Parse(c)
+	if err != nil {
+		return err
+	}
+	ins, err := sources{korf: c.StringSlice("korf"), data: c.String("data"), file: c.String("file"), numbers: c.Args().Slice()}.instances()
+	if err != nil {
+		return &cmdutil.UsageError{Err: err}
+	}
+	return cm.Run(func(comm *mpi.Comm) error {
+		if cm.Balancer == cmdutil.Seq && comm.Rank() != 0 {
+			return nil
+		}
+		var mismatch error
+		for _, in := range ins {
+			out, err := solve(comm, cm, in)
+			if err != nil {
+				return fmt.Errorf("%s: %w", in.label, err)
+			}
+			if comm.Rank() == 0 {
+				if err := write(c.App.Writer, cm, out); err != nil {
+					return err
+				}
+			}
+			if in.korf > 0 && out.Length != in.table.Optimal && mismatch == nil {
+				mismatch = fmt.Errorf("%s: length %d, Korf's table says %d", in.label, out.Length, in.table.Optimal)
+			}
+		}
+		return mismatch
+	})
+}
+
+// solve solves one instance with the flags' balancer; collective unless the
+// balancer is seq.
+func solve(comm *mpi.Comm, cm cmdutil.Common, in instance) (output, error) {
+	out := output{App: "fifteen", Balancer: cm.Balancer, Ranks: cm.Ranks(comm), World: mpi.WorldName,
+		FastInit: cm.Options.FastInit && cm.Balancer != cmdutil.Seq, Instance: in.label, Start: in.start.String()}
+	if in.korf > 0 {
+		out.TableLength, out.TableNodes = in.table.Optimal, in.table.Nodes
+	}
+	start := time.Now()
+	var res parallel.Result
+	if cm.Balancer == cmdutil.Seq {
+		r, err := puzzle.Solve(in.start)
+		if err != nil {
+			return out, err
+		}
+		res = parallel.FromSequential(r)
+	} else {
+		r, o, err := parallel.Solve(comm, in.start, cm.Balancer, cm.Options, cm.Config())
+		if err != nil {
+			return out, err
+		}
+		res, out.outcome = r, o
+	}
+	out.Seconds = time.Since(start).Seconds()
+	out.Nodes, out.Length, out.Moves, out.Iterations = res.Nodes, res.Length, puzzle.FormatMoves(res.Moves), res.Iterations
+	if cm.Stats {
+		out.Stats = cmdutil.NewStats(out.outcome)
+	}
+	return out, nil
+}
+
+// write prints one instance's output in the flags' format.
+func write(w io.Writer, cm cmdutil.Common, out output) error {
+	switch {
+	case cm.JSON:
+		return cmdutil.WriteJSON(w, out)
+	case cm.Quiet:
+		_, err := fmt.Fprintln(w, strings.TrimSpace(fmt.Sprint(out.Length, " ", out.Moves)))
+		return err
+	}
+	fmt.Fprintf(w, "fifteen: %s: %s\n", out.Instance, out.Start)
+	fmt.Fprintf(w, "optimal length %d", out.Length)
+	if out.TableLength > 0 {
+		fmt.Fprintf(w, " (table: %d)", out.TableLength)
+	}
+	if out.Length == 0 {
+		fmt.Fprintf(w, "\nmoves: none, the board is solved\n")
+	} else {
+		fmt.Fprintf(w, "\nmoves: %s\n", out.Moves)
+	}
+	fmt.Fprintf(w, "%10s %14s %10s\n", "threshold", "nodes", "seconds")
+	for _, st := range out.Iterations {
+		status := "solved"
+		if st.Failed {
+			status = "failed"
+		}
+		fmt.Fprintf(w, "%10d %14d %10.4f  %s\n", st.Threshold, st.Nodes, st.Seconds, status)
+	}
+	fmt.Fprintf(w, "nodes: %d", out.Nodes)
+	if out.TableNodes > 0 {
+		fmt.Fprintf(w, " (table, sequential: %d)", out.TableNodes)
+	}
+	fmt.Fprintf(w, "  time: %.3f s  ranks: %d  balancer: %s  world: %s\n", out.Seconds, out.Ranks, out.Balancer, out.World)
+	if cm.Stats {
+		cmdutil.PrintStats(w, out.outcome)
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}

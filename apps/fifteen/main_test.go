@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/treelb/treelb/apps/fifteen/puzzle"
+)
+
+const (
+	goal    = "0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15"
+	korf12  = "14 1 9 6 4 8 12 5 7 2 3 0 10 11 13 15" // Korf's instance 12, 45 moves
+	swapped = "0 2 1 3 4 5 6 7 8 9 10 11 12 13 14 15" // odd parity
+)
+
+// writeFile writes content to a file in dir and returns its path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestInstances checks the input parsing in process: what is accepted, in
+// which order, and the error of each kind of bad input.
+func TestInstances(t *testing.T) {
+	dir := t.TempDir()
+	two := writeFile(t, dir, "two.txt", "# two boards\n"+korf12+"\n\n"+strings.ReplaceAll(goal, " ", ",")+" # the goal\n")
+	ins, err := sources{korf: []string{"12", "1-2"}, file: two, numbers: strings.Fields(goal + " " + korf12)}.instances()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, in := range ins {
+		labels = append(labels, in.label)
+	}
+	want := []string{"korf 12", "korf 1", "korf 2", two + ":2", two + ":4", "arguments 1-16", "arguments 17-32"}
+	if strings.Join(labels, "|") != strings.Join(want, "|") {
+		t.Fatalf("labels %q, want %q", labels, want)
+	}
+	if ins[0].start.String() != korf12 || ins[0].table.Optimal != 45 || ins[4].start != puzzle.Goal() || ins[6].start.String() != korf12 {
+		t.Fatalf("instances %+v", ins)
+	}
+
+	malformed := writeFile(t, dir, "bad.tsv", "id\tt0\n1\t2\t3\n")
+	bad := []struct {
+		name string
+		src  sources
+		want string
+	}{
+		{"nothing", sources{}, "no instance"},
+		{"15 numbers", sources{numbers: strings.Fields(goal)[1:]}, "need 16 numbers per instance, got 15"},
+		{"17 numbers", sources{numbers: strings.Fields(goal + " 1")}, "got 17"},
+		{"duplicate", sources{numbers: strings.Fields(strings.Replace(goal, "15", "14", 1))}, "appears twice"},
+		{"out of range", sources{numbers: strings.Fields(strings.Replace(goal, "15", "16", 1))}, "out of range"},
+		{"negative", sources{numbers: strings.Fields(strings.Replace(goal, "15", "-1", 1))}, "out of range"},
+		{"not a number", sources{numbers: strings.Fields(strings.Replace(goal, "15", "x", 1))}, "tile 16"},
+		{"unsolvable", sources{numbers: strings.Fields(swapped)}, "unsolvable"},
+		{"korf 0", sources{korf: []string{"0"}}, "1..100"},
+		{"korf 101", sources{korf: []string{"101"}}, "1..100"},
+		{"korf range", sources{korf: []string{"5-3"}}, "1..100"},
+		{"korf word", sources{korf: []string{"five"}}, "1..100"},
+		{"no data", sources{korf: []string{"5"}, data: filepath.Join(dir, "missing.tsv")}, "no such file"},
+		{"malformed data", sources{korf: []string{"5"}, data: malformed}, "line 2"},
+		{"no file", sources{file: filepath.Join(dir, "missing.txt")}, "no such file"},
+		{"empty file", sources{file: writeFile(t, dir, "empty.txt", "# nothing\n\n")}, "no instance"},
+		{"short line", sources{file: writeFile(t, dir, "short.txt", goal+"\n1 2 3\n")}, "short.txt:2: puzzle: need 16 numbers, got 3"},
+		{"unsolvable line", sources{file: writeFile(t, dir, "odd.txt", swapped+"\n")}, "odd.txt:1:"},
+	}
+	for _, c := range bad {
+		_, err := c.src.instances()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+	if _, err := (sources{numbers: strings.Fields(swapped)}).instances(); !errors.Is(err, puzzle.ErrUnsolvable) {
+		t.Errorf("unsolvable: %v does not wrap puzzle.ErrUnsolvable", err)
+	}
+}
+
+// TestCommand builds the command and runs it: exit code 2 with a clear
+// message for each kind of bad input, and correct output for good input,
+// sequential and in parallel, human, quiet and JSON Lines.
+func TestCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build with")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fifteen")
+	if out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	run := func(args ...string) (stdout, stderr string, code int) {
+		cmd := exec.Command(bin, args...)
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee):
+			code = ee.ExitCode()
+		case err != nil:
+			t.Fatalf("%v: %v", args, err)
+		}
+		return o.String(), e.String(), code
+	}
+
+	malformed := writeFile(t, dir, "bad.tsv", "id\tt0\n1\t2\t3\n")
+	short := writeFile(t, dir, "short.txt", goal+"\n1 2 3\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "no instance"},
+		{strings.Fields(goal)[1:], "got 15"},
+		{strings.Fields(strings.Replace(goal, "15", "14", 1)), "appears twice"},
+		{strings.Fields(strings.Replace(goal, "15", "16", 1)), "out of range"},
+		{append([]string{"--"}, strings.Fields(strings.Replace(goal, "15", "-3", 1))...), "out of range"},
+		{strings.Fields(swapped), "unsolvable"},
+		{[]string{"-b", "seq", "--korf", "0"}, "1..100"},
+		{[]string{"--korf", "101"}, "1..100"},
+		{[]string{"--korf", "5", "--data", filepath.Join(dir, "missing.tsv")}, "no such file"},
+		{[]string{"--korf", "5", "--data", malformed}, "line 2"},
+		{[]string{"--file", filepath.Join(dir, "missing.txt")}, "no such file"},
+		{[]string{"--file", short}, "short.txt:2"},
+		{[]string{"--balancer", "nonesuch", "--korf", "1"}, "unknown balancer"},
+		{[]string{"--np", "0", "--korf", "1"}, "--np 0"},
+	} {
+		stdout, stderr, code := run(c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) || !strings.HasPrefix(stderr, "fifteen: ") || stdout != "" {
+			t.Errorf("fifteen %q: exit %d, stderr %q, stdout %q; want exit 2 and a message containing %q",
+				c.args, code, stderr, stdout, c.want)
+		}
+	}
+
+	if stdout, _, code := run("--help"); code != 0 || !strings.Contains(stdout, "--korf N") ||
+		!strings.Contains(stdout, "--file F") || !strings.Contains(stdout, "JSON Lines") || !strings.Contains(stdout, "Exit status") {
+		t.Errorf("--help: exit %d, output %q", code, stdout)
+	}
+	if stdout, _, code := run("-q", "--np", "3", goal); code != 0 || stdout != "0\n" {
+		t.Errorf("the goal, quiet: exit %d, output %q", code, stdout)
+	}
+	if stdout, _, code := run("-b", "seq", goal); code != 0 || !strings.Contains(stdout, "optimal length 0") {
+		t.Errorf("the goal: exit %d, output %q", code, stdout)
+	}
+	if stdout, _, code := run("--np", "2", "--stats", "--korf", "12"); code != 0 ||
+		!strings.Contains(stdout, "optimal length 45 (table: 45)") || !strings.Contains(stdout, "total") {
+		t.Errorf("korf 12: exit %d, output %q", code, stdout)
+	}
+
+	two := writeFile(t, dir, "two.txt", korf12+"\n"+goal+"\n")
+	for _, b := range []string{"seq", "rp"} {
+		stdout, stderr, code := run("--json", "--np", "2", "-b", b, "--fast-init", "--file", two, "--korf", "42")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", b, code, stderr)
+		}
+		var got []map[string]any
+		sc := bufio.NewScanner(strings.NewReader(stdout))
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				t.Fatalf("%s: line %q: %v", b, sc.Text(), err)
+			}
+			got = append(got, m)
+		}
+		if len(got) != 3 {
+			t.Fatalf("%s: %d JSON lines, want 3: %s", b, len(got), stdout)
+		}
+		for i, wantLen := range []float64{42, 45, 0} {
+			m := got[i]
+			for _, k := range []string{"app", "balancer", "ranks", "world", "seconds", "nodes", "length", "moves", "iterations"} {
+				if _, ok := m[k]; !ok {
+					t.Errorf("%s: object %d has no %q: %v", b, i, k, m)
+				}
+			}
+			start, err := puzzle.Parse(strings.Fields(m["start"].(string)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var moves []puzzle.Move
+			for _, r := range m["moves"].(string) {
+				moves = append(moves, puzzle.Move(strings.IndexRune("ULRD", r)))
+			}
+			end, err := puzzle.ApplyMoves(start, moves)
+			if m["length"] != wantLen || len(moves) != int(wantLen) || err != nil || end != puzzle.Goal() ||
+				m["app"] != "fifteen" || m["balancer"] != b {
+				t.Errorf("%s: object %d: %v", b, i, m)
+			}
+		}
+		if b == "seq" && got[0]["nodes"] != got[0]["table_nodes"] {
+			t.Errorf("seq: korf 42: %v nodes, table %v", got[0]["nodes"], got[0]["table_nodes"])
+		}
+	}
+}

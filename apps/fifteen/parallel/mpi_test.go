@@ -1,0 +1,46 @@
+package parallel
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/mpi"
+)
+
+// TestUnderMpirun is the test of the MPI build, run by scripts/mpi-test.sh
+// as mpirun -np N on the test binary built with -tags mpi: on the ranks mpirun
+// gave, the 10 easiest Korf instances under every balancer, with and without
+// fast initialisation, give the optimal lengths, solutions that reach the
+// goal, and failing iterations with the sequential node counts exactly. In
+// the embedded world it runs the same on 2 ranks.
+func TestUnderMpirun(t *testing.T) {
+	ins := easiest(t, 10)
+	seq := make([]Result, len(ins))
+	for i, in := range ins {
+		seq[i] = sequential(t, in)
+	}
+	n := 0 // mpirun's size
+	if mpi.WorldName == "embedded" {
+		n = 2
+	}
+	err := mpi.Run(n, func(c *mpi.Comm) error {
+		for _, name := range lb.Names() {
+			for _, fast := range []bool{false, true} {
+				for i, in := range ins {
+					got, _, err := Solve(c, in.State, name, lb.Options{FastInit: fast}, lb.Config{Seed: uint64(i)})
+					if err == nil {
+						err = checkResult(in, got, seq[i])
+					}
+					if err != nil {
+						return fmt.Errorf("%s fast=%v P=%d: %w", name, fast, c.Size(), err)
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

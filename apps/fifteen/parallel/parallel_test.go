@@ -1,0 +1,368 @@
+package parallel
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/treelb/treelb/apps/fifteen/puzzle"
+	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/mpi"
+)
+
+// korfPath is the project's data file: ../shared from the project's root.
+const korfPath = "../../../../shared/data/korf100.tsv"
+
+// easiest returns the n Korf instances with the fewest nodes in the table.
+func easiest(t testing.TB, n int) []puzzle.Instance {
+	t.Helper()
+	ins, err := puzzle.LoadKorf(korfPath)
+	if err != nil {
+		t.Fatalf("the instances (../shared/data from the project's root): %v", err)
+	}
+	ins = slices.DeleteFunc(ins, func(in puzzle.Instance) bool { return in.Nodes == 0 })
+	slices.SortFunc(ins, func(a, b puzzle.Instance) int { return int(a.Nodes - b.Nodes) })
+	return ins[:n]
+}
+
+// embeddedOnly skips a test that starts worlds of its own size, which only
+// the embedded world can (TestUnderMpirun is the test of the MPI build).
+func embeddedOnly(t *testing.T) {
+	t.Helper()
+	if mpi.WorldName != "embedded" {
+		t.Skipf("starts worlds of its own size; this is the %s world", mpi.WorldName)
+	}
+}
+
+// sequential solves in with puzzle.Solve and checks it against the table.
+func sequential(t testing.TB, in puzzle.Instance) Result {
+	t.Helper()
+	r, err := puzzle.Solve(in.State)
+	if err != nil {
+		t.Fatalf("korf %d: %v", in.ID, err)
+	}
+	if r.Length != in.Optimal || r.Nodes != in.Nodes {
+		t.Fatalf("korf %d: sequential length %d nodes %d, table %d and %d", in.ID, r.Length, r.Nodes, in.Optimal, in.Nodes)
+	}
+	return FromSequential(r)
+}
+
+// checkResult checks a parallel result against the sequential one: the same
+// length, a solution that reaches the goal, and failing iterations with the
+// same thresholds and exactly the same node counts.
+func checkResult(in puzzle.Instance, got, seq Result) error {
+	if got.Length != seq.Length || len(got.Moves) != got.Length {
+		return fmt.Errorf("korf %d: length %d with %d moves, want %d", in.ID, got.Length, len(got.Moves), seq.Length)
+	}
+	if end, err := puzzle.ApplyMoves(in.State, got.Moves); err != nil || end != puzzle.Goal() {
+		return fmt.Errorf("korf %d: moves %s end at %v (%v)", in.ID, puzzle.FormatMoves(got.Moves), end, err)
+	}
+	if len(got.Iterations) != len(seq.Iterations) {
+		return fmt.Errorf("korf %d: %d iterations, want %d", in.ID, len(got.Iterations), len(seq.Iterations))
+	}
+	sum := int64(1)
+	for i, st := range got.Iterations {
+		want := seq.Iterations[i]
+		last := i == len(seq.Iterations)-1
+		if st.Threshold != want.Threshold || st.Failed == last {
+			return fmt.Errorf("korf %d: iteration %d: %+v, want threshold %d failed %v", in.ID, i, st, want.Threshold, !last)
+		}
+		if !last && st.Nodes != want.Nodes {
+			return fmt.Errorf("korf %d: failing iteration %d (threshold %d): %d nodes, sequential %d",
+				in.ID, i, st.Threshold, st.Nodes, want.Nodes)
+		}
+		if last && (st.Nodes < 1 || st.Nodes > want.Nodes*100) {
+			return fmt.Errorf("korf %d: final iteration: %d nodes, sequential %d", in.ID, st.Nodes, want.Nodes)
+		}
+		sum += st.Nodes
+	}
+	if got.Nodes != sum {
+		return fmt.Errorf("korf %d: %d nodes, the iterations sum to %d plus the root", in.ID, got.Nodes, sum)
+	}
+	return nil
+}
+
+// TestEasiestAllBalancers: the 10 easiest Korf instances, solved by puzzle.Solve
+// (exact node counts of the table) and by Solve under every balancer at 1,
+// 2 and 7 ranks of the embedded world (fast initialisation at 7): optimal
+// lengths, solutions that reach the goal, and failing iterations with the
+// sequential node counts exactly.
+func TestEasiestAllBalancers(t *testing.T) {
+	embeddedOnly(t)
+	ins := easiest(t, 10)
+	seq := make([]Result, len(ins))
+	for i, in := range ins {
+		seq[i] = sequential(t, in)
+	}
+	for _, name := range lb.Names() {
+		for _, ranks := range []int{1, 2, 7} {
+			opt := lb.Options{FastInit: ranks == 7}
+			err := mpi.Run(ranks, func(c *mpi.Comm) error {
+				for i, in := range ins {
+					got, out, err := Solve(c, in.State, name, opt, lb.Config{Seed: uint64(i + 1)})
+					if err != nil {
+						return err
+					}
+					if err := checkResult(in, got, seq[i]); err != nil {
+						return err
+					}
+					if len(out.Ranks) != ranks || out.Total.Nodes != got.Nodes-1 {
+						return fmt.Errorf("korf %d: statistics of %d ranks, %d nodes, want %d", in.ID, len(out.Ranks), out.Total.Nodes, got.Nodes-1)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("%s P=%d: %v", name, ranks, err)
+			}
+		}
+	}
+}
+
+// TestFailingIterationsSimulated: every failing iteration of two small
+// instances, and their final iteration, under every balancer on the fake
+// network (random delays reorder messages between pairs), with and without
+// fast initialisation, at P = 1, 3, 16 and 64 and two seeds: the failing
+// ones generate exactly the sequential nodes and find the same next
+// threshold; the final one finds a valid solution.
+func TestFailingIterationsSimulated(t *testing.T) {
+	embeddedOnly(t) // no world needed, but no need to repeat it on every rank of mpirun either
+	if testing.Short() {
+		t.Skip("simulates a few hundred runs")
+	}
+	for _, in := range easiest(t, 2) {
+		seq, err := puzzle.Solve(in.State)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range lb.Names() {
+			for _, fast := range []bool{false, true} {
+				for _, p := range []int{1, 3, 16, 64} {
+					for seed := uint64(1); seed <= 2; seed++ {
+						for _, want := range seq.Iterations {
+							if err := simulate(in.State, want, name, lb.Options{FastInit: fast}, p, seed); err != nil {
+								t.Fatalf("korf %d %s fast=%v P=%d seed %d: %v", in.ID, name, fast, p, seed, err)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// simulate runs the iteration described by want on p simulated ranks and
+// checks its outcome.
+func simulate(s puzzle.State, want puzzle.IterStats, name string, opt lb.Options, p int, seed uint64) error {
+	apps := make([]lb.App, p)
+	for r := range apps {
+		it, err := NewIteration(s, want.Threshold)
+		if err != nil {
+			return err
+		}
+		apps[r] = it
+	}
+	out, err := lb.Simulate(apps, name, opt, lb.SimConfig{Seed: seed, Budget: 300})
+	if err != nil {
+		return fmt.Errorf("threshold %d: %w", want.Threshold, err)
+	}
+	got, err := DecodeResult(out.Result)
+	if err != nil {
+		return err
+	}
+	if got.Found != want.Solved {
+		return fmt.Errorf("threshold %d: found %v, sequential %v", want.Threshold, got.Found, want.Solved)
+	}
+	if want.Solved {
+		end, err := puzzle.ApplyMoves(s, got.Moves)
+		if err != nil || end != puzzle.Goal() || len(got.Moves) != want.Threshold {
+			return fmt.Errorf("threshold %d: solution %s ends at %v (%v)", want.Threshold, puzzle.FormatMoves(got.Moves), end, err)
+		}
+		return nil
+	}
+	if got.Nodes != want.Nodes || out.Total.Nodes != want.Nodes || got.MinExceeded != want.MinExceeded {
+		return fmt.Errorf("threshold %d: %d nodes (driver %d), next threshold %d; sequential %d nodes, next %d",
+			want.Threshold, got.Nodes, out.Total.Nodes, got.MinExceeded, want.Nodes, want.MinExceeded)
+	}
+	return nil
+}
+
+// TestRandomSchedules works iterations through the tasks of one Iteration
+// in random slices, splits and transfers through AppendBinary and
+// Unmarshal, as balancers do, and checks the Iteration's result against
+// puzzle.Iterate: the same nodes and next threshold for failing iterations,
+// a valid solution for the final one.
+func TestRandomSchedules(t *testing.T) {
+	in := easiest(t, 1)[0]
+	seq, err := puzzle.Solve(in.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range seq.Iterations {
+		for seed := range uint64(8) {
+			rng := rand.New(rand.NewPCG(seed, uint64(want.Threshold)))
+			it, err := NewIteration(in.State, want.Threshold)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pool := []lb.Task{it.Root()}
+			for len(pool) > 0 && !it.Solved() {
+				i := rng.IntN(len(pool))
+				task := pool[i]
+				switch x := rng.IntN(10); {
+				case x < 6:
+					b := int64(1 + rng.IntN(5000))
+					if n := task.Work(b); n > b || (n < b && !task.Empty()) {
+						t.Fatalf("Work(%d) = %d, empty %v", b, n, task.Empty())
+					}
+				case x < 8:
+					if piece := task.Split(); piece != nil {
+						pool = append(pool, piece)
+					}
+				default: // move the whole task, as a shuffle does
+					data, err := task.AppendBinary([]byte("x"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if pool[i], err = it.Unmarshal(data[1:]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if pool[i].Empty() {
+					pool = slices.Delete(pool, i, i+1)
+				}
+			}
+			got, err := DecodeResult(it.Result())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want.Solved {
+				end, err := puzzle.ApplyMoves(in.State, got.Moves)
+				if !got.Found || !it.Solved() || err != nil || end != puzzle.Goal() || len(got.Moves) != want.Threshold {
+					t.Fatalf("threshold %d seed %d: %+v ends at %v", want.Threshold, seed, got, end)
+				}
+			} else if got.Found || got.Nodes != want.Nodes || got.MinExceeded != want.MinExceeded {
+				t.Fatalf("threshold %d seed %d: %+v, sequential %+v", want.Threshold, seed, got, want)
+			}
+		}
+	}
+}
+
+func TestUnmarshalErrors(t *testing.T) {
+	in := easiest(t, 1)[0]
+	h := in.State.Manhattan()
+	it, _ := NewIteration(in.State, h)
+	other, _ := NewIteration(in.State, h+2)
+	foreign, err := other.Root().AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range [][]byte{nil, {1}, {9, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0}, foreign} {
+		if _, err := it.Unmarshal(b); err == nil {
+			t.Errorf("Unmarshal(%v) succeeded", b)
+		}
+	}
+	if _, err := NewIteration(in.State, puzzle.MaxThreshold+1); err == nil {
+		t.Error("NewIteration accepted a threshold above MaxThreshold")
+	}
+	if _, err := NewIteration(puzzle.State{}, 10); err == nil {
+		t.Error("NewIteration accepted an invalid board")
+	}
+}
+
+// TestCombine: encoding round trips, Combine is commutative and associative
+// and keeps the better solution, and malformed results are rejected.
+func TestCombine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	random := func() Outcome {
+		o := Outcome{Nodes: rng.Int64N(1e12), MinExceeded: puzzle.NoExceeded}
+		if rng.IntN(2) == 0 {
+			o.MinExceeded = 40 + rng.IntN(5)
+		}
+		if rng.IntN(3) == 0 {
+			o.Found = true
+			o.Moves = make([]puzzle.Move, 3+rng.IntN(2))
+			for i := range o.Moves {
+				o.Moves[i] = puzzle.Move(rng.IntN(4))
+			}
+		}
+		return o
+	}
+	var it Iteration
+	combine := func(a, b []byte) []byte {
+		r := slices.Clone(a)
+		it.Combine(r, b)
+		return r
+	}
+	for range 2000 {
+		a, b, c := random(), random(), random()
+		ea, eb, ec := a.Encode(), b.Encode(), c.Encode()
+		if d, err := DecodeResult(ea); err != nil || d.Nodes != a.Nodes || d.MinExceeded != a.MinExceeded ||
+			d.Found != a.Found || !slices.Equal(d.Moves, a.Moves) {
+			t.Fatalf("round trip of %+v: %+v, %v", a, d, err)
+		}
+		ab := combine(ea, eb)
+		if !slices.Equal(ab, combine(eb, ea)) {
+			t.Fatalf("not commutative: %+v %+v", a, b)
+		}
+		if !slices.Equal(combine(ab, ec), combine(ea, combine(eb, ec))) {
+			t.Fatalf("not associative: %+v %+v %+v", a, b, c)
+		}
+		m, _ := DecodeResult(ab)
+		if m.Nodes != a.Nodes+b.Nodes || m.MinExceeded != min(a.MinExceeded, b.MinExceeded) || m.Found != (a.Found || b.Found) ||
+			(m.Found && (a.Better(m) || b.Better(m))) {
+			t.Fatalf("combine(%+v, %+v) = %+v", a, b, m)
+		}
+	}
+	good := Outcome{Found: true, Moves: []puzzle.Move{puzzle.Up}}.Encode()
+	bad := [][]byte{nil, good[:ResultSize-1]}
+	for _, f := range []func(b []byte){
+		func(b []byte) { b[16] = 2 },
+		func(b []byte) { b[18] = 4 },
+		func(b []byte) { b[30] = 1 },
+		func(b []byte) { b[16] = 0 },
+		func(b []byte) { b[7] = 0x80 },
+	} {
+		b := slices.Clone(good)
+		f(b)
+		bad = append(bad, b)
+	}
+	for _, b := range bad {
+		if _, err := DecodeResult(b); err == nil {
+			t.Errorf("DecodeResult accepted %v", b)
+		}
+	}
+}
+
+// TestGoalAndBadBoards: the goal takes 0 moves under every balancer, and
+// invalid or unsolvable boards are rejected before any search.
+func TestGoalAndBadBoards(t *testing.T) {
+	embeddedOnly(t)
+	swapped := puzzle.Goal()
+	swapped[1], swapped[2] = swapped[2], swapped[1]
+	for _, name := range lb.Names() {
+		for _, ranks := range []int{1, 3} {
+			err := mpi.Run(ranks, func(c *mpi.Comm) error {
+				r, _, err := Solve(c, puzzle.Goal(), name, lb.Options{FastInit: ranks > 1}, lb.Config{})
+				if err != nil {
+					return err
+				}
+				if r.Length != 0 || len(r.Moves) != 0 || r.Nodes != 1 || len(r.Iterations) != 1 || r.Iterations[0].Failed {
+					return fmt.Errorf("goal: %+v", r)
+				}
+				if _, _, err := Solve(c, swapped, name, lb.Options{}, lb.Config{}); !errors.Is(err, puzzle.ErrUnsolvable) {
+					return fmt.Errorf("unsolvable board: %v", err)
+				}
+				if _, _, err := Solve(c, puzzle.State{}, name, lb.Options{}, lb.Config{}); err == nil {
+					return errors.New("invalid board accepted")
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("%s P=%d: %v", name, ranks, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package parallel
+
+import (
+	"fmt"
+
+	"github.com/treelb/treelb/apps/fifteen/puzzle"
+	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/mpi"
+)
+
+// IterStats describes one iteration of a run, parallel or sequential. The
+// zero value describes nothing.
+type IterStats struct {
+	Threshold int   `json:"threshold"` // the bound on f = g + h
+	Nodes     int64 `json:"nodes"`     // nodes generated, the root excluded
+	// Seconds is the iteration's wall time: the search of the slowest rank
+	// (lb.Outcome.Seconds), or the sequential search.
+	Seconds float64 `json:"seconds"`
+	Failed  bool    `json:"failed"` // the iteration did not find the goal
+}
+
+// Result is the outcome of a run of IDA*, the same on every rank. The zero
+// value is an empty result.
+type Result struct {
+	Length int           // the optimal number of moves
+	Moves  []puzzle.Move // an optimal solution
+	// Nodes is the total over the iterations plus 1 for the root, the
+	// convention of puzzle.Solve and Korf's table.
+	Nodes      int64
+	Iterations []IterStats // one per iteration; only the last one succeeded
+}
+
+// FromSequential converts the result of puzzle.Solve. It allocates the
+// iteration list; O(iterations).
+func FromSequential(r puzzle.Result) Result {
+	out := Result{Length: r.Length, Moves: r.Moves, Nodes: r.Nodes, Iterations: make([]IterStats, len(r.Iterations))}
+	for i, st := range r.Iterations {
+		out.Iterations[i] = IterStats{Threshold: st.Threshold, Nodes: st.Nodes, Seconds: st.Elapsed.Seconds(), Failed: !st.Solved}
+	}
+	return out
+}
+
+// RunIteration runs the IDA* iteration from s with the given threshold on
+// every rank of c under the balancer called name, and returns the combined
+// outcome and the balancer's statistics, the same on every rank. It is
+// collective: every rank calls it with the same arguments. A rank that finds
+// the goal stops every rank.
+func RunIteration(c *mpi.Comm, s puzzle.State, threshold int, name string, opt lb.Options, cfg lb.Config) (Outcome, *lb.Outcome, error) {
+	it, err := NewIteration(s, threshold)
+	if err != nil {
+		return Outcome{}, nil, err
+	}
+	out, err := lb.Run(c, it, name, opt, cfg)
+	if err != nil {
+		return Outcome{}, nil, fmt.Errorf("parallel: threshold %d: %w", threshold, err)
+	}
+	o, err := DecodeResult(out.Result)
+	if err != nil {
+		return Outcome{}, nil, fmt.Errorf("parallel: threshold %d: %w", threshold, err)
+	}
+	return o, out, nil
+}
+
+// Solve finds an optimal solution of s by IDA* with the Manhattan distance
+// on every rank of c, each iteration balanced by the balancer called name
+// (one of lb.Names()). The first threshold is h(s), every later one the
+// smallest f that exceeded the previous one over all ranks; the last
+// iteration stops on every rank as soon as one rank finds the goal. It
+// returns the same Result on every rank and the balancer's statistics
+// summed over the iterations (Seconds too). It is collective: every rank
+// calls it with the same arguments. It fails for an invalid or unsolvable
+// board, checked before any search.
+func Solve(c *mpi.Comm, s puzzle.State, name string, opt lb.Options, cfg lb.Config) (Result, *lb.Outcome, error) {
+	if err := s.Validate(); err != nil {
+		return Result{}, nil, fmt.Errorf("parallel: %w", err)
+	}
+	if !puzzle.Solvable(s) {
+		return Result{}, nil, fmt.Errorf("parallel: %v: %w", s, puzzle.ErrUnsolvable)
+	}
+	res := Result{Nodes: 1}
+	var total *lb.Outcome
+	for threshold := s.Manhattan(); ; {
+		o, out, err := RunIteration(c, s, threshold, name, opt, cfg)
+		if err != nil {
+			return res, total, err
+		}
+		res.Nodes += o.Nodes
+		res.Iterations = append(res.Iterations, IterStats{Threshold: threshold, Nodes: o.Nodes, Seconds: out.Seconds, Failed: !o.Found})
+		total = addOutcome(total, out)
+		if o.Found {
+			if len(o.Moves) != threshold {
+				return res, total, fmt.Errorf("parallel: threshold %d: a solution of %d moves", threshold, len(o.Moves))
+			}
+			res.Length, res.Moves = len(o.Moves), o.Moves
+			return res, total, nil
+		}
+		if o.MinExceeded == puzzle.NoExceeded || o.MinExceeded > puzzle.MaxThreshold {
+			return res, total, fmt.Errorf("parallel: threshold %d failed with no next threshold below %d", threshold, puzzle.MaxThreshold)
+		}
+		threshold = o.MinExceeded
+	}
+}
+
+// addOutcome adds the statistics of out to total, which it returns; a nil
+// total starts as out.
+func addOutcome(total, out *lb.Outcome) *lb.Outcome {
+	if total == nil {
+		return out
+	}
+	total.Seconds += out.Seconds
+	for r := range total.Ranks {
+		total.Ranks[r].Add(&out.Ranks[r])
+	}
+	total.Total.Add(&out.Total)
+	return total
+}

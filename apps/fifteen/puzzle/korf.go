@@ -1,0 +1,107 @@
+package puzzle
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Instance is one line of Korf's table of 100 instances.
+type Instance struct {
+	ID      int   // 1..100
+	State   State // the start board, solvable
+	Optimal int   // length of an optimal solution
+	Nodes   int64 // total IDA* nodes over all iterations, 0 if not given
+}
+
+// korfColumns is the number of tab-separated columns of a data line:
+// id, 16 tiles, optimal length, nodes (possibly empty).
+const korfColumns = 1 + Size + 2
+
+// LoadKorf reads Korf's instances from the file at path, in the format of
+// the project's data/korf100.tsv; see ReadKorf.
+func LoadKorf(path string) ([]Instance, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("puzzle: %w", err)
+	}
+	defer f.Close()
+	ins, err := readKorf(f)
+	if err != nil {
+		return nil, fmt.Errorf("puzzle: %s: %w", path, err)
+	}
+	return ins, nil
+}
+
+// ReadKorf reads instances in the format of data/korf100.tsv: an optional
+// header line starting with "id", then one line per instance with
+// tab-separated columns id, t0..t15 (tiles row by row, 0 = blank),
+// optimal_length and nodes, the last possibly empty. Blank lines and lines
+// starting with '#' are skipped. Every board must be valid and solvable.
+// Errors name the line number.
+func ReadKorf(r io.Reader) ([]Instance, error) {
+	ins, err := readKorf(r)
+	if err != nil {
+		return nil, fmt.Errorf("puzzle: %w", err)
+	}
+	return ins, nil
+}
+
+func readKorf(r io.Reader) ([]Instance, error) {
+	var out []Instance
+	sc := bufio.NewScanner(r)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		cols := strings.Split(text, "\t")
+		if line == 1 && strings.TrimSpace(cols[0]) == "id" {
+			continue
+		}
+		in, err := parseKorfLine(cols)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		out = append(out, in)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("after line %d: %w", line, err)
+	}
+	return out, nil
+}
+
+func parseKorfLine(cols []string) (Instance, error) {
+	var in Instance
+	if len(cols) != korfColumns {
+		return in, fmt.Errorf("want %d tab-separated columns, got %d", korfColumns, len(cols))
+	}
+	id, err := strconv.Atoi(strings.TrimSpace(cols[0]))
+	if err != nil {
+		return in, fmt.Errorf("id: %w", err)
+	}
+	st, err := parse(cols[1 : 1+Size])
+	if err != nil {
+		return in, err
+	}
+	if !Solvable(st) {
+		return in, ErrUnsolvable
+	}
+	opt, err := strconv.Atoi(strings.TrimSpace(cols[1+Size]))
+	if err != nil || opt < 0 {
+		return in, fmt.Errorf("optimal_length %q: not a non-negative integer", cols[1+Size])
+	}
+	var nodes int64
+	if s := strings.TrimSpace(cols[2+Size]); s != "" {
+		nodes, err = strconv.ParseInt(s, 10, 64)
+		if err != nil || nodes <= 0 {
+			return in, fmt.Errorf("nodes %q: not a positive integer", s)
+		}
+	}
+	return Instance{ID: id, State: st, Optimal: opt, Nodes: nodes}, nil
+}

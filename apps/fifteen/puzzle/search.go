@@ -1,0 +1,365 @@
+package puzzle
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+)
+
+// Search is one iteration of IDA* as a tree-shaped computation: a
+// depth-first search below a root with a threshold on f = g + h, which can
+// be run in slices (Work), split into two searches that together cover
+// exactly its remaining tree (Split), and serialised (MarshalBinary). It
+// explores the same tree in the same order as Iterate and counts the same
+// nodes: every generated node, including those pruned for exceeding the
+// threshold, but not the root. Each piece from a split counts its own nodes
+// and minimum exceeded f; sum the counts and take the minimum of the minima.
+//
+// A Search is an explicit stack of frames, one per node on the current path
+// from the root, each holding the board, the move that led to it and the set
+// of its moves still to try that this search owns. The zero value is empty;
+// make a useful one with NewIteration, Split or UnmarshalBinary. A Search
+// is not safe for concurrent use.
+type Search struct {
+	root      uint64 // the root board, packed
+	threshold int
+	stack     []frame // stack[g] is the node at depth g on the current path
+	nodes     int64
+	minExc    int
+	solved    bool
+	solution  []Move
+	fast      fastSearch
+}
+
+// frame is a node on the current path of a Search.
+type frame struct {
+	b       uint64 // board, packed
+	blank   uint8  // position of the blank
+	prev    Move   // move from the parent, noMove at the root
+	h       uint8  // Manhattan distance
+	pending uint8  // bit m set: move m is still to try, by this search
+}
+
+// NewIteration returns the search of one IDA* iteration from root with the
+// given threshold, not yet started: Nodes is 0 (the root is not counted),
+// and a root with h > threshold is pruned at once, leaving an empty search
+// whose MinExceeded is h. It fails for an invalid board or a threshold out
+// of 0..MaxThreshold. The root need not be solvable.
+func NewIteration(root State, threshold int) (*Search, error) {
+	if err := root.Validate(); err != nil {
+		return nil, err
+	}
+	if threshold < 0 || threshold > MaxThreshold {
+		return nil, fmt.Errorf("puzzle: threshold %d out of range 0..%d", threshold, MaxThreshold)
+	}
+	s := newSearch(pack(root), threshold)
+	h := root.Manhattan()
+	switch {
+	case h > threshold:
+		s.minExc = h
+	case h == 0:
+		s.solved = true
+		s.solution = []Move{}
+	default:
+		blank := root.Blank()
+		s.stack = append(s.stack, frame{b: s.root, blank: uint8(blank), prev: noMove, h: uint8(h), pending: moveMask[blank]})
+	}
+	return s, nil
+}
+
+func newSearch(root uint64, threshold int) *Search {
+	return &Search{
+		root:      root,
+		threshold: threshold,
+		stack:     make([]frame, 0, threshold+1),
+		minExc:    NoExceeded,
+		fast:      fastSearch{spill: make([]frame, 0, threshold+1)},
+	}
+}
+
+// Root returns the root board.
+func (s *Search) Root() State { return unpack(s.root) }
+
+// Threshold returns the bound on f of the iteration.
+func (s *Search) Threshold() int { return s.threshold }
+
+// Nodes returns the number of nodes this search has generated.
+func (s *Search) Nodes() int64 { return s.nodes }
+
+// MinExceeded returns the smallest f above the threshold among the nodes
+// this search pruned, or NoExceeded. Once every piece of a failing
+// iteration is done, the minimum over the pieces is the next threshold.
+func (s *Search) MinExceeded() int { return s.minExc }
+
+// Solved reports whether this search found the goal.
+func (s *Search) Solved() bool { return s.solved }
+
+// Solution returns a copy of the moves from the root to the goal, nil if
+// the search has not found it. Its length is the threshold in an iteration
+// of IDA* proper (one whose threshold never exceeds the optimal length).
+func (s *Search) Solution() []Move {
+	if !s.solved {
+		return nil
+	}
+	return append([]Move{}, s.solution...)
+}
+
+// Empty reports whether the search has nothing left to do: its tree is
+// exhausted or it found the goal. O(1).
+func (s *Search) Empty() bool { return s.solved || len(s.stack) == 0 }
+
+// Depth returns the number of frames on the stack, the depth of the current
+// node plus one, 0 when exhausted.
+func (s *Search) Depth() int { return len(s.stack) }
+
+// Work continues the depth-first search, generating at most budget nodes,
+// and returns the number it generated and whether the search is now Empty.
+// It uses the whole budget unless it becomes Empty; it stops at the goal.
+// Work generates the children of the top frame one by one and hands each
+// child that passes the threshold to the specialised recursion of Iterate,
+// which, when the budget runs out, leaves its stack as new frames. Work
+// allocates nothing, except once to record a solution.
+func (s *Search) Work(budget int64) (nodes int64, done bool) {
+	var n int64
+	threshold := s.threshold
+	for n < budget && !s.solved {
+		top := len(s.stack) - 1
+		if top < 0 {
+			break
+		}
+		fr := &s.stack[top]
+		if fr.pending == 0 {
+			s.stack = s.stack[:top]
+			continue
+		}
+		m := Move(bits.TrailingZeros8(fr.pending))
+		fr.pending &^= 1 << m
+		n++
+		blank := int(fr.blank)
+		nb := blank + int(moveOffset[m])
+		t := fr.b >> (4 * nb) & 15
+		h := int(fr.h) + 1
+		if closer[nb][m]>>t&1 != 0 {
+			h -= 2
+		}
+		g := top + 1
+		f := g + h
+		if f > threshold {
+			s.minExc = min(s.minExc, f)
+			continue
+		}
+		b := fr.b ^ t<<(4*nb) ^ t<<(4*blank)
+		if h == 0 {
+			s.found(top, m, nil)
+			break
+		}
+		fs := &s.fast
+		fs.left, fs.pruned = budget-n, false
+		fs.path, fs.spill = fs.path[:0], fs.spill[:0]
+		r := fs.searchBelow(nb, m, b, threshold-f)
+		n = budget - fs.left
+		if fs.pruned || r == fastDone {
+			s.minExc = min(s.minExc, nextThreshold(threshold, threshold-f))
+		}
+		switch r {
+		case fastFound:
+			s.found(top, m, fs.path)
+		case fastStopped:
+			for i := len(fs.spill) - 1; i >= 0; i-- {
+				fr := fs.spill[i]
+				fr.h = uint8(threshold - int(fr.h) - len(s.stack)) // from the slack
+				s.stack = append(s.stack, fr)
+			}
+		}
+	}
+	s.trim()
+	s.nodes += n
+	return n, s.Empty()
+}
+
+// trim pops the exhausted frames off the top of the stack, so that the top
+// frame, if any, has moves to try.
+func (s *Search) trim() {
+	for len(s.stack) > 0 && s.stack[len(s.stack)-1].pending == 0 {
+		s.stack = s.stack[:len(s.stack)-1]
+	}
+}
+
+// found records the solution through the frames up to top, move m, then the
+// moves below in reverse order, and empties the stack.
+func (s *Search) found(top int, m Move, below []Move) {
+	path := make([]Move, 0, top+1+len(below))
+	for _, fr := range s.stack[1 : top+1] {
+		path = append(path, fr.prev)
+	}
+	path = append(path, m)
+	for i := len(below) - 1; i >= 0; i-- {
+		path = append(path, below[i])
+	}
+	s.solution = path
+	s.solved = true
+	s.stack = s.stack[:0]
+}
+
+// Split gives away part of the remaining work as a new search, ok is false
+// if there is nothing to give. It takes the shallowest open alternatives:
+// the untried moves of the lowest frame that has any. If that frame is the
+// top of the stack, which holds all the remaining work, it keeps the first
+// half of them (rounded up) and gives the rest, and it cannot split a single
+// move. The new search has the frames of the path down to that level, owns
+// only the given moves and starts with no nodes counted; together the two
+// searches cover exactly the tree s had left. Split allocates the new
+// search; its cost is O(depth).
+func (s *Search) Split() (other *Search, ok bool) {
+	if s.Empty() {
+		return nil, false
+	}
+	s.trim()
+	top := len(s.stack) - 1
+	if top < 0 {
+		return nil, false
+	}
+	lvl := 0
+	for s.stack[lvl].pending == 0 {
+		lvl++ // the top frame has moves pending, so this stops
+	}
+	give := s.stack[lvl].pending
+	if lvl == top {
+		n := bits.OnesCount8(give)
+		if n < 2 {
+			return nil, false
+		}
+		for keep := (n + 1) / 2; keep > 0; keep-- {
+			give &= give - 1 // drop the lowest move: it stays here
+		}
+	}
+	o := newSearch(s.root, s.threshold)
+	o.stack = append(o.stack, s.stack[:lvl+1]...)
+	for i := range lvl {
+		o.stack[i].pending = 0
+	}
+	o.stack[lvl].pending = give
+	s.stack[lvl].pending &^= give
+	return o, true
+}
+
+// Encoding of MarshalBinary: a version byte, the root packed (8 bytes,
+// little endian), the threshold and the number of frames as uvarints, then
+// one byte per frame: the pending moves in the low 4 bits and, except for
+// the last frame, the move to the next frame in bits 4-5.
+const marshalVersion = 1
+
+var errTruncated = errors.New("truncated data")
+
+// MarshalBinary encodes the remaining work of s: the root, the threshold,
+// the path from the root to the current node and the moves still to try at
+// each level, about 11 bytes plus one per level. The counters and the
+// solution are not encoded. It never fails.
+func (s *Search) MarshalBinary() ([]byte, error) {
+	s.trim()
+	n := len(s.stack)
+	if s.solved {
+		n = 0
+	}
+	buf := make([]byte, 0, 1+8+2*binary.MaxVarintLen16+n)
+	buf = append(buf, marshalVersion)
+	buf = binary.LittleEndian.AppendUint64(buf, s.root)
+	buf = binary.AppendUvarint(buf, uint64(s.threshold))
+	buf = binary.AppendUvarint(buf, uint64(n))
+	for i := 0; i < n; i++ {
+		c := s.stack[i].pending
+		if i+1 < n {
+			c |= uint8(s.stack[i+1].prev) << 4
+		}
+		buf = append(buf, c)
+	}
+	return buf, nil
+}
+
+// UnmarshalBinary replaces s with the work encoded by MarshalBinary, with
+// its counters at zero and no solution. It checks that the data describes a
+// valid board, a valid path of legal moves that never undoes the previous
+// one and stays within the threshold, and pending moves that the search
+// would generate; on error s is unchanged.
+func (s *Search) UnmarshalBinary(data []byte) error {
+	bad := func(err error) error { return fmt.Errorf("puzzle: decoding a search: %w", err) }
+	if len(data) < 9 {
+		return bad(errTruncated)
+	}
+	if data[0] != marshalVersion {
+		return bad(fmt.Errorf("unknown version %d", data[0]))
+	}
+	root := binary.LittleEndian.Uint64(data[1:9])
+	rs := unpack(root)
+	if err := rs.check(); err != nil {
+		return bad(err)
+	}
+	data = data[9:]
+	threshold, k := binary.Uvarint(data)
+	if k <= 0 {
+		return bad(errTruncated)
+	}
+	if threshold > MaxThreshold {
+		return bad(fmt.Errorf("threshold %d out of range 0..%d", threshold, MaxThreshold))
+	}
+	data = data[k:]
+	n, k := binary.Uvarint(data)
+	if k <= 0 {
+		return bad(errTruncated)
+	}
+	data = data[k:]
+	if n != uint64(len(data)) {
+		return bad(fmt.Errorf("%d frames announced, %d bytes follow", n, len(data)))
+	}
+	o := newSearch(root, int(threshold))
+	if n > 0 {
+		h := rs.Manhattan()
+		if h > int(threshold) || h == 0 {
+			return bad(errors.New("work below a root that is pruned or the goal"))
+		}
+		blank := rs.Blank()
+		o.stack = append(o.stack, frame{b: root, blank: uint8(blank), prev: noMove, h: uint8(h)})
+	}
+	for i, c := range data {
+		fr := &o.stack[i]
+		allowed := moveMask[fr.blank]
+		if fr.prev != noMove {
+			allowed &^= 1 << fr.prev.Inverse()
+		}
+		if c&0xf&^allowed != 0 {
+			return bad(fmt.Errorf("frame %d: pending moves %04b not generated there", i, c&0xf))
+		}
+		fr.pending = c & 0xf
+		if i+1 == len(data) {
+			if c>>4 != 0 {
+				return bad(fmt.Errorf("frame %d: stray bits %#x", i, c))
+			}
+			break
+		}
+		if c>>6 != 0 {
+			return bad(fmt.Errorf("frame %d: stray bits %#x", i, c))
+		}
+		m := Move(c >> 4)
+		if allowed&(1<<m) == 0 {
+			return bad(fmt.Errorf("frame %d: move %v not generated there", i, m))
+		}
+		if fr.pending&(1<<m) != 0 {
+			return bad(fmt.Errorf("frame %d: move %v both pending and in progress", i, m))
+		}
+		blank := int(fr.blank)
+		nb := blank + int(moveOffset[m])
+		t := fr.b >> (4 * nb) & 15
+		h := int(fr.h) + 1
+		if closer[nb][m]>>t&1 != 0 {
+			h -= 2
+		}
+		if i+1+h > int(threshold) || h == 0 {
+			return bad(fmt.Errorf("frame %d: path leaves the threshold or meets the goal", i+1))
+		}
+		o.stack = append(o.stack, frame{b: fr.b ^ t<<(4*nb) ^ t<<(4*blank), blank: uint8(nb), prev: m, h: uint8(h)})
+	}
+	*s = *o
+	s.trim()
+	return nil
+}

@@ -1,0 +1,315 @@
+package puzzle
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// schedule is the outcome of working an iteration in pieces.
+type schedule struct {
+	nodes     int64
+	minExc    int
+	solution  []Move // the first one found, nil if none
+	pieces    int    // pieces made by splitting
+	transfers int    // marshal round trips
+}
+
+// budget draws a work budget, log-uniform in 1..maxBudget.
+func budget(r *rand.Rand, maxBudget int64) int64 {
+	b := int64(1) << r.IntN(bits.Len64(uint64(maxBudget)))
+	return min(maxBudget, b+r.Int64N(b))
+}
+
+// runSchedule works the iteration of root with the threshold in pieces: it
+// keeps a pool of searches and repeatedly picks one at random to work a
+// random budget, split, or send through MarshalBinary and UnmarshalBinary,
+// until no work is left or a piece finds the goal.
+func runSchedule(t *testing.T, r *rand.Rand, root State, threshold int, maxBudget int64) schedule {
+	t.Helper()
+	first, err := NewIteration(root, threshold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := schedule{minExc: NoExceeded}
+	retire := func(s *Search) {
+		out.nodes += s.Nodes()
+		out.minExc = min(out.minExc, s.MinExceeded())
+	}
+	pool := []*Search{first}
+	for len(pool) > 0 {
+		i := r.IntN(len(pool))
+		s := pool[i]
+		switch x := r.IntN(10); {
+		case x < 6:
+			b := budget(r, maxBudget)
+			before := s.Nodes()
+			n, done := s.Work(b)
+			if n > b || n < 0 || s.Nodes()-before != n {
+				t.Fatalf("Work(%d) = %d nodes, counter moved by %d", b, n, s.Nodes()-before)
+			}
+			if done != s.Empty() || (!done && n != b) {
+				t.Fatalf("Work(%d) = %d, %v; Empty %v", b, n, done, s.Empty())
+			}
+			if s.Solved() {
+				retire(s)
+				out.solution = s.Solution()
+				for _, o := range pool {
+					if o != s {
+						retire(o)
+					}
+				}
+				return out
+			}
+		case x < 9:
+			o, ok := s.Split()
+			if !ok {
+				// Only a single move at the top of the stack is left.
+				for lvl, fr := range s.stack {
+					if fr.pending != 0 && (lvl+1 < len(s.stack) || bits.OnesCount8(fr.pending) > 1) {
+						t.Fatalf("Split refused with work at level %d of %d", lvl, len(s.stack))
+					}
+				}
+				continue
+			}
+			if o.Empty() || s.Empty() || o.Nodes() != 0 || o.MinExceeded() != NoExceeded {
+				t.Fatalf("Split: a piece is empty or not fresh")
+			}
+			out.pieces++
+			pool = append(pool, o)
+		default:
+			data, err := s.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var u Search
+			if err := u.UnmarshalBinary(data); err != nil {
+				t.Fatalf("UnmarshalBinary(MarshalBinary()) = %v", err)
+			}
+			again, _ := u.MarshalBinary()
+			if !bytes.Equal(again, data) || u.Empty() != s.Empty() || u.Root() != root || u.Threshold() != threshold {
+				t.Fatalf("round trip changes the search: %x, %x", data, again)
+			}
+			retire(s)
+			pool[i] = &u
+			out.transfers++
+		}
+		if s := pool[i]; s.Empty() {
+			retire(s)
+			pool = slices.Delete(pool, i, i+1)
+		}
+	}
+	return out
+}
+
+// TestSearchMatchesIterate checks that Search, worked in one piece with any
+// budget, generates exactly the nodes of Iterate, iteration by iteration,
+// and finds the same first solution.
+func TestSearchMatchesIterate(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, in := range easiest(t, 3) {
+		for threshold := in.State.Manhattan(); threshold <= in.Optimal; threshold += 2 {
+			want, moves, err := Iterate(in.State, threshold)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, maxBudget := range []int64{1e12, 1000} {
+				s, err := NewIteration(in.State, threshold)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for !s.Empty() {
+					s.Work(budget(r, maxBudget))
+				}
+				if s.Nodes() != want.Nodes || s.Solved() != want.Solved {
+					t.Errorf("id %d threshold %d budgets %d: %d nodes solved %v; Iterate %d %v",
+						in.ID, threshold, maxBudget, s.Nodes(), s.Solved(), want.Nodes, want.Solved)
+				}
+				if s.MinExceeded() != want.MinExceeded {
+					t.Errorf("id %d threshold %d: min exceeded %d, Iterate %d", in.ID, threshold, s.MinExceeded(), want.MinExceeded)
+				}
+				if want.Solved && !slices.Equal(s.Solution(), moves) {
+					t.Errorf("id %d: solution %s, Iterate %s", in.ID, FormatMoves(s.Solution()), FormatMoves(moves))
+				}
+			}
+		}
+	}
+}
+
+// TestSplitEquivalence works iterations in pieces under random schedules of
+// splits, budgets, transfers and order: a failing iteration must give
+// exactly the sequential node count and minimum exceeded f, a final one a
+// valid solution.
+func TestSplitEquivalence(t *testing.T) {
+	ins := easiest(t, 2)
+	type iter struct {
+		in        Instance
+		threshold int
+	}
+	var iters []iter
+	for _, in := range ins {
+		for threshold := in.State.Manhattan(); threshold <= in.Optimal; threshold += 2 {
+			iters = append(iters, iter{in, threshold})
+		}
+	}
+	// A threshold of the other parity: the minimum exceeded is threshold+1.
+	iters = append(iters, iter{ins[0], ins[0].State.Manhattan() + 3})
+	if !testing.Short() {
+		// Larger failing iterations: the last but one of more instances,
+		// up to 9 million nodes.
+		more := easiest(t, 10)[2:]
+		for _, in := range loadKorf(t) {
+			if in.ID == 5 {
+				more = append(more, in)
+			}
+		}
+		for _, in := range more {
+			iters = append(iters, iter{in, in.Optimal - 2})
+		}
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, it := range iters {
+		want, _, err := Iterate(it.in.State, it.threshold)
+		if err != nil {
+			t.Fatal(err)
+		}
+		maxBudgets := []int64{4, 300, 100000}
+		switch {
+		case want.Nodes > 1e6:
+			maxBudgets = maxBudgets[2:] // keep the test short
+		case want.Nodes > 3e5:
+			maxBudgets = maxBudgets[1:]
+		}
+		for _, maxBudget := range maxBudgets {
+			name := fmt.Sprintf("id%d/T%d/b%d", it.in.ID, it.threshold, maxBudget)
+			t.Run(name, func(t *testing.T) {
+				got := runSchedule(t, r, it.in.State, it.threshold, maxBudget)
+				if want.Solved {
+					if got.solution == nil {
+						t.Fatalf("no solution found; %d nodes", got.nodes)
+					}
+					checkSolution(t, it.in.State, got.solution, it.threshold)
+					return
+				}
+				if got.nodes != want.Nodes || got.minExc != want.MinExceeded || got.solution != nil {
+					t.Errorf("%d nodes, min exceeded %d, solution %v; sequential %d, %d",
+						got.nodes, got.minExc, got.solution, want.Nodes, want.MinExceeded)
+				}
+				if got.pieces == 0 && want.Nodes > 10*maxBudget {
+					t.Errorf("no split happened")
+				}
+				t.Logf("%d pieces, %d transfers, %d nodes", got.pieces, got.transfers, got.nodes)
+			})
+		}
+	}
+}
+
+func TestSearchEdgeCases(t *testing.T) {
+	// The goal as the root: solved at once with no moves and no nodes.
+	s, err := NewIteration(Goal(), 0)
+	if err != nil || !s.Solved() || !s.Empty() || s.Solution() == nil || len(s.Solution()) != 0 || s.Nodes() != 0 {
+		t.Fatalf("NewIteration(goal): %+v %v", s, err)
+	}
+	if n, done := s.Work(10); n != 0 || !done {
+		t.Errorf("Work on a solved search: %d %v", n, done)
+	}
+	if _, ok := s.Split(); ok {
+		t.Error("Split of a solved search")
+	}
+	// A root above the threshold is pruned at once.
+	in := easiest(t, 1)[0]
+	h := in.State.Manhattan()
+	s, err = NewIteration(in.State, h-1)
+	if err != nil || !s.Empty() || s.MinExceeded() != h {
+		t.Fatalf("NewIteration below h: %+v, %v", s, err)
+	}
+	if _, err := NewIteration(in.State, MaxThreshold+1); err == nil {
+		t.Error("threshold above MaxThreshold accepted")
+	}
+	var zero Search
+	if !zero.Empty() {
+		t.Error("zero Search not empty")
+	}
+	if n, done := zero.Work(5); n != 0 || !done {
+		t.Errorf("Work on the zero Search: %d %v", n, done)
+	}
+	// A fresh search splits its root's moves in halves, and a single
+	// pending move at the top cannot be split.
+	s, _ = NewIteration(in.State, h+10)
+	var pieces []*Search
+	for {
+		o, ok := s.Split()
+		if !ok {
+			break
+		}
+		pieces = append(pieces, o)
+	}
+	if len(pieces) == 0 || s.Depth() != 1 || bits.OnesCount8(s.stack[0].pending) != 1 {
+		t.Errorf("repeated Split of a fresh search: %d pieces, depth %d", len(pieces), s.Depth())
+	}
+	// Work(0) does nothing.
+	if n, done := s.Work(0); n != 0 || done {
+		t.Errorf("Work(0) = %d, %v", n, done)
+	}
+}
+
+func TestUnmarshalErrors(t *testing.T) {
+	in := easiest(t, 1)[0]
+	s, _ := NewIteration(in.State, in.Optimal-2)
+	s.Work(5000)
+	data, _ := s.MarshalBinary()
+	if len(data) > 12+s.Depth() {
+		t.Errorf("%d bytes for a stack of %d frames", len(data), s.Depth())
+	}
+	var u Search
+	for _, tc := range []struct {
+		name string
+		edit func([]byte) []byte
+	}{
+		{"empty", func(d []byte) []byte { return nil }},
+		{"truncated", func(d []byte) []byte { return d[:len(d)-1] }},
+		{"version", func(d []byte) []byte { d[0] = 9; return d }},
+		{"board", func(d []byte) []byte { d[1] = 0x11; return d }},
+		{"stray bits", func(d []byte) []byte { d[len(d)-1] |= 0x80; return d }},
+		{"illegal move", func(d []byte) []byte { d[len(d)-2] = d[len(d)-2]&0xf | 0xc0; return d }},
+	} {
+		d := tc.edit(slices.Clone(data))
+		if err := u.UnmarshalBinary(d); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+	// Work below the goal.
+	d := []byte{marshalVersion}
+	d = binary.LittleEndian.AppendUint64(d, goalPacked)
+	d = append(d, 4, 1, 1<<Right)
+	if err := u.UnmarshalBinary(d); err == nil {
+		t.Error("work below the goal accepted")
+	}
+	// The same below a root that is not the goal is fine.
+	d = []byte{marshalVersion}
+	d = binary.LittleEndian.AppendUint64(d, pack(in.State))
+	d = append(d, byte(in.Optimal), 1, moveMask[in.State.Blank()])
+	if err := u.UnmarshalBinary(d); err != nil || u.Depth() != 1 || u.Nodes() != 0 {
+		t.Errorf("a fresh iteration by hand: %v", err)
+	}
+}
+
+func TestSearchWorkAllocatesNothing(t *testing.T) {
+	in := easiest(t, 1)[0]
+	s, _ := NewIteration(in.State, in.Optimal-2)
+	allocs := testing.AllocsPerRun(20, func() {
+		for _, b := range []int64{1, 7, 100, 1000} {
+			s.Work(b)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Work allocates %v times per run", allocs)
+	}
+	if s.Empty() {
+		t.Error("search exhausted too early for the test")
+	}
+}
