@@ -101,6 +101,11 @@ func run(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if !c.IsSet("budget") {
+		// At ~380 M nodes/s a slice of 10⁵ nodes lasts about 0.26 ms; the
+		// common default of 10⁴ spent about 4% on slicing (korf 7, P=1).
+		cm.Budget = 100000
+	}
 	ins, err := sources{korf: c.StringSlice("korf"), data: c.String("data"), file: c.String("file"), numbers: c.Args().Slice()}.instances()
 	if err != nil {
 		return &cmdutil.UsageError{Err: err}
