@@ -86,7 +86,7 @@ func run(args []string, w io.Writer) error {
 	sim := fs.Int("sim", 0, "instead of the world, simulate `P` ranks with lb.Simulate in virtual time (seeds 1..reps)")
 	nodeCost := fs.Int64("node-cost", 3, "with -sim: virtual ns per node (the solver does about 2.7)")
 	maxOther := fs.Float64("max-other", 0.15, "measure an iteration again when other processes used more than this many cores meanwhile (judged on iterations of 0.2 s or more, or from the instance's start)")
-	retries := fs.Int("retries", 5, "measurements again per iteration at most, after a pause of 3 s each")
+	retries := fs.Int("retries", 5, "measurements again per iteration at most, after pauses of 3 s doubling up to a minute")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -215,13 +215,13 @@ func run(args []string, w io.Writer) error {
 						if c.Rank() == 0 && other > *maxOther && attempt <= *retries {
 							again[0] = 1
 							fmt.Fprintf(w, "# korf %d threshold %d: other processes used %.2f cores; measuring again in %v (%d/%d)\n",
-								it.korf, it.threshold, other, retryPause, attempt, *retries)
+								it.korf, it.threshold, other, retryPause(attempt), attempt, *retries)
 						}
 						if err := c.Bcast(again, 0); err != nil {
 							return nil, err
 						}
 						if again[0] == 1 {
-							time.Sleep(retryPause)
+							time.Sleep(retryPause(attempt))
 							cpu0 = sampleCPU() // judge short iterations afresh
 							continue
 						}
@@ -298,8 +298,11 @@ func simulate(s puzzle.State, it iteration, configs []config, p, reps int, budge
 	return rows, nil
 }
 
-// retryPause is the wait before measuring a disturbed iteration again.
-const retryPause = 3 * time.Second
+// retryPause returns the wait before measuring a disturbed iteration again
+// for the attempt-th time: 3 s, doubling up to a minute.
+func retryPause(attempt int) time.Duration {
+	return min(3*time.Second<<min(attempt-1, 5), time.Minute)
+}
 
 // csvHeader returns the CSV's first line.
 func csvHeader() []string {
