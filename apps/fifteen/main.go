@@ -78,10 +78,7 @@ func main() {
 
 // output is the JSON object printed per instance.
 type output struct {
-	App         string               `json:"app"`
-	Balancer    string               `json:"balancer"`
-	Ranks       int                  `json:"ranks"`
-	World       string               `json:"world"`
+	cmdutil.Header
 	FastInit    bool                 `json:"fast_init"`
 	Instance    string               `json:"instance"`
 	Start       string               `json:"start"`
@@ -136,7 +133,7 @@ func run(c *cli.Context) error {
 // solve solves one instance with the flags' balancer; collective unless the
 // balancer is seq.
 func solve(comm *mpi.Comm, cm cmdutil.Common, in instance) (output, error) {
-	out := output{App: "fifteen", Balancer: cm.Balancer, Ranks: cm.Ranks(comm), World: mpi.WorldName,
+	out := output{Header: cm.Header("fifteen", comm),
 		FastInit: cm.Options.FastInit && cm.Balancer != cmdutil.Seq, Instance: in.label, Start: in.start.String()}
 	if in.korf > 0 {
 		out.TableLength, out.TableNodes = in.table.Optimal, in.table.Nodes

@@ -30,10 +30,7 @@ func main() {
 }
 
 type output struct {
-	App       string         `json:"app"`
-	Balancer  string         `json:"balancer"`
-	Ranks     int            `json:"ranks"`
-	World     string         `json:"world"`
+	cmdutil.Header
 	Marks     int            `json:"marks"`
 	Seconds   float64        `json:"seconds"`
 	Nodes     int64          `json:"nodes"`
@@ -65,7 +62,7 @@ func run(c *cli.Context) error {
 		if cm.Balancer == cmdutil.Seq && comm.Rank() != 0 {
 			return nil
 		}
-		out := output{App: "golomb", Balancer: cm.Balancer, Ranks: cm.Ranks(comm), World: mpi.WorldName, Marks: n}
+		out := output{Header: cm.Header("golomb", comm), Marks: n}
 		var stats *lb.Outcome
 		start := time.Now()
 		search := func(m int) ([]ruler.Step, error) {

@@ -222,6 +222,20 @@ func WriteJSON(w io.Writer, v any) error {
 	return json.NewEncoder(w).Encode(v)
 }
 
+// Header is the part of every app's JSON output that says what ran; apps
+// embed it in their output structs.
+type Header struct {
+	App      string `json:"app"`
+	Balancer string `json:"balancer"`
+	Ranks    int    `json:"ranks"`
+	World    string `json:"world"`
+}
+
+// Header returns the header of a run of app on c.
+func (cm Common) Header(app string, c *mpi.Comm) Header {
+	return Header{App: app, Balancer: cm.Balancer, Ranks: cm.Ranks(c), World: mpi.WorldName}
+}
+
 // Ranks is the number of ranks a run used.
 func (cm Common) Ranks(c *mpi.Comm) int {
 	if cm.Balancer == Seq {

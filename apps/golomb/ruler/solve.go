@@ -7,9 +7,9 @@ import (
 
 // Step is one search of Solve: the shortest ruler with Marks marks.
 type Step struct {
-	Marks int
-	Ruler []int
-	Nodes int64
+	Marks int   `json:"marks"`
+	Ruler []int `json:"ruler"`
+	Nodes int64 `json:"nodes"`
 }
 
 // Solve finds a shortest ruler with n marks on one core, proving optimality.
