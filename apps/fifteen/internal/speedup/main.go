@@ -79,7 +79,7 @@ func run(args []string, w io.Writer) error {
 	np := fs.Int("np", 2, "ranks (embedded world: goroutines; under mpirun: 0 for mpirun's size)")
 	cfgs := fs.String("balancers", "rp,rp+fast-init,rp-local", "configurations, comma-separated: NAME or NAME+fast-init, NAME a balancer of lb.Names()")
 	reps := fs.Int("reps", 3, "runs per iteration and configuration for iterations of 1e6 nodes or more; smaller ones get more (median taken)")
-	budget := fs.Int64("budget", lb.DefaultBudget, "nodes per work slice (Δt)")
+	budget := fs.Int64("budget", 100000, "nodes per work slice (Δt); the default is the fifteen command's")
 	maxSeconds := fs.Float64("max-seconds", 240, "start no new instance after this many seconds")
 	out := fs.String("out", "out/fifteen-speedup.csv", "CSV output file")
 	seed := fs.Uint64("seed", 1, "seed of the ranks' random sources")
