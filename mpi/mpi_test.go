@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/treelb/treelb/mpi"
+	"github.com/treelb/treelb/mpi/mpitest"
 )
 
 // testSizes: under MPI, every Run takes the size mpirun gave.
@@ -29,12 +30,11 @@ var quietRanks = flag.Bool("quiet-ranks", false, "send the standard output of ev
 // many times, and finalises it at the end.
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if err := mpi.Init(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if *quietRanks {
-		err := mpi.Run(0, func(c *mpi.Comm) error {
+	mpitest.Main(m, func() error {
+		if !*quietRanks {
+			return nil
+		}
+		return mpi.Run(0, func(c *mpi.Comm) error {
 			if c.Rank() == 0 {
 				return nil
 			}
@@ -42,17 +42,7 @@ func TestMain(m *testing.M) {
 			os.Stdout = null
 			return err
 		})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-	}
-	code := m.Run()
-	if err := mpi.Finalize(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	os.Exit(code)
+	})
 }
 
 func TestWorldName(t *testing.T) {

@@ -32,12 +32,18 @@ func ForSizes(t testing.TB, sizes []int, f func(c *mpi.Comm) error) {
 }
 
 // Main is a TestMain for packages whose tests call mpi.Run many times: it
-// initialises MPI once (nothing to do in the embedded world), runs the tests
-// and finalises, then exits.
-func Main(m *testing.M) {
+// initialises MPI once (nothing to do in the embedded world), runs setup,
+// runs the tests and finalises, then exits.
+func Main(m *testing.M, setup ...func() error) {
 	if err := mpi.Init(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	for _, f := range setup {
+		if err := f(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	if err := mpi.Finalize(); err != nil {
