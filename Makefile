@@ -18,11 +18,12 @@ vet:
 test: vet test-go test-mpi
 
 # All tests; then the packages with concurrency again under the race
-# detector (the simulations are single-threaded and only slow under -race).
+# detector (the simulations are single-threaded and only slow under -race;
+# the driver's table runs in its -short form there).
 test-go:
 	$(GO) test -count=1 ./...
-	$(GO) test -race -count=1 ./mpi
-	$(GO) test -race -count=1 -run 'Driver' ./lb
+	$(GO) test -race -count=1 ./mpi ./internal/cmdutil
+	$(GO) test -race -count=1 -short ./lb/driver
 
 # The MPI world under real mpirun, Open MPI and MPICH (installs them with
 # apt-get when root; otherwise says which tests it skipped).

@@ -1,81 +1,52 @@
-package lb
+package lb_test
 
 import (
 	"fmt"
 	"testing"
 
-	"github.com/treelb/treelb/mpi"
+	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/lbtest"
 )
 
-// sequential solves a tree app on one rank with no balancer.
-func sequential(seed uint64, depth, mode int) (nodes, best, found int64) {
-	a := newTreeApp(seed, depth, mode)
-	t := a.Root()
-	for !t.Empty() {
-		t.Work(1 << 40)
+// conformanceRanks are the rank counts of the conformance table; -short
+// drops the largest.
+func conformanceRanks() []int {
+	if testing.Short() {
+		return []int{1, 2, 3, 7, 16}
 	}
-	return decodeTree(a.Result())
+	return []int{1, 2, 3, 7, 16, 64}
 }
 
-func treeApps(p int, seed uint64, depth, mode int) []App {
-	apps := make([]App, p)
-	for r := range apps {
-		apps[r] = newTreeApp(seed, depth, mode)
+// simulate runs a tree search of the variant on p simulated ranks.
+func simulate(v lbtest.Variant, p int, netSeed uint64, budget int64, seed uint64, depth int, mode lbtest.Mode) (lbtest.TreeResult, *lb.Outcome, error) {
+	w, err := lb.NewSim(p, lb.SimConfig{Seed: netSeed})
+	if err != nil {
+		return lbtest.TreeResult{}, nil, err
 	}
-	return apps
+	return lb.Run(w, v.Config(budget, seed), func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(seed, depth, mode) })
 }
 
-var conformanceRanks = []int{1, 2, 3, 7, 16, 64}
-
-// variant is a balancer with options: the name's part after '+' says which.
-type variant struct {
-	name, base string
-	opt        Options
-}
-
-func variants() []variant {
-	var vs []variant
-	for _, n := range Names() {
-		vs = append(vs, variant{n, n, Options{}})
-		switch n {
-		case "rp":
-			vs = append(vs, variant{"rp+fastinit", n, Options{FastInit: true}}, variant{"rp+queue1", n, Options{QueueLimit: 1}})
-		case "ps":
-			vs = append(vs, variant{"ps+pairsync", n, Options{PairSync: true}}, variant{"ps+asklower", n, Options{AskLower: true, PairSync: true}},
-				variant{"ps+shufflebelow", n, Options{ShuffleBelow: 0.5, FastInit: true}})
-		case "static":
-			vs = append(vs, variant{"static+lcg", n, Options{Permutation: "lcg", SplitLevels: 9}})
-		case "hybrid":
-			vs = append(vs, variant{"hybrid+clusters3", n, Options{Clusters: 3}})
-		case "koso-star":
-			vs = append(vs, variant{"koso-star+fastinit", n, Options{FastInit: true}})
-		}
-	}
-	return vs
-}
-
-// TestConformance runs every balancer on the seeded fake network for every
-// rank count and three seeds. Exhaustive counts must equal the sequential
-// count exactly (no lost or duplicated work); Simulate itself fails on a
-// message after termination or a rank that never terminates.
+// TestConformance runs every balancer variant on the seeded fake network
+// for every rank count and three seeds. Exhaustive counts must equal the
+// sequential count exactly (no lost or duplicated work); the simulator
+// itself fails on a message after termination, a rank that terminates twice
+// (Done going back to false) or a rank that never terminates.
 func TestConformance(t *testing.T) {
 	const depth = 20
-	for _, v := range variants() {
-		for _, p := range conformanceRanks {
+	if n := lbtest.Sequential(1, depth, lbtest.Count).Nodes; n < 1000 {
+		t.Fatalf("tree too small: %d nodes", n)
+	}
+	for _, v := range lbtest.Variants() {
+		for _, p := range conformanceRanks() {
 			for seed := uint64(1); seed <= 3; seed++ {
-				t.Run(fmt.Sprintf("%s/P=%d/seed=%d", v.name, p, seed), func(t *testing.T) {
-					want, _, _ := sequential(seed, depth, modeCount)
-					out, err := Simulate(treeApps(p, seed, depth, modeCount), v.base, v.opt,
-						SimConfig{Seed: seed * 77, Budget: 50})
+				t.Run(fmt.Sprintf("%s/P=%d/seed=%d", v.Name, p, seed), func(t *testing.T) {
+					t.Parallel()
+					got, out, err := simulate(v, p, seed*77, 50, seed, depth, lbtest.Count)
 					if err != nil {
 						t.Fatal(err)
 					}
-					got, _, _ := decodeTree(out.Result)
-					if got != want || out.Total.Nodes != want {
-						t.Fatalf("nodes %d (stats %d), sequential %d", got, out.Total.Nodes, want)
-					}
-					if want < 1000 {
-						t.Fatalf("tree too small: %d nodes", want)
+					if err := lbtest.Check(got, out, seed, depth, lbtest.Count); err != nil {
+						t.Fatal(err)
 					}
 				})
 			}
@@ -86,49 +57,77 @@ func TestConformance(t *testing.T) {
 // TestBoundAndStop: branch-and-bound finds the sequential minimum on every
 // balancer, and a first-solution search stops early with a valid solution.
 func TestBoundAndStop(t *testing.T) {
-	for _, v := range variants() {
+	for _, v := range lbtest.Variants() {
 		for _, p := range []int{1, 3, 16} {
-			base := v.base
-			_, wantBest, _ := sequential(5, 24, modeBound)
-			out, err := Simulate(treeApps(p, 5, 24, modeBound), base, v.opt, SimConfig{Seed: 9, Budget: 40})
-			if err != nil {
-				t.Fatalf("%s P=%d: %v", v.name, p, err)
-			}
-			if _, best, _ := decodeTree(out.Result); best != wantBest {
-				t.Errorf("%s P=%d: best %d, sequential %d", v.name, p, best, wantBest)
-			}
-			out, err = Simulate(treeApps(p, 5, 24, modeFirst), base, v.opt, SimConfig{Seed: 9, Budget: 40})
-			if err != nil {
-				t.Fatalf("%s P=%d: %v", v.name, p, err)
-			}
-			if _, _, found := decodeTree(out.Result); found < 0 || found%1000 != 0 {
-				t.Errorf("%s P=%d: first-solution search found %d", v.name, p, found)
-			}
+			t.Run(fmt.Sprintf("%s/P=%d", v.Name, p), func(t *testing.T) {
+				t.Parallel()
+				for _, mode := range []lbtest.Mode{lbtest.Bound, lbtest.First} {
+					got, out, err := simulate(v, p, 9, 40, 5, 24, mode)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := lbtest.Check(got, out, 5, 24, mode); err != nil {
+						t.Fatalf("mode %d: %v", mode, err)
+					}
+				}
+			})
 		}
 	}
 }
 
-// TestDriverEmbedded runs the real driver over the embedded MPI world.
-func TestDriverEmbedded(t *testing.T) {
-	const depth = 22
-	want, _, _ := sequential(4, depth, modeCount)
-	for _, v := range variants() {
-		base := v.base
-		for _, p := range []int{1, 2, 3, 7, 16} {
-			err := mpi.Run(p, func(c *mpi.Comm) error {
-				out, err := Run(c, newTreeApp(4, depth, modeCount), base, v.opt, Config{Budget: 64, Seed: 1})
-				if err != nil {
-					return err
-				}
-				if got, _, _ := decodeTree(out.Result); got != want || out.Total.Nodes != want {
-					return fmt.Errorf("nodes %d (stats %d), sequential %d", got, out.Total.Nodes, want)
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatalf("%s P=%d: %v", v.name, p, err)
-			}
+// TestOutsideBalancer: a Factory that is not registered runs like the
+// registered ones.
+func TestOutsideBalancer(t *testing.T) {
+	rp, err := lb.Lookup("rp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	wrapped := func(env lb.Env) (lb.Balancer, error) {
+		calls++
+		return rp.New(env)
+	}
+	w, err := lb.NewSim(5, lb.SimConfig{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, out, err := lb.Run(w, lb.Config{Balancer: wrapped, Budget: 50}, func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(2, 16, lbtest.Count) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lbtest.Check(got, out, 2, 16, lbtest.Count); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 5 {
+		t.Fatalf("factory called %d times for 5 ranks", calls)
+	}
+}
+
+// TestBadConfig: bad options and factories are errors, not panics.
+func TestBadConfig(t *testing.T) {
+	w, err := lb.NewSim(4, lb.SimConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	static, _ := lb.Lookup("static")
+	failing := func(lb.Env) (lb.Balancer, error) { return nil, fmt.Errorf("no") }
+	for name, cfg := range map[string]lb.Config{
+		"levels":      {Balancer: static.New, Options: lb.Options{SplitLevels: 33}},
+		"perm":        {Balancer: static.New, Options: lb.Options{Permutation: "sobol"}},
+		"queue":       {Options: lb.Options{QueueLimit: -1}},
+		"shuffle":     {Options: lb.Options{ShuffleBelow: 2}},
+		"factory":     {Balancer: failing},
+		"nil balance": {Balancer: func(lb.Env) (lb.Balancer, error) { return nil, nil }},
+	} {
+		if _, _, err := lb.Run(w, cfg, func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(1, 8, lbtest.Count) }); err == nil {
+			t.Errorf("%s: no error", name)
 		}
+	}
+	if _, err := lb.NewSim(0, lb.SimConfig{}); err == nil {
+		t.Error("a world of 0 ranks")
+	}
+	if _, err := lb.NewSim(2, lb.SimConfig{NodeCost: -1}); err == nil {
+		t.Error("a negative node cost")
 	}
 }
 
@@ -136,17 +135,17 @@ func TestDriverEmbedded(t *testing.T) {
 // tree, for every P up to 70.
 func TestFastInitPieces(t *testing.T) {
 	const depth = 18
-	want, _, _ := sequential(11, depth, modeCount)
+	want := lbtest.Sequential(11, depth, lbtest.Count).Nodes
 	for p := 1; p <= 70; p++ {
 		var total int64
 		for r := range p {
-			a := newTreeApp(11, depth, modeCount)
-			if piece := fastInitPiece(a.Root(), r, p); piece != nil {
+			a := lbtest.NewTree(11, depth, lbtest.Count)
+			if piece := lb.FastInitPiece(a.Root(), r, p); piece != nil {
 				for !piece.Empty() {
 					piece.Work(1 << 30)
 				}
 			}
-			total += a.nodes
+			total += a.Nodes()
 		}
 		if total != want {
 			t.Fatalf("P=%d: pieces hold %d nodes, tree %d", p, total, want)

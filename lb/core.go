@@ -7,7 +7,7 @@ import (
 
 // core is what every balancer shares: the outbox and counters, four-counter
 // termination detection with a drain wave, incumbent broadcasts and the
-// global stop. A balancer embeds it, sets idle and busyWaiting, routes
+// global stop. A balancer embeds it, sets idle and outstanding, routes
 // unknown messages through handle and calls progress after every event.
 //
 // Termination (seed 002, §4): every rank counts the work, bound, stop and
@@ -44,14 +44,37 @@ type core struct {
 	drainSent   bool
 	done        bool
 
-	bound   int64 // best incumbent known and broadcast
-	stopped bool  // the search was stopped globally
+	bounded  Bounded // the app's bound, nil without one
+	sense    Sense
+	bound    int64 // best incumbent known and broadcast, if hasBound
+	hasBound bool
+	stopper  Stopper // the app's early stop, nil without one
+	stopped  bool    // the search was stopped globally
 }
 
 func (c *core) init(env Env) {
 	c.env, c.rank, c.size = env, env.Rank, env.Size
 	c.stats.Rank = env.Rank
-	c.bound = NoBound
+	if b, ok := env.App.(Bounded); ok {
+		c.bounded, c.sense = b, b.Sense()
+	}
+	c.stopper, _ = env.App.(Stopper)
+}
+
+// worked counts a work slice of nodes; balancers call it from Tick.
+func (c *core) worked(nodes int64) {
+	c.stats.Nodes += nodes
+	c.stats.Slices++
+}
+
+// better reports whether v is at least as good as every bound this rank
+// knows of: the broadcast ones and its app's own incumbent.
+func (c *core) better(v int64) bool {
+	if c.hasBound && c.sense.Better(c.bound, v) {
+		return false
+	}
+	own, ok := c.bounded.Incumbent()
+	return !ok || !c.sense.Better(own, v)
 }
 
 func (c *core) children() (first, n int) {
@@ -92,9 +115,9 @@ func (c *core) handle(m Msg) bool {
 	case KBound:
 		origin, n := binary.Uvarint(m.Data)
 		v, _ := binary.Varint(m.Data[n:])
-		if v <= c.bound && v <= c.env.App.Incumbent() {
-			c.env.App.Improve(v)
-			c.bound = v
+		if c.bounded != nil && c.better(v) {
+			c.bounded.Improve(v)
+			c.bound, c.hasBound = v, true
 			c.forward(int(origin), KBound, m.Data)
 		}
 	case KStop:
@@ -153,14 +176,16 @@ func (c *core) progress() {
 	if c.done {
 		return
 	}
-	if !c.stopped && c.env.App.Solved() {
+	if !c.stopped && c.stopper != nil && c.stopper.Solved() {
 		c.stopped = true
 		c.forward(c.rank, KStop, binary.AppendUvarint(nil, uint64(c.rank)))
 	}
-	if v := c.env.App.Incumbent(); v < c.bound {
-		c.bound = v
-		d := binary.AppendUvarint(nil, uint64(c.rank))
-		c.forward(c.rank, KBound, binary.AppendVarint(d, v))
+	if c.bounded != nil {
+		if v, ok := c.bounded.Incumbent(); ok && (!c.hasBound || c.sense.Better(v, c.bound)) {
+			c.bound, c.hasBound = v, true
+			d := binary.AppendUvarint(nil, uint64(c.rank))
+			c.forward(c.rank, KBound, binary.AppendVarint(d, v))
+		}
 	}
 	first, nkids := c.children()
 	for !c.terminating && c.idle() {
@@ -196,25 +221,4 @@ func (c *core) progress() {
 		}
 		c.done = true
 	}
-}
-
-// fastInitPiece splits root ⌈log2 P⌉ times following the bits of rank, from
-// the highest, keeping the given-away part where the bit is 1 (seed 002,
-// §4.3). Where a group of ranks has no upper half (P not a power of two),
-// its lower half keeps the whole task. Every rank computes its piece alone;
-// the pieces are disjoint and cover the tree.
-func fastInitPiece(root Task, rank, size int) Task {
-	t := root
-	for j := bits.Len(uint(size-1)) - 1; j >= 0 && t != nil; j-- {
-		// The ranks that agree on the bits above j hold the same t; its
-		// lower half (bit j = 0) keeps it, its upper half takes the piece.
-		mask := 1 << j
-		if rank&^(mask<<1-1)|mask >= size {
-			continue // no upper half: keep all
-		}
-		if piece := t.Split(); rank&mask != 0 {
-			t = piece
-		}
-	}
-	return t
 }

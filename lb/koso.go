@@ -6,11 +6,6 @@ import (
 	"fmt"
 )
 
-func init() {
-	register("koso", "KOSO ring scheduler (seed 003 §2.2): keep one piece, send one clockwise", func(e Env) Balancer { return newKOSO(e, false) })
-	register("koso-star", "KOSO* (seed 003 §2.2): send clockwise only to a lighter neighbour", func(e Env) Balancer { return newKOSO(e, true) })
-}
-
 // koso is the ring scheduler KOSO, "keep one, send one", and KOSO* (seed
 // 003, §2.2). Each rank keeps its tasks in a queue ordered by depth in the
 // splitting tree (the number of splits behind a task, shallowest first) and
@@ -51,7 +46,10 @@ func (q *taskQueue) Pop() any {
 	return e
 }
 
-func newKOSO(env Env, star bool) Balancer {
+func newKOSO(env Env) (Balancer, error)     { return newRing(env, false), nil }
+func newKOSOStar(env Env) (Balancer, error) { return newRing(env, true), nil }
+
+func newRing(env Env, star bool) *koso {
 	b := &koso{star: star}
 	b.init(env)
 	b.idle = func() bool { return b.Task() == nil }
@@ -93,7 +91,8 @@ func (b *koso) Task() Task {
 }
 
 // Tick: the task just worked on spawns.
-func (b *koso) Tick() {
+func (b *koso) Tick(nodes int64) {
+	b.worked(nodes)
 	if b.Task() != nil && b.size > 1 {
 		head := &b.q[0]
 		if piece := head.t.Split(); piece != nil && !piece.Empty() {
@@ -102,13 +101,7 @@ func (b *koso) Tick() {
 			gen := head.gen
 			heap.Fix(&b.q, 0)
 			if !b.star || b.nbLoad < b.Load() {
-				data := binary.AppendUvarint(nil, uint64(gen))
-				data, err := piece.AppendBinary(data)
-				if err != nil {
-					panic("lb: packing a task: " + err.Error())
-				}
-				b.stats.TasksSent++
-				b.send((b.rank+1)%b.size, KWork, data)
+				b.sendTask((b.rank+1)%b.size, binary.AppendUvarint(nil, uint64(gen)), piece)
 			} else {
 				b.push(piece, gen)
 			}
@@ -122,11 +115,10 @@ func (b *koso) Deliver(m Msg) {
 		switch m.Kind {
 		case KWork:
 			gen, n := binary.Uvarint(m.Data)
-			t, err := b.env.App.Unmarshal(m.Data[n:])
-			if err != nil || n <= 0 {
-				panic(fmt.Sprintf("lb: koso: bad task: %v", err))
+			if n <= 0 {
+				panic(fmt.Sprintf("lb: rank %d: a malformed KOSO task from %d", b.rank, m.From))
 			}
-			if !b.stopped {
+			if t := b.unpack(m.Data[n:]); !b.stopped {
 				b.push(t, int(gen))
 			}
 		case KLoad:

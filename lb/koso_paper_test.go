@@ -15,11 +15,6 @@ func (spawnTask) AppendBinary(b []byte) ([]byte, error) { return b, nil }
 
 func (spawnApp) Root() Task                     { return spawnTask{} }
 func (spawnApp) Unmarshal([]byte) (Task, error) { return spawnTask{}, nil }
-func (spawnApp) Incumbent() int64               { return NoBound }
-func (spawnApp) Improve(int64)                  {}
-func (spawnApp) Solved() bool                   { return false }
-func (spawnApp) Result() []byte                 { return nil }
-func (spawnApp) Combine(_, _ []byte)            {}
 
 // stepModel drives the real koso state machines in the synchronous step
 // model of seed 003 §2.2: in every step each rank with a non-empty queue
@@ -29,7 +24,7 @@ func (spawnApp) Combine(_, _ []byte)            {}
 func stepModel(t *testing.T, p int, star bool, steps int) []int {
 	bs := make([]*koso, p)
 	for r := range bs {
-		bs[r] = newKOSO(Env{Rank: r, Size: p, App: spawnApp{}, Rand: NewRand(1, r)}, star).(*koso)
+		bs[r] = newRing(Env{Rank: r, Size: p, App: spawnApp{}, Rand: NewRand(1, r)}, star)
 	}
 	var inflight []Msg
 	collect := func() {
@@ -57,7 +52,7 @@ func stepModel(t *testing.T, p int, star bool, steps int) []int {
 		for _, b := range bs {
 			if task := b.Task(); task != nil {
 				task.Work(1)
-				b.Tick()
+				b.Tick(1)
 			}
 		}
 		collect()

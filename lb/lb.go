@@ -5,23 +5,28 @@
 //
 // A Balancer takes messages and ticks in and puts messages out. It holds no
 // goroutines, no clock and no global random source: randomness comes seeded
-// per rank through Env. Drivers connect it to a transport: Run drives it over
-// an *mpi.Comm (the embedded world or real MPI), and the tests drive it over a
-// seeded fake network that delays and reorders messages between pairs.
+// per rank through Env. A World runs a computation on its ranks: package
+// lb/driver connects the balancers to an *mpi.Comm (the embedded world of
+// goroutine ranks, or real MPI), and NewSim to a discrete-event simulator
+// with virtual time and a seeded network that delays and reorders messages
+// between pairs. Run is the one way to run a computation in any world, so a
+// solver written against a World runs unchanged in all of them.
 //
 // Termination is detected with the four-counter method over a tree-based
 // asynchronous reduction (seed 002, §4), followed by a drain wave so that no
 // message is in flight when Done becomes true. Incumbent bounds
-// (branch-and-bound) and a global early stop (first solution) travel as
-// counted messages along binomial trees rooted at their origin.
+// (branch-and-bound, the optional Bounded interface) and a global early stop
+// (first solution, the optional Stopper interface) travel as counted
+// messages along binomial trees rooted at their origin.
+//
+// The package keeps no mutable package-level state: many ranks share one
+// process in the embedded world and in the simulator.
 package lb
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
-	"strings"
 )
 
 // Task is one subproblem of a tree-shaped computation. Tasks are used by one
@@ -40,38 +45,75 @@ type Task interface {
 	AppendBinary(b []byte) ([]byte, error)
 }
 
-// App is an application's per-rank state: its root, how to decode tasks, its
-// incumbent and its result. Each rank has its own App value.
+// App is one rank's view of a problem: its root and how to decode tasks.
+// Each rank has its own App value, which need not be safe for concurrent use.
+// An App may also implement Bounded (branch-and-bound) and Stopper (the
+// first solution ends the search); Run needs a Reducer, an App with a
+// typed result.
 type App interface {
-	// Root returns the root task; every rank can build it (the problem is
-	// broadcast before the search starts).
+	// Root returns the whole problem as a fresh task; every rank builds the
+	// same one (the problem is known to all before the search starts).
 	Root() Task
 	// Unmarshal decodes a task encoded by Task.AppendBinary on any rank.
 	Unmarshal(b []byte) (Task, error)
-	// Incumbent returns the best bound known on this rank (lower is
-	// better), or NoBound.
-	Incumbent() int64
-	// Improve tells the app of a bound found on another rank.
-	Improve(v int64)
-	// Solved reports whether this rank found a solution that ends the whole
-	// search at once (first solution is enough).
-	Solved() bool
-	// Result returns the local result encoded in a fixed number of bytes,
-	// the same on every rank.
-	Result() []byte
-	// Combine sets inout to the combination of inout and in, two encoded
-	// results; it must be associative and commutative.
-	Combine(inout, in []byte)
 }
 
-// NoBound is the incumbent of an app without one.
-const NoBound = math.MaxInt64
+// Reducer is an App whose ranks' results combine into one value of type R by
+// one reduction after the search. R travels between ranks with encoding/gob,
+// so its fields must be exported.
+type Reducer[R any] interface {
+	App
+	// Result returns this rank's part of the result.
+	Result() R
+	// Combine returns the combination of two results; it must be
+	// associative and commutative.
+	Combine(a, b R) R
+}
+
+// Sense says which incumbent values are better.
+type Sense int
+
+// The senses of an objective. The zero value is Minimize.
+const (
+	Minimize Sense = iota // lower values are better (shortest ruler)
+	Maximize              // higher values are better (most profit)
+)
+
+// Better reports whether a is strictly better than b.
+func (s Sense) Better(a, b int64) bool {
+	if s == Maximize {
+		return a > b
+	}
+	return a < b
+}
+
+// Bounded is implemented by an App that searches by branch-and-bound: a
+// better incumbent found on one rank is spread to every rank by the
+// balancer, so that all of them prune with it (seed 002, §6.3).
+type Bounded interface {
+	// Sense says whether lower or higher values are better; it never
+	// changes.
+	Sense() Sense
+	// Incumbent returns the best objective value known on this rank, and
+	// false while there is none.
+	Incumbent() (v int64, ok bool)
+	// Improve tells the app of a value found on another rank; the app
+	// ignores it when it knows a better one.
+	Improve(v int64)
+}
+
+// Stopper is implemented by an App for which one solution ends the whole
+// search (first-solution search, the last iteration of IDA*).
+type Stopper interface {
+	// Solved reports whether this rank found such a solution.
+	Solved() bool
+}
 
 // Kind is the kind of a balancer message; drivers use it as the MPI tag.
 type Kind int
 
-// Message kinds. Work, Bound and Stop messages are counted by termination
-// detection; the others are control traffic.
+// Message kinds. Work, Bound, Stop and Load messages are counted by
+// termination detection; the others are control traffic.
 const (
 	KRequest   Kind = iota + 1 // ask for work
 	KWork                      // a task
@@ -87,6 +129,11 @@ const (
 	KLoad                      // ring balancers: load information
 	nKinds
 )
+
+// NumKinds is one more than the largest Kind: tags 1..NumKinds-1 are the
+// balancers', and drivers may use tags from NumKinds on for their own
+// traffic.
+const NumKinds = int(nKinds)
 
 var kindNames = [...]string{"?", "request", "work", "reject", "bound", "stop", "wave", "report",
 	"terminate", "drained", "exit", "pair", "load"}
@@ -116,7 +163,7 @@ type Env struct {
 }
 
 // Options tune the balancers. The zero value is usable: every field has a
-// default.
+// default. Each balancer reads only some of the fields (Info.Options).
 type Options struct {
 	// FastInit broadcasts the root and splits it log P times following the
 	// bits of the rank (seed 002, §4.3), instead of starting on rank 0 only.
@@ -125,13 +172,14 @@ type Options struct {
 	// many arrived in one polling interval (seed 002, §4.2); 0 means
 	// 2·⌈√P⌉.
 	QueueLimit int
-	// Clusters is the number of rank clusters of the hybrid balancer.
+	// Clusters is the number of rank clusters of the hybrid balancer; 0
+	// means 1.
 	Clusters int
 	// SplitLevels is k of randomized static load balancing: 2^k leaves;
-	// 0 means a default derived from the seeds' bounds.
+	// 0 means a default derived from the seeds' bounds (DefaultLevels).
 	SplitLevels int
 	// Permutation is the pseudo-random permutation of static placement:
-	// "gf" (default) or "lcg".
+	// "gf" (the default, also for "") or "lcg".
 	Permutation string
 	// PairSync makes poll-and-shuffle synchronise only the pairs after each
 	// phase, and all ranks only at the end of a cycle (seed 002, §5.3).
@@ -142,6 +190,27 @@ type Options struct {
 	// ShuffleBelow permutes the subproblems after a cycle only when fewer
 	// than this fraction of the ranks are busy; 0 always permutes.
 	ShuffleBelow float64
+}
+
+// MaxSplitLevels is the largest SplitLevels: the permutations of package
+// lb/perm reach 2^32 leaves.
+const MaxSplitLevels = 32
+
+// Validate checks the ranges of the options, whatever the balancer.
+func (o Options) Validate() error {
+	switch {
+	case o.QueueLimit < 0:
+		return fmt.Errorf("lb: queue limit %d: must not be negative", o.QueueLimit)
+	case o.Clusters < 0:
+		return fmt.Errorf("lb: %d clusters: must not be negative", o.Clusters)
+	case o.SplitLevels < 0 || o.SplitLevels > MaxSplitLevels:
+		return fmt.Errorf("lb: %d split levels: need 0 (default) to %d", o.SplitLevels, MaxSplitLevels)
+	case o.Permutation != "" && o.Permutation != "gf" && o.Permutation != "lcg":
+		return fmt.Errorf("lb: permutation %q: need gf or lcg", o.Permutation)
+	case math.IsNaN(o.ShuffleBelow) || o.ShuffleBelow < 0 || o.ShuffleBelow > 1:
+		return fmt.Errorf("lb: shuffle-below %g: need a fraction from 0 to 1", o.ShuffleBelow)
+	}
+	return nil
 }
 
 // NewRand returns the random source of a rank: a PCG seeded by the run's
@@ -158,8 +227,8 @@ type Balancer interface {
 	Start(root Task)
 	// Deliver hands over one message addressed to this rank.
 	Deliver(m Msg)
-	// Tick says one work slice on Task ended.
-	Tick()
+	// Tick says one work slice on Task ended, having expanded nodes.
+	Tick(nodes int64)
 	// Task returns the task to work on next, or nil while the rank is idle
 	// (the driver then blocks until a message arrives).
 	Task() Task
@@ -172,7 +241,8 @@ type Balancer interface {
 	Stats() *Stats
 }
 
-// Stats counts what a rank did. The driver fills in the times and nodes.
+// Stats counts what a rank did. Balancers count nodes, slices and messages;
+// drivers fill in the times. The zero value counts nothing.
 type Stats struct {
 	Rank           int     `json:"rank"`
 	WorkSeconds    float64 `json:"work_seconds"`
@@ -203,52 +273,4 @@ func (s *Stats) Add(o *Stats) {
 	s.MessagesSent += o.MessagesSent
 	s.BytesSent += o.BytesSent
 	s.MaxQueue = max(s.MaxQueue, o.MaxQueue)
-}
-
-// factories maps balancer names to constructors; it is never modified after
-// package initialisation.
-var factories = map[string]struct {
-	doc string
-	new func(Env) Balancer
-}{}
-
-func register(name, doc string, f func(Env) Balancer) {
-	factories[name] = struct {
-		doc string
-		new func(Env) Balancer
-	}{doc, f}
-}
-
-// Names returns the registered balancer names, sorted.
-func Names() []string {
-	names := make([]string, 0, len(factories))
-	for n := range factories {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// Describe returns one line per balancer: its name and what it is.
-func Describe() string {
-	var b strings.Builder
-	for _, n := range Names() {
-		fmt.Fprintf(&b, "  %-10s %s\n", n, factories[n].doc)
-	}
-	return b.String()
-}
-
-// New returns the balancer called name for the rank described by env.
-func New(name string, env Env) (Balancer, error) {
-	f, ok := factories[name]
-	if !ok {
-		return nil, fmt.Errorf("lb: unknown balancer %q (known: %s)", name, strings.Join(Names(), ", "))
-	}
-	if env.Size < 1 || env.Rank < 0 || env.Rank >= env.Size {
-		return nil, fmt.Errorf("lb: rank %d of %d", env.Rank, env.Size)
-	}
-	if env.Rand == nil {
-		env.Rand = NewRand(0, env.Rank)
-	}
-	return f.new(env), nil
 }

@@ -2,13 +2,8 @@ package lb
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math/bits"
 )
-
-func init() {
-	register("ps", "poll-and-shuffle (seed 002 §5, Fig. 2): hypercube phases, random shuffles; --pair-sync, --ask-lower, --shuffle-below refine it (§5.3)", newPollShuffle)
-}
 
 // pollShuffle is poll-and-shuffle on a log P-dimensional hypercube (seed
 // 002, §5, Fig. 2). Ranks work in phases of one slice; after phase i an idle
@@ -71,7 +66,7 @@ const (
 	flagShuffle
 )
 
-func newPollShuffle(env Env) Balancer {
+func newPollShuffle(env Env) (Balancer, error) {
 	b := &pollShuffle{dims: bits.Len(uint(env.Size - 1))}
 	b.init(env)
 	if env.Size == 1 {
@@ -80,7 +75,7 @@ func newPollShuffle(env Env) Balancer {
 		b.idle = func() bool { return false } // termination is the syncs'
 	}
 	b.outstanding = func() bool { return false }
-	return b
+	return b, nil
 }
 
 func (b *pollShuffle) header(sub byte) []byte {
@@ -117,7 +112,8 @@ func (b *pollShuffle) Task() Task {
 	return nil
 }
 
-func (b *pollShuffle) Tick() {
+func (b *pollShuffle) Tick(nodes int64) {
+	b.worked(nodes)
 	if b.state == psWork {
 		b.sliceDone = true
 	}
@@ -151,24 +147,11 @@ func (b *pollShuffle) answerRequest(m Msg) {
 	b.send(m.From, KReject, h)
 }
 
-func (b *pollShuffle) sendTask(to int, h []byte, t Task) {
-	data, err := t.AppendBinary(h)
-	if err != nil {
-		panic("lb: packing a task: " + err.Error())
+func (b *pollShuffle) unpackTask(rest []byte) Task {
+	if t := b.unpack(rest); !b.stopped {
+		return t
 	}
-	b.stats.TasksSent++
-	b.send(to, KWork, data)
-}
-
-func (b *pollShuffle) unpack(rest []byte) Task {
-	t, err := b.env.App.Unmarshal(rest)
-	if err != nil {
-		panic(fmt.Sprintf("lb: ps: bad task: %v", err))
-	}
-	if b.stopped {
-		return nil
-	}
-	return t
+	return nil
 }
 
 // take removes and returns the message from rank `from` of this cycle and
@@ -265,7 +248,7 @@ func (b *pollShuffle) advance() {
 func (b *pollShuffle) receiveTask(from int, sub byte) bool {
 	m, rest, ok := b.take(from, sub)
 	if ok && m.Kind == KWork {
-		b.task = b.unpack(rest)
+		b.task = b.unpackTask(rest)
 	}
 	return ok
 }

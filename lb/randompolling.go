@@ -2,10 +2,6 @@ package lb
 
 import "math"
 
-func init() {
-	register("rp", "asynchronous random polling (seed 002 §4, Fig. 1); --fast-init splits the broadcast root log P times", newRandomPolling)
-}
-
 // randomPolling is asynchronous random polling (seed 002, Fig. 1): the root
 // starts on rank 0 (or, with FastInit, every rank splits the broadcast root
 // log P times); an idle rank asks uniformly random ranks for work until one
@@ -23,20 +19,16 @@ type randomPolling struct {
 	initial     func(root Task) []Task // the tasks this rank starts with
 }
 
-func newRandomPolling(env Env) Balancer {
+func newRandomPolling(env Env) (Balancer, error) { return newRP(env), nil }
+
+func newRP(env Env) *randomPolling {
 	b := &randomPolling{}
 	b.init(env)
 	b.queueLimit = env.Options.QueueLimit
 	if b.queueLimit <= 0 {
 		b.queueLimit = 2 * int(math.Ceil(math.Sqrt(float64(env.Size))))
 	}
-	b.requestFrom = func() int {
-		r := b.env.Rand.IntN(b.size - 1)
-		if r >= b.rank {
-			r++
-		}
-		return r
-	}
+	b.requestFrom = func() int { return otherRank(b.env.Rand, b.rank, 0, b.size) }
 	b.canAsk = env.Size > 1
 	b.initial = func(root Task) []Task {
 		if b.env.Options.FastInit {
@@ -74,7 +66,8 @@ func (b *randomPolling) Task() Task {
 	return nil
 }
 
-func (b *randomPolling) Tick() {
+func (b *randomPolling) Tick(nodes int64) {
+	b.worked(nodes)
 	b.reqInSlice = 0
 	b.after()
 }
@@ -87,9 +80,7 @@ func (b *randomPolling) Deliver(m Msg) {
 			b.answer(m.From)
 		case KWork:
 			b.waiting = false
-			if t, err := b.env.App.Unmarshal(m.Data); err != nil {
-				panic("lb: rp: " + err.Error()) // a bug: tasks come from the same binary
-			} else if !b.stopped {
+			if t := b.unpack(m.Data); !b.stopped {
 				b.tasks = append(b.tasks, t)
 			}
 		case KReject:
@@ -107,21 +98,12 @@ func (b *randomPolling) answer(j int) {
 	if t != nil && b.reqInSlice <= b.queueLimit && !b.terminating {
 		if piece := t.Split(); piece != nil && !piece.Empty() {
 			b.stats.Splits++
-			b.sendTask(j, piece)
+			b.sendTask(j, nil, piece)
 			return
 		}
 	}
 	b.stats.RequestsReject++
 	b.send(j, KReject, nil)
-}
-
-func (b *randomPolling) sendTask(to int, t Task) {
-	data, err := t.AppendBinary(nil)
-	if err != nil {
-		panic("lb: packing a task: " + err.Error())
-	}
-	b.stats.TasksSent++
-	b.send(to, KWork, data)
 }
 
 // after asks for work when idle, then advances the shared machinery.

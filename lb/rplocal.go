@@ -1,11 +1,5 @@
 package lb
 
-import "math/rand/v2"
-
-func init() {
-	register("rp-local", "localized random polling (seed 002 §6.2): permuted fast init, doubling neighbour sets", newRPLocal)
-}
-
 // rpLocal is random polling with localized requests (seed 002, §6.2). The
 // P pieces of fast initialisation are placed by a pseudo-random permutation
 // shared by all ranks, so busy clusters cannot form at once. An idle rank
@@ -18,8 +12,8 @@ type rpLocal struct {
 	set int
 }
 
-func newRPLocal(env Env) Balancer {
-	l := &rpLocal{randomPolling: newRandomPolling(env).(*randomPolling), set: 4}
+func newRPLocal(env Env) (Balancer, error) {
+	l := &rpLocal{randomPolling: newRP(env), set: 4}
 	l.requestFrom = l.pick
 	// Rank r starts with the fast-initialisation piece of the virtual rank
 	// v with π(v) = r.
@@ -33,13 +27,7 @@ func newRPLocal(env Env) Balancer {
 		}
 		return nil
 	}
-	return l
-}
-
-// sharedPerm returns the same pseudo-random permutation of 0..n-1 on every
-// rank of a run, O(n).
-func sharedPerm(seed uint64, n int) []int {
-	return rand.New(rand.NewPCG(seed, 0x10ca1)).Perm(n)
+	return l, nil
 }
 
 func (l *rpLocal) Deliver(m Msg) {
@@ -54,11 +42,7 @@ func (l *rpLocal) pick() int {
 	p, s := l.size, l.set
 	if s >= p {
 		l.set = 4
-		r := l.env.Rand.IntN(p - 1)
-		if r >= l.rank {
-			r++
-		}
-		return r
+		return otherRank(l.env.Rand, l.rank, 0, p)
 	}
 	l.set *= 2
 	half := max(1, s/2)

@@ -3,61 +3,77 @@ package lb
 import (
 	"container/heap"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 )
 
-// SimConfig configures Simulate. Times are virtual nanoseconds; the zero
-// value gets defaults.
+// SimConfig configures the simulated world (NewSim). Times are virtual
+// nanoseconds; the zero value gets defaults.
 type SimConfig struct {
-	Budget   int64  // nodes per work slice; 0 means DefaultBudget
-	Seed     uint64 // seeds the ranks' random sources and the network
+	Seed     uint64 // seeds the network's delays
 	NodeCost int64  // virtual ns per node; 0 means 10
 	Latency  int64  // one-way latency in ns; 0 means 2000
 	Jitter   int64  // up to this much extra random delay per message, which reorders messages between different pairs; negative means none, 0 means 5·Latency
-	// MaxEvents bounds the simulation; 0 means 1e9.
+	// MaxEvents bounds each run; 0 means 1e9.
 	MaxEvents int64
 }
 
-// SimOutcome is what a simulated run produced.
-type SimOutcome struct {
-	Result   []byte
-	Time     int64   // virtual ns until the last rank was done
-	Ranks    []Stats // per rank; WorkSeconds and IdleSeconds are virtual
-	Total    Stats
-	Messages int64 // messages delivered
+// simWorld is the discrete-event simulator as a World: one program drives
+// all ranks in virtual time.
+type simWorld struct {
+	p   int
+	cfg SimConfig
 }
 
-// Simulate runs the balancer called name on len(apps) simulated ranks in one
-// goroutine, with a seeded discrete-event network: every message gets a
-// random delay, so messages between different pairs are reordered, while
-// each pair stays FIFO as MPI guarantees. A busy rank handles the messages
-// that arrived during a work slice after the slice, as the real driver does.
+// NewSim returns a simulated world of p ranks, run by one goroutine with a
+// seeded discrete-event network: every message gets a random delay, so
+// messages between different pairs are reordered, while each pair stays
+// FIFO as MPI guarantees. A busy rank handles the messages that arrived
+// during a work slice after the slice, as the real driver does. Its Run
+// does the real work of every rank (answers and node counts are real) and
+// reports virtual time: Outcome.Seconds is the virtual time until the last
+// rank was done, plus the reduction of the results.
 //
-// It checks the protocol as it goes and returns an error when a rank sends or
-// receives a message after it was done, when Done goes back to false, or when
-// the simulation runs dry with ranks not done (lost work or a deadlock).
-// Deterministic for a given seed.
-func Simulate(apps []App, name string, opt Options, cfg SimConfig) (*SimOutcome, error) {
-	p := len(apps)
-	if cfg.Budget <= 0 {
-		cfg.Budget = DefaultBudget
+// Run checks the protocol as it goes and fails when a rank sends or
+// receives a message after it was done, when Done goes back to false, or
+// when the simulation runs dry with ranks not done (lost work or a
+// deadlock). It is deterministic for a given configuration and job.
+func NewSim(p int, cfg SimConfig) (World, error) {
+	if p < 1 {
+		return nil, fmt.Errorf("lb: a simulated world of %d ranks", p)
 	}
-	if cfg.NodeCost <= 0 {
+	if cfg.NodeCost < 0 || cfg.Latency < 0 || cfg.MaxEvents < 0 {
+		return nil, fmt.Errorf("lb: negative simulation costs (node %d ns, latency %d ns)", cfg.NodeCost, cfg.Latency)
+	}
+	if cfg.NodeCost == 0 {
 		cfg.NodeCost = 10
 	}
-	if cfg.Latency <= 0 {
+	if cfg.Latency == 0 {
 		cfg.Latency = 2000
 	}
 	if cfg.Jitter == 0 {
 		cfg.Jitter = 5 * cfg.Latency
 	}
-	if cfg.MaxEvents <= 0 {
+	if cfg.MaxEvents == 0 {
 		cfg.MaxEvents = 1e9
 	}
-	s := &sim{cfg: cfg, p: p, net: rand.New(rand.NewPCG(cfg.Seed, 0x5eed)),
+	return &simWorld{p: p, cfg: cfg}, nil
+}
+
+func (w *simWorld) Name() string { return "sim" }
+func (w *simWorld) Rank() int    { return 0 }
+func (w *simWorld) Size() int    { return w.p }
+
+// Run simulates job on every rank; see NewSim.
+func (w *simWorld) Run(job Job) (*Outcome, error) {
+	p, cfg := w.p, w.cfg
+	s := &sim{cfg: cfg, budget: job.Config.budget(), p: p, net: rand.New(rand.NewPCG(cfg.Seed, 0x5eed)),
 		bs: make([]Balancer, p), ranks: make([]simRank, p), last: make([]int64, p*p)}
+	apps := make([]App, p)
 	for r := range p {
-		b, err := New(name, Env{Rank: r, Size: p, App: apps[r], Rand: NewRand(cfg.Seed, r), Seed: cfg.Seed, Options: opt})
+		apps[r] = job.NewApp()
+		b, err := NewBalancer(job.Config.Balancer, Env{Rank: r, Size: p, App: apps[r], Rand: NewRand(job.Config.Seed, r),
+			Seed: job.Config.Seed, Options: job.Config.Options})
 		if err != nil {
 			return nil, err
 		}
@@ -86,25 +102,36 @@ func Simulate(apps []App, name string, opt Options, cfg SimConfig) (*SimOutcome,
 			return nil, err
 		}
 	}
-	out := &SimOutcome{Ranks: make([]Stats, p), Messages: s.delivered}
+	var ranks []Stats
+	if job.Config.RankStats {
+		ranks = make([]Stats, p)
+	}
+	var fin Finish
 	for r := range p {
 		if !s.bs[r].Done() {
 			return nil, fmt.Errorf("lb: simulation ran dry at %d ns with rank %d not done (lost work or deadlock)", s.now, r)
 		}
-		st := *s.bs[r].Stats()
 		sr := &s.ranks[r]
-		st.Nodes, st.Slices = sr.nodes, sr.slices
+		st := *s.bs[r].Stats()
 		st.WorkSeconds = float64(sr.work) / 1e9
 		st.IdleSeconds = float64(sr.doneAt-sr.work) / 1e9
-		out.Ranks[r] = st
-		out.Total.Add(&st)
-		out.Time = max(out.Time, sr.doneAt)
+		res, err := job.Result(apps[r])
+		if err != nil {
+			return nil, err
+		}
+		f := Finish{Result: res, Stats: st, Seconds: float64(sr.doneAt) / 1e9}
+		if r == 0 {
+			fin = f
+		} else if err := fin.Merge(job, apps[0], &f); err != nil {
+			return nil, err
+		}
+		if ranks != nil {
+			ranks[r] = st
+		}
 	}
-	out.Result = append([]byte(nil), apps[0].Result()...)
-	for r := 1; r < p; r++ {
-		apps[0].Combine(out.Result, apps[r].Result())
-	}
-	return out, nil
+	// The results' reduction and broadcast: two passes over a binary tree.
+	fin.Seconds += float64(2*int64(bits.Len(uint(p-1)))*cfg.Latency) / 1e9
+	return fin.Outcome(ranks), nil
 }
 
 type simRank struct {
@@ -112,13 +139,13 @@ type simRank struct {
 	inbox     []Msg
 	doneFlush bool // Done was seen and its last messages sent
 	doneAt    int64
-	nodes     int64
-	slices    int64
+	lastSlice int64 // nodes of the slice in progress
 	work      int64
 }
 
 type sim struct {
 	cfg       SimConfig
+	budget    int64
 	p         int
 	net       *rand.Rand
 	bs        []Balancer
@@ -186,7 +213,7 @@ func (s *sim) arrive(m Msg) error {
 func (s *sim) sliceEnd(r int) error {
 	sr := &s.ranks[r]
 	sr.busy = false
-	s.bs[r].Tick()
+	s.bs[r].Tick(sr.lastSlice)
 	if err := s.flush(r); err != nil {
 		return err
 	}
@@ -215,9 +242,8 @@ func (s *sim) kick(r int) {
 	if t == nil {
 		return
 	}
-	n := t.Work(s.cfg.Budget)
-	sr.nodes += n
-	sr.slices++
+	n := t.Work(s.budget)
+	sr.lastSlice = n
 	d := max(1, n*s.cfg.NodeCost)
 	sr.work += d
 	sr.busy = true

@@ -2,16 +2,12 @@ package lb
 
 import (
 	"errors"
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 
 	"github.com/treelb/treelb/lb/perm"
 )
-
-func init() {
-	register("static", "randomized static load balancing (seed 000 Fig. 1, seed 001 §3): 2^k leaves placed by a pseudo-random permutation", newStatic)
-	register("hybrid", "static placement, then random polling within --clusters clusters of ranks (seed 001 §6, seed 000 §5.1)", newHybrid)
-}
 
 // leaves is the share of one rank in randomized static load balancing (seed
 // 000, Fig. 1): rank i owns the indices j of its block of 1..2^k and
@@ -43,7 +39,7 @@ func newLeaves(env Env) (*leaves, error) {
 	// Every rank draws the same permutation from the run's seed.
 	pi, err := perm.New(kind, k, rand.New(rand.NewPCG(env.Seed, 0x57a71c)))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("lb: static placement: %w", err)
 	}
 	lo, hi := perm.Block(pi.Len(), env.Rank, env.Size)
 	return &leaves{app: env.App, k: k, pi: pi, next: lo, end: hi}, nil
@@ -121,17 +117,17 @@ type static struct {
 	share *leaves
 }
 
-func newStatic(env Env) Balancer {
+func newStatic(env Env) (Balancer, error) {
 	b := &static{}
 	b.init(env)
 	share, err := newLeaves(env)
 	if err != nil {
-		panic("lb: static: " + err.Error()) // options are validated by the commands
+		return nil, err
 	}
 	b.share = share
 	b.idle = func() bool { return b.Task() == nil }
 	b.outstanding = func() bool { return false }
-	return b
+	return b, nil
 }
 
 func (b *static) Start(Task) { b.progress() }
@@ -143,33 +139,12 @@ func (b *static) Task() Task {
 	return b.share
 }
 
-func (b *static) Tick() { b.progress() }
+func (b *static) Tick(nodes int64) {
+	b.worked(nodes)
+	b.progress()
+}
 
 func (b *static) Deliver(m Msg) {
 	b.handle(m)
 	b.progress()
-}
-
-// newHybrid is random polling started from the static placement, with
-// requests only within the rank's cluster: Clusters blocks of consecutive
-// ranks, cluster q holding the ranks r with ⌊r·C/P⌋ = q.
-func newHybrid(env Env) Balancer {
-	b := newRandomPolling(env).(*randomPolling)
-	share, err := newLeaves(env)
-	if err != nil {
-		panic("lb: hybrid: " + err.Error())
-	}
-	c := max(1, min(env.Options.Clusters, env.Size))
-	q := env.Rank * c / env.Size
-	first, end := (q*env.Size+c-1)/c, ((q+1)*env.Size+c-1)/c
-	b.canAsk = end-first > 1
-	b.requestFrom = func() int {
-		r := first + b.env.Rand.IntN(end-first-1)
-		if r >= b.rank {
-			r++
-		}
-		return r
-	}
-	b.initial = func(Task) []Task { return []Task{share} }
-	return b
 }

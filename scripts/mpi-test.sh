@@ -38,6 +38,8 @@ mpi_tests() {
 	run_mpi_pkg ./apps/fifteen/parallel 2
 	run_mpi_cmd fifteen 2 '"length":42,' --json --korf 79
 	run_mpi_bad_input fifteen 2 2 --korf 101
+	run_mpi_cmd dht 2 'eta=' -q --rounds 1
+	run_mpi_bad_input dht 2 2 -Q 0
 }
 
 # balancers lists the balancer names of the golomb command's help.

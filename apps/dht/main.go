@@ -8,6 +8,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -16,7 +17,6 @@ import (
 	"github.com/treelb/treelb/hashtable"
 	"github.com/treelb/treelb/hashtable/simplot"
 	"github.com/treelb/treelb/internal/cmdutil"
-	"github.com/treelb/treelb/mpi"
 )
 
 func main() { cmdutil.Main(newApp()) }
@@ -33,7 +33,7 @@ func newApp() *cli.App {
 			&cli.StringFlag{Name: "alloc", Value: "block", Usage: "bucket allocation: block, modular or balanced"},
 			&cli.IntFlag{Name: "rounds", Value: 10, Usage: "rounds to run"},
 			&cli.Float64Flag{Name: "revisit", Usage: "probability that a new element repeats an old one (0: the seed's model)"}),
-		Action: runRounds,
+		Action: cmdutil.Action(cmdutil.Spec[rounds]{App: "dht", Read: readRounds, Solve: runRounds}),
 		Commands: []*cli.Command{{
 			Name:  "sim",
 			Usage: "simulate the load balance without p ranks: Fig. 1 and Table 1 of seed 004",
@@ -51,44 +51,46 @@ func newApp() *cli.App {
 	}
 }
 
-func runRounds(c *cli.Context) error {
+// rounds is what rank 0 reads and every rank runs.
+type rounds struct {
+	Params hashtable.RoundParams
+	Rounds int
+}
+
+func readRounds(c *cli.Context, _ cmdutil.Common) (rounds, error) {
 	if c.NArg() != 0 {
-		return cmdutil.Usagef("unexpected arguments %q (see --help)", c.Args().Slice())
+		return rounds{}, cmdutil.Usagef("unexpected arguments %q (see --help)", c.Args().Slice())
 	}
 	alloc, err := hashtable.ParseAlloc(c.String("alloc"))
 	if err != nil {
-		return cmdutil.Usagef("--alloc: %v", err)
+		return rounds{}, cmdutil.Usagef("--alloc: %v", err)
 	}
 	rp := hashtable.RoundParams{Q: c.Int("buckets-per-rank"), Alpha: c.Float64("alpha"), Beta: c.Float64("beta"),
 		Alloc: alloc, Seed: c.Uint64("seed"), Revisit: c.Float64("revisit")}
 	if err := rp.Validate(); err != nil {
-		return cmdutil.Usagef("%v", err)
+		return rounds{}, cmdutil.Usagef("%v", err)
 	}
-	rounds := c.Int("rounds")
-	if rounds < 1 {
-		return cmdutil.Usagef("--rounds %d: need at least 1", rounds)
+	n := c.Int("rounds")
+	if n < 1 {
+		return rounds{}, cmdutil.Usagef("--rounds %d: need at least 1", n)
 	}
-	np, err := cmdutil.NP(c)
+	return rounds{Params: rp, Rounds: n}, nil
+}
+
+func runRounds(r *cmdutil.Run, in rounds) error {
+	s, err := hashtable.RunRounds(r.Comm, in.Params, in.Rounds)
 	if err != nil {
 		return err
 	}
-	return mpi.Run(np, func(comm *mpi.Comm) error {
-		s, err := hashtable.RunRounds(comm, rp, rounds)
-		if err != nil || comm.Rank() != 0 {
-			return err
-		}
-		if !c.Bool("stats") {
-			s.Ranks = nil
-		}
-		w := c.App.Writer
-		switch {
-		case c.Bool("json"):
-			return cmdutil.WriteJSON(w, s)
-		case c.Bool("quiet"):
+	if !r.Common.Stats {
+		s.Ranks = nil
+	}
+	return r.Print(s, func(w io.Writer) error {
+		if r.Quiet {
 			_, err := fmt.Fprintf(w, "eta=%.4f elements/s=%.4g per-rank=%.4g\n", s.Overall.Eta, s.Overall.OpsPerSec, s.Overall.OpsPerSecPerRank)
 			return err
 		}
-		return s.WriteText(w, c.Bool("stats"))
+		return s.WriteText(w, r.Common.Stats)
 	})
 }
 

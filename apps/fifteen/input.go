@@ -5,29 +5,25 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/treelb/treelb/apps/fifteen/puzzle"
 )
 
-// defaultData is the Korf table's path relative to the project's root, and
-// so relative to the working directory by default.
-const defaultData = "../shared/data/korf100.tsv"
-
-// instance is one board to solve and where it came from.
+// instance is one board to solve and where it came from. It travels from
+// rank 0 to the other ranks.
 type instance struct {
-	label string // "korf 12", "boards.txt:3" or "arguments"
-	korf  int    // the id in Korf's table, 0 if not from it
-	start puzzle.State
-	table puzzle.Instance // Korf's line when korf > 0: the expected length and nodes
+	Label string // "korf 12", "boards.txt:3" or "arguments"
+	Korf  int    // the id in Korf's table, 0 if not from it
+	Start puzzle.State
+	Table puzzle.Instance // Korf's line when Korf > 0: the expected length and nodes
 }
 
 // sources is what the command line says to solve.
 type sources struct {
 	korf    []string // --korf values: ids or ranges A-B
-	data    string   // --data, "" for the default search
+	data    string   // --data, "" for the embedded table
 	file    string   // --file, "" for none
 	numbers []string // the positional arguments
 }
@@ -56,7 +52,7 @@ func (s sources) instances() ([]instance, error) {
 			if !ok {
 				return nil, fmt.Errorf("--korf %d: no such instance in the table", id)
 			}
-			out = append(out, instance{label: fmt.Sprintf("korf %d", id), korf: id, start: in.State, table: in})
+			out = append(out, instance{Label: fmt.Sprintf("korf %d", id), Korf: id, Start: in.State, Table: in})
 		}
 	}
 	if s.file != "" {
@@ -80,7 +76,7 @@ func (s sources) instances() ([]instance, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", label, err)
 			}
-			out = append(out, instance{label: label, start: st})
+			out = append(out, instance{Label: label, Start: st})
 		}
 	}
 	if len(out) == 0 {
@@ -110,46 +106,17 @@ func korfIDs(vals []string) ([]int, error) {
 	return ids, nil
 }
 
-// loadKorf reads Korf's table from path, or, when path is "", from the
-// first ../shared/data/korf100.tsv found going up from the working
-// directory, then from the executable's directory.
+// loadKorf reads Korf's table from path, or the embedded one when path is
+// "".
 func loadKorf(path string) ([]puzzle.Instance, error) {
 	if path == "" {
-		path = findData()
+		return puzzle.Korf100()
 	}
 	ins, err := puzzle.LoadKorf(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading Korf's instances (--data): %w", err)
 	}
 	return ins, nil
-}
-
-// findData returns the default data file's path: defaultData if it exists
-// relative to the working directory or to one of its parents or the
-// executable's directory or its parents (at most 5 levels up), else
-// defaultData itself, for the error message.
-func findData() string {
-	var starts []string
-	if wd, err := os.Getwd(); err == nil {
-		starts = append(starts, wd)
-	}
-	if exe, err := os.Executable(); err == nil {
-		starts = append(starts, filepath.Dir(exe))
-	}
-	for _, dir := range starts {
-		for range 6 {
-			p := filepath.Join(dir, defaultData)
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-				return p
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
-	}
-	return defaultData
 }
 
 // readFile reads one instance per line from path: 16 numbers separated by
@@ -175,7 +142,7 @@ func readFile(path string) ([]instance, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", label, err)
 		}
-		out = append(out, instance{label: label, start: st})
+		out = append(out, instance{Label: label, Start: st})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("--file %s: after line %d: %w", path, line, err)

@@ -22,7 +22,6 @@ import (
 	"github.com/treelb/treelb/apps/fifteen/puzzle"
 	"github.com/treelb/treelb/internal/cmdutil"
 	"github.com/treelb/treelb/lb"
-	"github.com/treelb/treelb/mpi"
 )
 
 const description = `Solves each INSTANCE optimally: the fewest moves of the blank that bring the
@@ -35,9 +34,8 @@ An instance is given as
                     blanks or commas; '#' starts a comment, blank lines are skipped
   INSTANCE...       16 numbers on the command line (several instances: 16 each;
                     put -- before the numbers if the first would look like a flag)
-Instances run in that order. The table is read from --data, by default from
-../shared/data/korf100.tsv relative to the working directory, or to one of its
-parents or the executable's directory (that is, the project's ../shared).
+Instances run in that order. Korf's table is built in (Korf 1985, Table 1);
+--data reads another table in the same format instead.
 
 The search is IDA*: the thresholds are h(start), then the smallest f = g + h
 that exceeded the previous threshold. Under a balancer (--balancer, see
@@ -62,18 +60,31 @@ the permutation's parity before any search —, --korf out of 1..100, an
 unreadable or malformed file); 1 for any other error, including a length
 that disagrees with Korf's table.`
 
-func main() {
-	cmdutil.Main(&cli.App{
+func main() { cmdutil.Main(newApp()) }
+
+// defaultBudget is the command's work slice: at ~380 M nodes/s a slice of
+// 10⁵ nodes lasts about 0.26 ms; lb's default of 10⁴ spent about 4% on
+// slicing (korf 7, P=1).
+const defaultBudget = 100000
+
+func newApp() *cli.App {
+	flags := cmdutil.Flags()
+	for _, f := range flags {
+		if b, ok := f.(*cli.Int64Flag); ok && b.Name == "budget" {
+			b.Value = defaultBudget
+		}
+	}
+	return &cli.App{
 		Name:        "fifteen",
 		Usage:       "solve 15-puzzle instances optimally by IDA*, in parallel with a load balancer",
 		ArgsUsage:   "[INSTANCE...]",
 		Description: description,
-		Flags: append(cmdutil.Flags(),
+		Flags: append(flags,
 			&cli.StringSliceFlag{Name: "korf", Usage: "solve instance `N` of Korf's 100 (1..100, or a range A-B; repeatable)"},
-			&cli.StringFlag{Name: "data", Usage: "Korf's table, `PATH` (default ../shared/data/korf100.tsv, searched upward)"},
+			&cli.StringFlag{Name: "data", Usage: "read Korf's table from `PATH` instead of the built-in one"},
 			&cli.StringFlag{Name: "file", Usage: "solve the instances in file `F`, one per line, 16 numbers each"}),
-		Action: run,
-	})
+		Action: cmdutil.Action(cmdutil.Spec[[]instance]{App: "fifteen", Read: read, Solve: solve}),
+	}
 }
 
 // output is the JSON object printed per instance.
@@ -93,80 +104,62 @@ type output struct {
 	outcome     *lb.Outcome          // the balancer's statistics, nil for seq
 }
 
-func run(c *cli.Context) error {
-	cm, err := cmdutil.Parse(c)
-	if err != nil {
-		return err
-	}
-	if !c.IsSet("budget") {
-		// At ~380 M nodes/s a slice of 10⁵ nodes lasts about 0.26 ms; the
-		// common default of 10⁴ spent about 4% on slicing (korf 7, P=1).
-		cm.Budget = 100000
-	}
+func read(c *cli.Context, _ cmdutil.Common) ([]instance, error) {
 	ins, err := sources{korf: c.StringSlice("korf"), data: c.String("data"), file: c.String("file"), numbers: c.Args().Slice()}.instances()
 	if err != nil {
-		return &cmdutil.UsageError{Err: err}
+		return nil, &cmdutil.UsageError{Err: err}
 	}
-	return cm.Run(func(comm *mpi.Comm) error {
-		if cm.Balancer == cmdutil.Seq && comm.Rank() != 0 {
-			return nil
-		}
-		var mismatch error
-		for _, in := range ins {
-			out, err := solve(comm, cm, in)
-			if err != nil {
-				return fmt.Errorf("%s: %w", in.label, err)
-			}
-			if comm.Rank() == 0 {
-				if err := write(c.App.Writer, cm, out); err != nil {
-					return err
-				}
-			}
-			if in.korf > 0 && out.Length != in.table.Optimal && mismatch == nil {
-				mismatch = fmt.Errorf("%s: length %d, Korf's table says %d", in.label, out.Length, in.table.Optimal)
-			}
-		}
-		return mismatch
-	})
+	return ins, nil
 }
 
-// solve solves one instance with the flags' balancer; collective unless the
-// balancer is seq.
-func solve(comm *mpi.Comm, cm cmdutil.Common, in instance) (output, error) {
-	out := output{Header: cm.Header("fifteen", comm),
-		FastInit: cm.Options.FastInit && cm.Balancer != cmdutil.Seq, Instance: in.label, Start: in.start.String()}
-	if in.korf > 0 {
-		out.TableLength, out.TableNodes = in.table.Optimal, in.table.Nodes
+func solve(r *cmdutil.Run, ins []instance) error {
+	var mismatch error
+	for _, in := range ins {
+		out, err := solveOne(r, in)
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.Label, err)
+		}
+		if err := r.Print(out, func(w io.Writer) error { return write(w, r, out) }); err != nil {
+			return err
+		}
+		if in.Korf > 0 && out.Length != in.Table.Optimal && mismatch == nil {
+			mismatch = fmt.Errorf("%s: length %d, Korf's table says %d", in.Label, out.Length, in.Table.Optimal)
+		}
+	}
+	return mismatch
+}
+
+// solveOne solves one instance with the flags' balancer; collective unless
+// the balancer is seq.
+func solveOne(r *cmdutil.Run, in instance) (output, error) {
+	out := output{Header: r.Header(), FastInit: r.Options.FastInit && !r.Seq(), Instance: in.Label, Start: in.Start.String()}
+	if in.Korf > 0 {
+		out.TableLength, out.TableNodes = in.Table.Optimal, in.Table.Nodes
 	}
 	start := time.Now()
 	var res parallel.Result
-	if cm.Balancer == cmdutil.Seq {
-		r, err := puzzle.Solve(in.start)
+	if r.Seq() {
+		s, err := puzzle.Solve(in.Start)
 		if err != nil {
 			return out, err
 		}
-		res = parallel.FromSequential(r)
+		res = parallel.FromSequential(s)
 	} else {
-		r, o, err := parallel.Solve(comm, in.start, cm.Balancer, cm.Options, cm.Config())
+		p, o, err := parallel.Solve(r.World, in.Start, r.Config())
 		if err != nil {
 			return out, err
 		}
-		res, out.outcome = r, o
+		res, out.outcome = p, o
 	}
 	out.Seconds = time.Since(start).Seconds()
 	out.Nodes, out.Length, out.Moves, out.Iterations = res.Nodes, res.Length, puzzle.FormatMoves(res.Moves), res.Iterations
-	if cm.Stats {
-		out.Stats = cmdutil.NewStats(out.outcome)
-	}
+	out.Stats = r.StatsOf(out.outcome)
 	return out, nil
 }
 
-// write prints one instance's output in the flags' format.
-func write(w io.Writer, cm cmdutil.Common, out output) error {
-	switch {
-	case cm.JSON:
-		return cmdutil.WriteJSON(w, out)
-	case cm.Quiet:
+// write prints one instance's output for humans.
+func write(w io.Writer, r *cmdutil.Run, out output) error {
+	if r.Quiet {
 		_, err := fmt.Fprintln(w, strings.TrimSpace(fmt.Sprint(out.Length, " ", out.Moves)))
 		return err
 	}
@@ -193,7 +186,7 @@ func write(w io.Writer, cm cmdutil.Common, out output) error {
 		fmt.Fprintf(w, " (table, sequential: %d)", out.TableNodes)
 	}
 	fmt.Fprintf(w, "  time: %.3f s  ranks: %d  balancer: %s  world: %s\n", out.Seconds, out.Ranks, out.Balancer, out.World)
-	if cm.Stats {
+	if r.Common.Stats {
 		cmdutil.PrintStats(w, out.outcome)
 	}
 	_, err := fmt.Fprintln(w)

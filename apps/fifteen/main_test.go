@@ -41,13 +41,13 @@ func TestInstances(t *testing.T) {
 	}
 	var labels []string
 	for _, in := range ins {
-		labels = append(labels, in.label)
+		labels = append(labels, in.Label)
 	}
 	want := []string{"korf 12", "korf 1", "korf 2", two + ":2", two + ":4", "arguments 1-16", "arguments 17-32"}
 	if strings.Join(labels, "|") != strings.Join(want, "|") {
 		t.Fatalf("labels %q, want %q", labels, want)
 	}
-	if ins[0].start.String() != korf12 || ins[0].table.Optimal != 45 || ins[4].start != puzzle.Goal() || ins[6].start.String() != korf12 {
+	if ins[0].Start.String() != korf12 || ins[0].Table.Optimal != 45 || ins[4].Start != puzzle.Goal() || ins[6].Start.String() != korf12 {
 		t.Fatalf("instances %+v", ins)
 	}
 
@@ -138,6 +138,8 @@ func TestCommand(t *testing.T) {
 		{[]string{"--file", short}, "short.txt:2"},
 		{[]string{"--balancer", "nonesuch", "--korf", "1"}, "unknown balancer"},
 		{[]string{"--np", "0", "--korf", "1"}, "--np 0"},
+		{[]string{"-b", "seq", "--fast-init", "--korf", "1"}, "no balancer options"},
+		{[]string{"--korf", "1", "--world", "moon"}, "--world"},
 	} {
 		stdout, stderr, code := run(c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) || !strings.HasPrefix(stderr, "fifteen: ") || stdout != "" {
@@ -163,7 +165,11 @@ func TestCommand(t *testing.T) {
 
 	two := writeFile(t, dir, "two.txt", korf12+"\n"+goal+"\n")
 	for _, b := range []string{"seq", "rp"} {
-		stdout, stderr, code := run("--json", "--np", "2", "-b", b, "--fast-init", "--file", two, "--korf", "42")
+		args := []string{"--json", "--np", "2", "-b", b, "--file", two, "--korf", "42"}
+		if b != "seq" {
+			args = append(args, "--fast-init")
+		}
+		stdout, stderr, code := run(args...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", b, code, stderr)
 		}

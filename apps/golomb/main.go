@@ -1,11 +1,12 @@
 // Command golomb finds a shortest Golomb ruler with MARKS marks and proves
 // it optimal, sequentially or with a load balancer on many ranks: goroutines
 // in the default build (--np), MPI processes when built with -tags mpi and
-// started by mpirun or srun.
+// started by mpirun or srun, or simulated ranks (--world sim).
 package main
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -15,20 +16,45 @@ import (
 	"github.com/treelb/treelb/apps/golomb/ruler"
 	"github.com/treelb/treelb/internal/cmdutil"
 	"github.com/treelb/treelb/lb"
-	"github.com/treelb/treelb/mpi"
 )
 
-func main() {
-	cmdutil.Main(&cli.App{
+func main() { cmdutil.Main(newApp()) }
+
+func newApp() *cli.App {
+	return &cli.App{
 		Name:      "golomb",
 		Usage:     "find a shortest Golomb ruler with MARKS marks and prove it optimal",
 		ArgsUsage: "MARKS",
 		Flags: append(cmdutil.Flags(),
 			&cli.IntFlag{Name: "count", Usage: "instead, count the rulers of length ≤ `L` (exhaustive; same nodes under every balancer)"}),
-		Action: run,
-	})
+		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "golomb", Read: read, Solve: solve}),
+	}
 }
 
+// instance is what to search for; it travels from rank 0 to the others.
+type instance struct {
+	Marks int
+	Count int // count the rulers up to this length; 0: find a shortest
+}
+
+func read(c *cli.Context, _ cmdutil.Common) (instance, error) {
+	if c.NArg() != 1 {
+		return instance{}, cmdutil.Usagef("need exactly one argument, MARKS (see --help)")
+	}
+	n, err := strconv.Atoi(c.Args().First())
+	if err != nil || n < 2 || n > ruler.MaxMarks {
+		return instance{}, cmdutil.Usagef("MARKS must be a whole number from 2 to %d, got %q", ruler.MaxMarks, c.Args().First())
+	}
+	in := instance{Marks: n}
+	if c.IsSet("count") {
+		if in.Count = c.Int("count"); in.Count < 1 || in.Count > ruler.MaxLength {
+			return instance{}, cmdutil.Usagef("--count %d: need a length from 1 to %d", in.Count, ruler.MaxLength)
+		}
+	}
+	return in, nil
+}
+
+// output is the JSON object the command prints.
 type output struct {
 	cmdutil.Header
 	Marks     int            `json:"marks"`
@@ -42,96 +68,73 @@ type output struct {
 	Stats     *cmdutil.Stats `json:"stats,omitempty"`
 }
 
-func run(c *cli.Context) error {
-	cm, err := cmdutil.Parse(c)
-	if err != nil {
-		return err
-	}
-	if c.NArg() != 1 {
-		return cmdutil.Usagef("need exactly one argument, MARKS (see --help)")
-	}
-	n, err := strconv.Atoi(c.Args().First())
-	if err != nil || n < 2 || n > ruler.MaxMarks {
-		return cmdutil.Usagef("MARKS must be a whole number from 2 to %d, got %q", ruler.MaxMarks, c.Args().First())
-	}
-	countLen := c.Int("count")
-	if c.IsSet("count") && (countLen < 1 || countLen > ruler.MaxLength) {
-		return cmdutil.Usagef("--count %d: need a length from 1 to %d", countLen, ruler.MaxLength)
-	}
-	return cm.Run(func(comm *mpi.Comm) error {
-		if cm.Balancer == cmdutil.Seq && comm.Rank() != 0 {
-			return nil
+func solve(r *cmdutil.Run, in instance) error {
+	out := output{Header: r.Header(), Marks: in.Marks}
+	var stats *lb.Outcome
+	start := time.Now()
+	search := func(m int) ([]ruler.Step, error) {
+		if r.Seq() {
+			return ruler.Solve(m)
 		}
-		out := output{Header: cm.Header("golomb", comm), Marks: n}
-		var stats *lb.Outcome
-		start := time.Now()
-		search := func(m int) ([]ruler.Step, error) {
-			if cm.Balancer == cmdutil.Seq {
-				return ruler.Solve(m)
-			}
-			steps, o, err := ruler.SolveParallel(comm, m, cm.Balancer, cm.Options, cm.Config())
-			stats = o
-			return steps, err
+		steps, o, err := ruler.SolveParallel(r.World, m, r.Config())
+		stats = o
+		return steps, err
+	}
+	if in.Count > 0 {
+		// The counting search is bounded by the optimal lengths of the
+		// rulers with fewer marks, which the solver finds first.
+		steps, err := search(in.Marks - 1)
+		if err != nil {
+			return err
 		}
-		if c.IsSet("count") {
-			steps, err := search(n - 1)
-			if err != nil {
+		g := make([]int, in.Marks)
+		for _, s := range steps {
+			g[s.Marks] = s.Ruler[s.Marks-1]
+		}
+		var res ruler.Outcome
+		if r.Seq() {
+			if res, err = ruler.CountRulers(in.Marks, g, in.Count); err != nil {
 				return err
 			}
-			g := make([]int, n)
-			for _, s := range steps {
-				g[s.Marks] = s.Ruler[s.Marks-1]
-			}
-			var res ruler.Outcome
-			if cm.Balancer == cmdutil.Seq {
-				p, err := ruler.NewProblem(n, g, ruler.Count, countLen)
-				if err != nil {
-					return err
-				}
-				t := p.Root()
-				for !t.Empty() {
-					t.Work(1 << 62)
-				}
-				res = ruler.DecodeResult(p.Result(), n)
-			} else if res, stats, err = ruler.CountParallel(comm, n, g, countLen, cm.Balancer, cm.Options, cm.Config()); err != nil {
-				return err
-			}
-			out.CountUpTo, out.Rulers, out.Nodes = countLen, res.Solutions, res.Nodes
 		} else {
-			steps, err := search(n)
-			if err != nil {
+			var o *lb.Outcome
+			if res, o, err = ruler.CountParallel(r.World, in.Marks, g, in.Count, r.Config()); err != nil {
 				return err
 			}
-			last := steps[len(steps)-1]
-			out.Ruler, out.Length, out.Steps = last.Ruler, last.Ruler[n-1], steps
-			for _, s := range steps {
-				out.Nodes += s.Nodes
-			}
+			stats.Add(o)
 		}
-		out.Seconds = time.Since(start).Seconds()
-		if comm.Rank() != 0 {
-			return nil
+		out.CountUpTo, out.Rulers, out.Nodes = in.Count, res.Solutions, res.Nodes
+		for _, s := range steps {
+			out.Nodes += s.Nodes
 		}
-		if cm.Stats {
-			out.Stats = cmdutil.NewStats(stats)
+	} else {
+		steps, err := search(in.Marks)
+		if err != nil {
+			return err
 		}
-		w := c.App.Writer
+		last := steps[len(steps)-1]
+		out.Ruler, out.Length, out.Steps = last.Ruler, last.Ruler[in.Marks-1], steps
+		for _, s := range steps {
+			out.Nodes += s.Nodes
+		}
+	}
+	out.Seconds = time.Since(start).Seconds()
+	out.Stats = r.StatsOf(stats)
+	return r.Print(out, func(w io.Writer) error {
 		switch {
-		case cm.JSON:
-			return cmdutil.WriteJSON(w, out)
-		case cm.Quiet && out.CountUpTo > 0:
+		case r.Quiet && out.CountUpTo > 0:
 			fmt.Fprintln(w, out.Rulers)
-		case cm.Quiet:
+		case r.Quiet:
 			fmt.Fprintln(w, join(out.Ruler))
 		default:
 			if out.CountUpTo > 0 {
-				fmt.Fprintf(w, "golomb: %d rulers with %d marks and length ≤ %d (mirror images counted once)\n", out.Rulers, n, countLen)
+				fmt.Fprintf(w, "golomb: %d rulers with %d marks and length ≤ %d (mirror images counted once)\n", out.Rulers, in.Marks, in.Count)
 			} else {
-				fmt.Fprintf(w, "golomb: %d marks, optimal length %d\nruler: %s\n", n, out.Length, join(out.Ruler))
+				fmt.Fprintf(w, "golomb: %d marks, optimal length %d\nruler: %s\n", in.Marks, out.Length, join(out.Ruler))
 			}
 			fmt.Fprintf(w, "nodes: %d  time: %.3f s  ranks: %d  balancer: %s  world: %s\n",
 				out.Nodes, out.Seconds, out.Ranks, out.Balancer, out.World)
-			if cm.Stats {
+			if r.Common.Stats {
 				cmdutil.PrintStats(w, stats)
 			}
 		}

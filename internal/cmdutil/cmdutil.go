@@ -1,17 +1,23 @@
-// Package cmdutil holds what treelb's commands share: the common flags
-// (--np, --balancer, --seed, --json, --stats, -q and the balancer options),
-// starting the world, exit codes, and the statistics and JSON output.
+// Package cmdutil is the skeleton every treelb command shares: the common
+// flags (--np, --world, --balancer, --seed, --json, --stats, -q, --budget
+// and the balancer options), starting the world, reading the input on rank 0
+// and agreeing on it, the sequential guard, rank-0 output (human or JSON),
+// the statistics, and the exit codes (0 success, 2 bad flags or input on
+// every rank, 1 any other failure). A command's main.go is wiring only: it
+// describes its flags and gives Action a Spec with how to read an instance
+// and how to solve it.
+//
+// The package keeps no mutable package-level state: the ranks of the
+// embedded world share the process.
 package cmdutil
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,35 +29,57 @@ import (
 // balancer and one rank.
 const Seq = "seq"
 
+// The worlds a command runs in (--world).
+const (
+	WorldEmbedded = "embedded" // goroutine ranks in this process (the default build)
+	WorldMPI      = "mpi"      // MPI processes (the -tags mpi build, under mpirun or srun)
+	WorldSim      = "sim"      // the discrete-event simulator, virtual time
+)
+
+// MaxNP is the most ranks --np accepts: the embedded world and the
+// simulator keep every rank in this process.
+const MaxNP = 1 << 16
+
 // Common is the parsed common flags. The zero value is not meaningful; use
 // Parse.
 type Common struct {
-	NP       int // ranks of the embedded world; 0 under MPI unless --np was given
-	Balancer string
+	NP       int    // ranks: --np, or the launcher's under MPI (0 until the world starts)
+	World    string // WorldEmbedded, WorldMPI or WorldSim
+	Balancer string // Seq, a registered balancer, or "" for a command without balancers
 	Seed     uint64
 	JSON     bool
 	Stats    bool
 	Quiet    bool
 	Budget   int64
 	Options  lb.Options
+	info     lb.Info // the balancer, unless Seq
 }
 
-// Flags returns the flags every app shares, defined once here.
+// optionFlags are the balancer options' flags, by the names lb.Info uses.
+var optionFlags = []string{"fast-init", "queue-limit", "pair-sync", "ask-lower", "shuffle-below", "levels", "perm", "clusters"}
+
+// Flags returns the flags every app that runs a balancer shares, defined
+// once here.
 func Flags() []cli.Flag {
+	world := WorldEmbedded
+	if mpi.WorldName == "mpi" {
+		world = WorldMPI
+	}
 	return []cli.Flag{
-		&cli.IntFlag{Name: "np", Value: runtime.NumCPU(), Usage: "ranks of the embedded world (under mpirun/srun the launcher's size; a different --np is an error)"},
+		&cli.IntFlag{Name: "np", Value: runtime.NumCPU(), Usage: fmt.Sprintf("ranks of the embedded or simulated world, 1..%d (under mpirun/srun the launcher's size; a different --np is an error)", MaxNP)},
+		&cli.StringFlag{Name: "world", Value: world, Usage: "where the ranks run: embedded (goroutines), mpi (the -tags mpi build under mpirun or srun) or sim (simulated, virtual time)"},
 		&cli.StringFlag{Name: "balancer", Aliases: []string{"b"}, Value: "rp", Usage: "load balancer: seq (sequential solver) or one of " + strings.Join(lb.Names(), ", ") + "; 'help' lists them"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the ranks' random sources"},
-		&cli.BoolFlag{Name: "json", Usage: "print one JSON object on stdout"},
+		&cli.BoolFlag{Name: "json", Usage: "print JSON on stdout"},
 		&cli.BoolFlag{Name: "stats", Usage: "print per-rank statistics"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the answer"},
 		&cli.Int64Flag{Name: "budget", Value: lb.DefaultBudget, Usage: "nodes of work between two polls (Δt)"},
-		&cli.BoolFlag{Name: "fast-init", Usage: "every rank splits the broadcast root log P times (seed 002 §4.3)"},
-		&cli.IntFlag{Name: "queue-limit", Usage: "rp: reject requests without splitting past this many per poll (0: 2·√P)"},
+		&cli.BoolFlag{Name: "fast-init", Usage: "rp, ps, koso, koso-star: every rank splits the broadcast root log P times (seed 002 §4.3)"},
+		&cli.IntFlag{Name: "queue-limit", Usage: "rp, rp-local, hybrid: reject requests without splitting past this many per poll (0: 2·√P)"},
 		&cli.BoolFlag{Name: "pair-sync", Usage: "ps: synchronise only pairs after a phase, all ranks once per cycle"},
 		&cli.BoolFlag{Name: "ask-lower", Usage: "ps: idle ranks also ask along lower dimensions"},
 		&cli.Float64Flag{Name: "shuffle-below", Usage: "ps: shuffle only when fewer than this fraction of ranks are busy (0: always)"},
-		&cli.IntFlag{Name: "levels", Usage: "static, hybrid: k, split the root into 2^k leaves (0: default from the seeds' bounds)"},
+		&cli.IntFlag{Name: "levels", Usage: fmt.Sprintf("static, hybrid: k, split the root into 2^k leaves, 0..%d (0: default from the seeds' bounds)", lb.MaxSplitLevels)},
 		&cli.StringFlag{Name: "perm", Value: "gf", Usage: "static, hybrid: pseudo-random permutation, gf or lcg"},
 		&cli.IntFlag{Name: "clusters", Value: 1, Usage: "hybrid: clusters of ranks that poll each other"},
 	}
@@ -71,20 +99,6 @@ func FlagsNamed(names ...string) []cli.Flag {
 	return out
 }
 
-// NP returns the world size to pass to mpi.Run from --np: its value in the
-// embedded world, 0 (the launcher's size) under MPI unless --np was given,
-// which mpi.Run then checks against the launcher's.
-func NP(c *cli.Context) (int, error) {
-	np := c.Int("np")
-	if mpi.WorldName == "mpi" && !c.IsSet("np") {
-		return 0, nil
-	}
-	if np < 1 {
-		return 0, Usagef("--np %d: need at least 1 rank", np)
-	}
-	return np, nil
-}
-
 // UsageError is a bad command line or input: the command exits with 2.
 type UsageError struct{ Err error }
 
@@ -102,41 +116,102 @@ func Usagef(format string, args ...any) error {
 // errHelpShown ends a command that printed help it was asked for.
 var errHelpShown = errors.New("help shown")
 
-// Parse reads the common flags.
+// Parse reads the common flags that c defines and checks them; it does
+// nothing else (no I/O), so every rank reaches the same verdict.
 func Parse(c *cli.Context) (Common, error) {
-	cm := Common{NP: c.Int("np"), Balancer: c.String("balancer"), Seed: c.Uint64("seed"),
+	cm := Common{NP: c.Int("np"), World: c.String("world"), Balancer: c.String("balancer"), Seed: c.Uint64("seed"),
 		JSON: c.Bool("json"), Stats: c.Bool("stats"), Quiet: c.Bool("quiet"), Budget: c.Int64("budget"),
 		Options: lb.Options{FastInit: c.Bool("fast-init"), QueueLimit: c.Int("queue-limit"),
 			PairSync: c.Bool("pair-sync"), AskLower: c.Bool("ask-lower"), ShuffleBelow: c.Float64("shuffle-below"),
 			SplitLevels: c.Int("levels"), Permutation: c.String("perm"), Clusters: c.Int("clusters")}}
+	// A command may define only some of the common flags.
+	if !defines(c, "world") {
+		cm.World = WorldEmbedded
+		if mpi.WorldName == "mpi" {
+			cm.World = WorldMPI
+		}
+	}
+	if !defines(c, "np") {
+		cm.NP = runtime.NumCPU()
+	}
+	if !defines(c, "budget") {
+		cm.Budget = lb.DefaultBudget
+	}
+	if !defines(c, "perm") {
+		cm.Options.Permutation = "gf"
+	}
 	if cm.Balancer == "help" {
 		fmt.Fprintf(c.App.Writer, "balancers:\n  %-10s the plain sequential solver, one rank, no balancer\n%s", Seq, lb.Describe())
 		return cm, errHelpShown
 	}
-	if cm.Balancer != Seq && !contains(lb.Names(), cm.Balancer) {
-		return cm, Usagef("unknown balancer %q (try --balancer help)", cm.Balancer)
+	switch cm.World {
+	case WorldEmbedded, WorldSim:
+		if mpi.WorldName == "mpi" && cm.World == WorldEmbedded {
+			return cm, Usagef("--world embedded: this is the MPI build (-tags mpi); build without the tag for the embedded world")
+		}
+	case WorldMPI:
+		if mpi.WorldName != "mpi" {
+			return cm, Usagef("--world mpi: this build has no MPI; build with 'make mpi' (-tags mpi) and start it with mpirun or srun")
+		}
+	default:
+		return cm, Usagef("--world %q: need embedded, mpi or sim", cm.World)
 	}
-	var err error
-	if cm.NP, err = NP(c); err != nil {
-		return cm, err
+	if cm.World == WorldMPI && !c.IsSet("np") {
+		cm.NP = 0 // the launcher's size
+	} else if cm.NP < 1 || cm.NP > MaxNP {
+		return cm, Usagef("--np %d: need 1 to %d ranks", cm.NP, MaxNP)
 	}
 	if cm.Budget < 1 {
 		return cm, Usagef("--budget %d: need at least 1 node", cm.Budget)
 	}
-	o := cm.Options
-	switch {
-	case o.QueueLimit < 0:
-		return cm, Usagef("--queue-limit %d: must not be negative", o.QueueLimit)
-	case o.ShuffleBelow < 0 || o.ShuffleBelow > 1:
-		return cm, Usagef("--shuffle-below %g: need a fraction from 0 to 1", o.ShuffleBelow)
-	case o.SplitLevels < 0 || o.SplitLevels > 40:
-		return cm, Usagef("--levels %d: need 0 (default) to 40", o.SplitLevels)
-	case o.Permutation != "gf" && o.Permutation != "lcg":
-		return cm, Usagef("--perm %q: need gf or lcg", o.Permutation)
-	case o.Clusters < 1:
-		return cm, Usagef("--clusters %d: need at least 1", o.Clusters)
+	if err := cm.Options.Validate(); err != nil {
+		return cm, &UsageError{Err: err}
+	}
+	if cm.Balancer == "" {
+		return cm, nil // a command without balancers
+	}
+	if cm.Balancer == Seq {
+		for _, name := range optionFlags {
+			if c.IsSet(name) {
+				return cm, Usagef("--%s: the sequential solver (--balancer seq) has no balancer options", name)
+			}
+		}
+		return cm, nil
+	}
+	info, err := lb.Lookup(cm.Balancer)
+	if err != nil {
+		return cm, Usagef("unknown balancer %q (try --balancer help)", cm.Balancer)
+	}
+	cm.info = info
+	for _, name := range optionFlags {
+		if c.IsSet(name) && !contains(info.Options, name) {
+			return cm, Usagef("--%s: balancer %s does not use it (it takes %s)", name, info.Name, optionList(info.Options))
+		}
 	}
 	return cm, nil
+}
+
+// defines reports whether the command of c has the flag called name.
+func defines(c *cli.Context, name string) bool {
+	flags := c.App.Flags
+	if c.Command != nil && c.Command.Name != "" {
+		flags = c.Command.Flags
+	}
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func optionList(opts []string) string {
+	if len(opts) == 0 {
+		return "no options"
+	}
+	return "--" + strings.Join(opts, ", --")
 }
 
 func contains(list []string, s string) bool {
@@ -148,98 +223,54 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Config returns the driver configuration of the flags.
-func (cm Common) Config() lb.Config { return lb.Config{Budget: cm.Budget, Seed: cm.Seed} }
-
-// Run starts the world of the flags: --np goroutine ranks in the embedded
-// world, the launcher's ranks under MPI; with the seq balancer, one rank in
-// the embedded world.
-func (cm Common) Run(f func(c *mpi.Comm) error) error {
-	n := cm.NP
-	if cm.Balancer == Seq && mpi.WorldName == "embedded" {
-		n = 1
-	}
-	return mpi.Run(n, f)
+// Config returns the run configuration of the flags; RankStats follows
+// --stats.
+func (cm Common) Config() lb.Config {
+	return lb.Config{Balancer: cm.info.New, Options: cm.Options, Budget: cm.Budget, Seed: cm.Seed, RankStats: cm.Stats}
 }
 
 // Main runs app with the process arguments and exits: 0 on success, 2 on a
 // usage error (bad flags or input), 1 on any other error, which it prints.
+// Flags may stand anywhere on the command line, before or after the
+// positional arguments (ReorderArgs).
 func Main(app *cli.App) {
+	os.Exit(run(app, os.Args))
+}
+
+// errWriter is where app's errors go.
+func errWriter(app *cli.App) io.Writer {
+	if app.ErrWriter != nil {
+		return app.ErrWriter
+	}
+	return os.Stderr
+}
+
+// run runs app with args and returns the exit status, printing errors.
+func run(app *cli.App, args []string) int {
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: err} }
 	app.HideHelpCommand = true
-	err := app.Run(os.Args)
-	if err == nil || errors.Is(err, errHelpShown) {
-		return
+	if app.Metadata == nil {
+		app.Metadata = map[string]any{}
 	}
-	fmt.Fprintf(os.Stderr, "%s: %v\n", app.Name, err)
+	app.Metadata[metaArgs] = args
+	err := app.Run(ReorderArgs(app, args))
+	if err == nil || errors.Is(err, errHelpShown) {
+		return 0
+	}
 	var ue *UsageError
-	if errors.As(err, &ue) {
-		os.Exit(2)
+	if errors.As(err, &ue) && !started(err) && mpi.WorldName == "mpi" {
+		// Rejected before the world started (a flag cli could not parse):
+		// the other ranks must not wait for this one in MPI's start-up.
+		err = failTogether(app, err)
+	}
+	var q *quietError
+	if !errors.As(err, &q) {
+		fmt.Fprintf(errWriter(app), "%s: %v\n", app.Name, err)
 	}
 	var ec mpi.ExitCoder
 	if errors.As(err, &ec) {
-		os.Exit(ec.ExitCode())
+		return ec.ExitCode()
 	}
-	os.Exit(1)
-}
-
-// Stats is the statistics part of the JSON output.
-type Stats struct {
-	Total lb.Stats   `json:"total"`
-	Ranks []lb.Stats `json:"ranks"`
-}
-
-// NewStats returns the statistics of an outcome, or nil for none.
-func NewStats(o *lb.Outcome) *Stats {
-	if o == nil {
-		return nil
-	}
-	return &Stats{Total: o.Total, Ranks: o.Ranks}
-}
-
-// PrintStats writes the per-rank statistics as a table.
-func PrintStats(w io.Writer, o *lb.Outcome) {
-	if o == nil {
-		fmt.Fprintln(w, "no balancer statistics (sequential run)")
-		return
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rank\twork s\tidle s\tnodes\treq sent\treq recv\trejected\tsplits\tmsgs\tbytes\t")
-	row := func(name string, s *lb.Stats) {
-		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", name, s.WorkSeconds, s.IdleSeconds, s.Nodes,
-			s.RequestsSent, s.RequestsRecv, s.RequestsReject, s.Splits, s.MessagesSent, s.BytesSent)
-	}
-	for i := range o.Ranks {
-		row(fmt.Sprint(i), &o.Ranks[i])
-	}
-	row("total", &o.Total)
-	tw.Flush()
-}
-
-// WriteJSON writes v as one JSON object and a newline.
-func WriteJSON(w io.Writer, v any) error {
-	return json.NewEncoder(w).Encode(v)
-}
-
-// Header is the part of every app's JSON output that says what ran; apps
-// embed it in their output structs.
-type Header struct {
-	App      string `json:"app"`
-	Balancer string `json:"balancer"`
-	Ranks    int    `json:"ranks"`
-	World    string `json:"world"`
-}
-
-// Header returns the header of a run of app on c.
-func (cm Common) Header(app string, c *mpi.Comm) Header {
-	return Header{App: app, Balancer: cm.Balancer, Ranks: cm.Ranks(c), World: mpi.WorldName}
-}
-
-// Ranks is the number of ranks a run used.
-func (cm Common) Ranks(c *mpi.Comm) int {
-	if cm.Balancer == Seq {
-		return 1
-	}
-	return c.Size()
+	return 1
 }

@@ -24,27 +24,17 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/treelb/treelb/internal/cmdutil"
+	"github.com/treelb/treelb/lb"
 )
 
-type result struct {
-	Seconds float64 `json:"seconds"`
-	Nodes   int64   `json:"nodes"`
-	Stats   *struct {
-		Total struct {
-			IdleSeconds    float64 `json:"idle_seconds"`
-			WorkSeconds    float64 `json:"work_seconds"`
-			RequestsSent   int64   `json:"requests_sent"`
-			RequestsReject int64   `json:"requests_rejected"`
-			Splits         int64   `json:"splits"`
-			MessagesSent   int64   `json:"messages_sent"`
-		} `json:"total"`
-	} `json:"stats"`
-}
+type result = cmdutil.Record
 
 func main() {
 	app := flag.String("app", "golomb", "the app under apps/ to measure")
 	nps := flag.String("np", "1,2", "rank counts, comma-separated")
-	balancers := flag.String("balancers", "rp,rp-local,ps,static,hybrid,koso,koso-star", "balancers, comma-separated")
+	balancers := flag.String("balancers", strings.Join(lb.Names(), ","), "balancers, comma-separated")
 	reps := flag.Int("reps", 3, "runs of each configuration (median reported)")
 	world := flag.String("world", "embedded", "embedded or mpi")
 	mpirun := flag.String("mpirun", "mpirun --oversubscribe --allow-run-as-root", "launcher for -world mpi")

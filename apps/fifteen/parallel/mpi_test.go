@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/mpi"
 )
 
@@ -25,15 +26,16 @@ func TestUnderMpirun(t *testing.T) {
 		n = 2
 	}
 	err := mpi.Run(n, func(c *mpi.Comm) error {
-		for _, name := range lb.Names() {
+		for _, info := range lb.Balancers() {
 			for _, fast := range []bool{false, true} {
 				for i, in := range ins {
-					got, _, err := Solve(c, in.State, name, lb.Options{FastInit: fast}, lb.Config{Seed: uint64(i)})
+					cfg := lb.Config{Balancer: info.New, Options: lb.Options{FastInit: fast}, Seed: uint64(i)}
+					got, _, err := Solve(driver.New(c), in.State, cfg)
 					if err == nil {
 						err = checkResult(in, got, seq[i])
 					}
 					if err != nil {
-						return fmt.Errorf("%s fast=%v P=%d: %w", name, fast, c.Size(), err)
+						return fmt.Errorf("%s fast=%v P=%d: %w", info.Name, fast, c.Size(), err)
 					}
 				}
 			}

@@ -22,9 +22,6 @@
 package parallel
 
 import (
-	"bytes"
-	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/treelb/treelb/apps/fifteen/puzzle"
@@ -86,44 +83,21 @@ func (it *Iteration) Unmarshal(b []byte) (lb.Task, error) {
 	return &task{it: it, s: s}, nil
 }
 
-// Incumbent returns lb.NoBound: IDA* has no incumbent within an iteration.
-func (it *Iteration) Incumbent() int64 { return lb.NoBound }
-
-// Improve does nothing: there is no bound to improve.
-func (it *Iteration) Improve(int64) {}
-
 // Solved reports whether a task on this rank found the goal, which ends the
-// iteration on every rank.
+// iteration on every rank (lb.Stopper).
 func (it *Iteration) Solved() bool { return it.solution != nil }
 
-// ResultSize is the length in bytes of a result (Iteration.Result): the
-// nodes and the minimum exceeded f as 8-byte little-endian integers, a found
-// flag, the solution's length and its moves, one byte each (0 = up, 1 =
-// left, 2 = right, 3 = down), padded with zeros to puzzle.MaxThreshold.
-const ResultSize = 8 + 8 + 1 + 1 + puzzle.MaxThreshold
-
-// Result returns this rank's result in ResultSize bytes.
-func (it *Iteration) Result() []byte {
-	return Outcome{Nodes: it.nodes, MinExceeded: it.minExc, Found: it.solution != nil, Moves: it.solution}.Encode()
+// Result returns what the tasks worked on this rank found.
+func (it *Iteration) Result() Outcome {
+	return Outcome{Nodes: it.nodes, MinExceeded: it.minExc, Found: it.solution != nil, Moves: it.solution}
 }
 
-// Combine sets inout to the combination of the results inout and in: the
-// sum of the nodes, the smaller minimum exceeded f and the better solution
-// (see Outcome.Better). It is associative and commutative. It panics if a
-// result is malformed, which only a bug can cause.
-func (it *Iteration) Combine(inout, in []byte) {
-	a, err := DecodeResult(inout)
-	if err != nil {
-		panic(err)
-	}
-	b, err := DecodeResult(in)
-	if err != nil {
-		panic(err)
-	}
-	copy(inout, a.Merge(b).Encode())
-}
+// Combine returns the combination of two results (Outcome.Merge): the sum
+// of the nodes, the smaller minimum exceeded f and the better solution. It
+// is associative and commutative.
+func (it *Iteration) Combine(a, b Outcome) Outcome { return a.Merge(b) }
 
-// Outcome is a decoded result of an iteration, the part of one rank or the
+// Outcome is the result of an iteration: the part of one rank or the
 // combination over all ranks.
 type Outcome struct {
 	Nodes int64 // nodes generated, the root excluded
@@ -165,58 +139,6 @@ func (o Outcome) Merge(p Outcome) Outcome {
 		r.Found, r.Moves = p.Found, p.Moves
 	}
 	return r
-}
-
-// Encode returns o in the ResultSize bytes of Iteration.Result. A solution
-// longer than puzzle.MaxThreshold moves, which no iteration can find, is
-// cut short.
-func (o Outcome) Encode() []byte {
-	b := make([]byte, 0, ResultSize)
-	b = binary.LittleEndian.AppendUint64(b, uint64(o.Nodes))
-	b = binary.LittleEndian.AppendUint64(b, uint64(int64(o.MinExceeded)))
-	n := min(len(o.Moves), puzzle.MaxThreshold)
-	if o.Found {
-		b = append(b, 1, byte(n))
-		for _, m := range o.Moves[:n] {
-			b = append(b, byte(m))
-		}
-	} else {
-		b = append(b, 0, 0)
-	}
-	return b[:ResultSize]
-}
-
-// DecodeResult decodes a result made by Iteration.Result or Combine. It
-// fails on data of the wrong length or with impossible fields.
-func DecodeResult(b []byte) (Outcome, error) {
-	if len(b) != ResultSize {
-		return Outcome{}, fmt.Errorf("parallel: a result of %d bytes, want %d", len(b), ResultSize)
-	}
-	o := Outcome{Nodes: int64(binary.LittleEndian.Uint64(b)), MinExceeded: int(int64(binary.LittleEndian.Uint64(b[8:])))}
-	if o.Nodes < 0 || o.MinExceeded < 0 {
-		return Outcome{}, errors.New("parallel: a result with negative counts")
-	}
-	switch b[16] {
-	case 0:
-		if b[17] != 0 {
-			return Outcome{}, errors.New("parallel: a result with moves but no solution")
-		}
-	case 1:
-		o.Found = true
-		o.Moves = make([]puzzle.Move, b[17])
-		for i := range o.Moves {
-			if b[18+i] > byte(puzzle.Down) {
-				return Outcome{}, fmt.Errorf("parallel: a result with move %d = %d", i+1, b[18+i])
-			}
-			o.Moves[i] = puzzle.Move(b[18+i])
-		}
-	default:
-		return Outcome{}, fmt.Errorf("parallel: a result with found flag %d", b[16])
-	}
-	if !bytes.Equal(b[18+len(o.Moves):], make([]byte, ResultSize-18-len(o.Moves))) {
-		return Outcome{}, errors.New("parallel: a result with stray bytes after the moves")
-	}
-	return o, nil
 }
 
 // task is a piece of an iteration: a puzzle.Search that reports what it

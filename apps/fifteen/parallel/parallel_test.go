@@ -9,18 +9,16 @@ import (
 
 	"github.com/treelb/treelb/apps/fifteen/puzzle"
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/mpi"
 )
-
-// korfPath is the project's data file: ../shared from the project's root.
-const korfPath = "../../../../shared/data/korf100.tsv"
 
 // easiest returns the n Korf instances with the fewest nodes in the table.
 func easiest(t testing.TB, n int) []puzzle.Instance {
 	t.Helper()
-	ins, err := puzzle.LoadKorf(korfPath)
+	ins, err := puzzle.Korf100()
 	if err != nil {
-		t.Fatalf("the instances (../shared/data from the project's root): %v", err)
+		t.Fatal(err)
 	}
 	ins = slices.DeleteFunc(ins, func(in puzzle.Instance) bool { return in.Nodes == 0 })
 	slices.SortFunc(ins, func(a, b puzzle.Instance) int { return int(a.Nodes - b.Nodes) })
@@ -96,26 +94,27 @@ func TestEasiestAllBalancers(t *testing.T) {
 	for i, in := range ins {
 		seq[i] = sequential(t, in)
 	}
-	for _, name := range lb.Names() {
+	for _, info := range lb.Balancers() {
 		for _, ranks := range []int{1, 2, 7} {
-			opt := lb.Options{FastInit: ranks == 7}
+			cfg := lb.Config{Balancer: info.New, Options: lb.Options{FastInit: ranks == 7}, RankStats: true}
 			err := mpi.Run(ranks, func(c *mpi.Comm) error {
 				for i, in := range ins {
-					got, out, err := Solve(c, in.State, name, opt, lb.Config{Seed: uint64(i + 1)})
+					cfg.Seed = uint64(i + 1)
+					got, out, err := Solve(driver.New(c), in.State, cfg)
 					if err != nil {
 						return err
 					}
 					if err := checkResult(in, got, seq[i]); err != nil {
 						return err
 					}
-					if len(out.Ranks) != ranks || out.Total.Nodes != got.Nodes-1 {
+					if (c.Rank() == 0) != (len(out.Ranks) == ranks) || out.Total.Nodes != got.Nodes-1 {
 						return fmt.Errorf("korf %d: statistics of %d ranks, %d nodes, want %d", in.ID, len(out.Ranks), out.Total.Nodes, got.Nodes-1)
 					}
 				}
 				return nil
 			})
 			if err != nil {
-				t.Fatalf("%s P=%d: %v", name, ranks, err)
+				t.Fatalf("%s P=%d: %v", info.Name, ranks, err)
 			}
 		}
 	}
@@ -137,7 +136,7 @@ func TestFailingIterationsSimulated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range lb.Names() {
+		for _, info := range lb.Balancers() {
 			for _, fast := range []bool{false, true} {
 				for k, p := range []int{1, 3, 16, 64} {
 					// One seed per case, a different one for each: the static
@@ -148,8 +147,9 @@ func TestFailingIterationsSimulated(t *testing.T) {
 						seed++
 					}
 					for _, want := range seq.Iterations {
-						if err := simulate(in.State, want, name, lb.Options{FastInit: fast}, p, seed); err != nil {
-							t.Fatalf("korf %d %s fast=%v P=%d seed %d: %v", in.ID, name, fast, p, seed, err)
+						cfg := lb.Config{Balancer: info.New, Options: lb.Options{FastInit: fast}, Budget: 300, Seed: seed}
+						if err := simulate(in.State, want, cfg, p, seed); err != nil {
+							t.Fatalf("korf %d %s fast=%v P=%d seed %d: %v", in.ID, info.Name, fast, p, seed, err)
 						}
 					}
 				}
@@ -160,20 +160,12 @@ func TestFailingIterationsSimulated(t *testing.T) {
 
 // simulate runs the iteration described by want on p simulated ranks and
 // checks its outcome.
-func simulate(s puzzle.State, want puzzle.IterStats, name string, opt lb.Options, p int, seed uint64) error {
-	apps := make([]lb.App, p)
-	for r := range apps {
-		it, err := NewIteration(s, want.Threshold)
-		if err != nil {
-			return err
-		}
-		apps[r] = it
-	}
-	out, err := lb.Simulate(apps, name, opt, lb.SimConfig{Seed: seed, Budget: 300})
+func simulate(s puzzle.State, want puzzle.IterStats, cfg lb.Config, p int, seed uint64) error {
+	w, err := lb.NewSim(p, lb.SimConfig{Seed: seed})
 	if err != nil {
-		return fmt.Errorf("threshold %d: %w", want.Threshold, err)
+		return err
 	}
-	got, err := DecodeResult(out.Result)
+	got, out, err := RunIteration(w, s, want.Threshold, cfg)
 	if err != nil {
 		return err
 	}
@@ -239,10 +231,7 @@ func TestRandomSchedules(t *testing.T) {
 					pool = slices.Delete(pool, i, i+1)
 				}
 			}
-			got, err := DecodeResult(it.Result())
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := it.Result()
 			if want.Solved {
 				end, err := puzzle.ApplyMoves(in.State, got.Moves)
 				if !got.Found || !it.Solved() || err != nil || end != puzzle.Goal() || len(got.Moves) != want.Threshold {
@@ -277,8 +266,8 @@ func TestUnmarshalErrors(t *testing.T) {
 	}
 }
 
-// TestCombine: encoding round trips, Combine is commutative and associative
-// and keeps the better solution, and malformed results are rejected.
+// TestCombine: Combine is commutative and associative and keeps the better
+// solution.
 func TestCombine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	random := func() Outcome {
@@ -296,47 +285,21 @@ func TestCombine(t *testing.T) {
 		return o
 	}
 	var it Iteration
-	combine := func(a, b []byte) []byte {
-		r := slices.Clone(a)
-		it.Combine(r, b)
-		return r
+	same := func(a, b Outcome) bool {
+		return a.Nodes == b.Nodes && a.MinExceeded == b.MinExceeded && a.Found == b.Found && slices.Equal(a.Moves, b.Moves)
 	}
 	for range 2000 {
 		a, b, c := random(), random(), random()
-		ea, eb, ec := a.Encode(), b.Encode(), c.Encode()
-		if d, err := DecodeResult(ea); err != nil || d.Nodes != a.Nodes || d.MinExceeded != a.MinExceeded ||
-			d.Found != a.Found || !slices.Equal(d.Moves, a.Moves) {
-			t.Fatalf("round trip of %+v: %+v, %v", a, d, err)
-		}
-		ab := combine(ea, eb)
-		if !slices.Equal(ab, combine(eb, ea)) {
+		ab := it.Combine(a, b)
+		if !same(ab, it.Combine(b, a)) {
 			t.Fatalf("not commutative: %+v %+v", a, b)
 		}
-		if !slices.Equal(combine(ab, ec), combine(ea, combine(eb, ec))) {
+		if !same(it.Combine(ab, c), it.Combine(a, it.Combine(b, c))) {
 			t.Fatalf("not associative: %+v %+v %+v", a, b, c)
 		}
-		m, _ := DecodeResult(ab)
-		if m.Nodes != a.Nodes+b.Nodes || m.MinExceeded != min(a.MinExceeded, b.MinExceeded) || m.Found != (a.Found || b.Found) ||
-			(m.Found && (a.Better(m) || b.Better(m))) {
-			t.Fatalf("combine(%+v, %+v) = %+v", a, b, m)
-		}
-	}
-	good := Outcome{Found: true, Moves: []puzzle.Move{puzzle.Up}}.Encode()
-	bad := [][]byte{nil, good[:ResultSize-1]}
-	for _, f := range []func(b []byte){
-		func(b []byte) { b[16] = 2 },
-		func(b []byte) { b[18] = 4 },
-		func(b []byte) { b[30] = 1 },
-		func(b []byte) { b[16] = 0 },
-		func(b []byte) { b[7] = 0x80 },
-	} {
-		b := slices.Clone(good)
-		f(b)
-		bad = append(bad, b)
-	}
-	for _, b := range bad {
-		if _, err := DecodeResult(b); err == nil {
-			t.Errorf("DecodeResult accepted %v", b)
+		if ab.Nodes != a.Nodes+b.Nodes || ab.MinExceeded != min(a.MinExceeded, b.MinExceeded) || ab.Found != (a.Found || b.Found) ||
+			(ab.Found && (a.Better(ab) || b.Better(ab))) {
+			t.Fatalf("combine(%+v, %+v) = %+v", a, b, ab)
 		}
 	}
 }
@@ -347,26 +310,28 @@ func TestGoalAndBadBoards(t *testing.T) {
 	embeddedOnly(t)
 	swapped := puzzle.Goal()
 	swapped[1], swapped[2] = swapped[2], swapped[1]
-	for _, name := range lb.Names() {
+	for _, info := range lb.Balancers() {
 		for _, ranks := range []int{1, 3} {
 			err := mpi.Run(ranks, func(c *mpi.Comm) error {
-				r, _, err := Solve(c, puzzle.Goal(), name, lb.Options{FastInit: ranks > 1}, lb.Config{})
+				w := driver.New(c)
+				cfg := lb.Config{Balancer: info.New, Options: lb.Options{FastInit: ranks > 1}}
+				r, _, err := Solve(w, puzzle.Goal(), cfg)
 				if err != nil {
 					return err
 				}
 				if r.Length != 0 || len(r.Moves) != 0 || r.Nodes != 1 || len(r.Iterations) != 1 || r.Iterations[0].Failed {
 					return fmt.Errorf("goal: %+v", r)
 				}
-				if _, _, err := Solve(c, swapped, name, lb.Options{}, lb.Config{}); !errors.Is(err, puzzle.ErrUnsolvable) {
+				if _, _, err := Solve(w, swapped, cfg); !errors.Is(err, puzzle.ErrUnsolvable) {
 					return fmt.Errorf("unsolvable board: %v", err)
 				}
-				if _, _, err := Solve(c, puzzle.State{}, name, lb.Options{}, lb.Config{}); err == nil {
+				if _, _, err := Solve(w, puzzle.State{}, cfg); err == nil {
 					return errors.New("invalid board accepted")
 				}
 				return nil
 			})
 			if err != nil {
-				t.Fatalf("%s P=%d: %v", name, ranks, err)
+				t.Fatalf("%s P=%d: %v", info.Name, ranks, err)
 			}
 		}
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/treelb/treelb/apps/fifteen/puzzle"
 	"github.com/treelb/treelb/lb"
-	"github.com/treelb/treelb/mpi"
 )
 
 // IterStats describes one iteration of a run, parallel or sequential. The
@@ -41,20 +40,18 @@ func FromSequential(r puzzle.Result) Result {
 }
 
 // RunIteration runs the IDA* iteration from s with the given threshold on
-// every rank of c under the balancer called name, and returns the combined
-// outcome and the balancer's statistics, the same on every rank. It is
-// collective: every rank calls it with the same arguments. A rank that finds
-// the goal stops every rank.
-func RunIteration(c *mpi.Comm, s puzzle.State, threshold int, name string, opt lb.Options, cfg lb.Config) (Outcome, *lb.Outcome, error) {
-	it, err := NewIteration(s, threshold)
-	if err != nil {
+// every rank of w, balanced as cfg says, and returns the combined outcome
+// and the balancer's statistics, the same on every rank. It is collective:
+// every rank calls it with the same arguments. A rank that finds the goal
+// stops every rank.
+func RunIteration(w lb.World, s puzzle.State, threshold int, cfg lb.Config) (Outcome, *lb.Outcome, error) {
+	if _, err := NewIteration(s, threshold); err != nil {
 		return Outcome{}, nil, err
 	}
-	out, err := lb.Run(c, it, name, opt, cfg)
-	if err != nil {
-		return Outcome{}, nil, fmt.Errorf("parallel: threshold %d: %w", threshold, err)
-	}
-	o, err := DecodeResult(out.Result)
+	o, out, err := lb.Run(w, cfg, func() lb.Reducer[Outcome] {
+		it, _ := NewIteration(s, threshold) // checked above
+		return it
+	})
 	if err != nil {
 		return Outcome{}, nil, fmt.Errorf("parallel: threshold %d: %w", threshold, err)
 	}
@@ -62,15 +59,14 @@ func RunIteration(c *mpi.Comm, s puzzle.State, threshold int, name string, opt l
 }
 
 // Solve finds an optimal solution of s by IDA* with the Manhattan distance
-// on every rank of c, each iteration balanced by the balancer called name
-// (one of lb.Names()). The first threshold is h(s), every later one the
+// on every rank of w, each iteration balanced as cfg says. The first threshold is h(s), every later one the
 // smallest f that exceeded the previous one over all ranks; the last
 // iteration stops on every rank as soon as one rank finds the goal. It
 // returns the same Result on every rank and the balancer's statistics
 // summed over the iterations (Seconds too). It is collective: every rank
 // calls it with the same arguments. It fails for an invalid or unsolvable
 // board, checked before any search.
-func Solve(c *mpi.Comm, s puzzle.State, name string, opt lb.Options, cfg lb.Config) (Result, *lb.Outcome, error) {
+func Solve(w lb.World, s puzzle.State, cfg lb.Config) (Result, *lb.Outcome, error) {
 	if err := s.Validate(); err != nil {
 		return Result{}, nil, fmt.Errorf("parallel: %w", err)
 	}
@@ -78,15 +74,15 @@ func Solve(c *mpi.Comm, s puzzle.State, name string, opt lb.Options, cfg lb.Conf
 		return Result{}, nil, fmt.Errorf("parallel: %v: %w", s, puzzle.ErrUnsolvable)
 	}
 	res := Result{Nodes: 1}
-	var total *lb.Outcome
+	total := new(lb.Outcome)
 	for threshold := s.Manhattan(); ; {
-		o, out, err := RunIteration(c, s, threshold, name, opt, cfg)
+		o, out, err := RunIteration(w, s, threshold, cfg)
 		if err != nil {
 			return res, total, err
 		}
 		res.Nodes += o.Nodes
 		res.Iterations = append(res.Iterations, IterStats{Threshold: threshold, Nodes: o.Nodes, Seconds: out.Seconds, Failed: !o.Found})
-		total = addOutcome(total, out)
+		total.Add(out)
 		if o.Found {
 			if len(o.Moves) != threshold {
 				return res, total, fmt.Errorf("parallel: threshold %d: a solution of %d moves", threshold, len(o.Moves))
@@ -99,18 +95,4 @@ func Solve(c *mpi.Comm, s puzzle.State, name string, opt lb.Options, cfg lb.Conf
 		}
 		threshold = o.MinExceeded
 	}
-}
-
-// addOutcome adds the statistics of out to total, which it returns; a nil
-// total starts as out.
-func addOutcome(total, out *lb.Outcome) *lb.Outcome {
-	if total == nil {
-		return out
-	}
-	total.Seconds += out.Seconds
-	for r := range total.Ranks {
-		total.Ranks[r].Add(&out.Ranks[r])
-	}
-	total.Total.Add(&out.Total)
-	return total
 }

@@ -2,12 +2,33 @@ package puzzle
 
 import (
 	"bufio"
+	_ "embed"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 )
+
+// korf100 is Korf's table of 100 instances, with the optimal lengths and,
+// for ids 1–50, the IDA* node counts: R. E. Korf, "Depth-first
+// iterative-deepening: an optimal admissible tree search", Artificial
+// Intelligence 27 (1985), Table 1 (node counts reproduced; provenance in
+// the file's comment lines).
+//
+//go:embed korf100.tsv
+var korf100 string
+
+// Korf100 returns Korf's 100 instances from the table embedded in the
+// package, in id order. It parses the table on every call, so callers own
+// the result.
+func Korf100() ([]Instance, error) {
+	ins, err := readKorf(strings.NewReader(korf100))
+	if err != nil {
+		return nil, fmt.Errorf("puzzle: the embedded korf100.tsv: %w", err)
+	}
+	return ins, nil
+}
 
 // Instance is one line of Korf's table of 100 instances.
 type Instance struct {
@@ -21,8 +42,8 @@ type Instance struct {
 // id, 16 tiles, optimal length, nodes (possibly empty).
 const korfColumns = 1 + Size + 2
 
-// LoadKorf reads Korf's instances from the file at path, in the format of
-// the project's data/korf100.tsv; see ReadKorf.
+// LoadKorf reads instances from the file at path, in the format of the
+// embedded table (Korf100); see ReadKorf.
 func LoadKorf(path string) ([]Instance, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -36,8 +57,8 @@ func LoadKorf(path string) ([]Instance, error) {
 	return ins, nil
 }
 
-// ReadKorf reads instances in the format of data/korf100.tsv: an optional
-// header line starting with "id", then one line per instance with
+// ReadKorf reads instances in the format of the embedded table (Korf100):
+// an optional header line starting with "id" before the first instance, then one line per instance with
 // tab-separated columns id, t0..t15 (tiles row by row, 0 = blank),
 // optimal_length and nodes, the last possibly empty. Blank lines and lines
 // starting with '#' are skipped. Every board must be valid and solvable.
@@ -54,6 +75,7 @@ func readKorf(r io.Reader) ([]Instance, error) {
 	var out []Instance
 	sc := bufio.NewScanner(r)
 	line := 0
+	header := false
 	for sc.Scan() {
 		line++
 		text := strings.TrimRight(sc.Text(), "\r")
@@ -61,7 +83,8 @@ func readKorf(r io.Reader) ([]Instance, error) {
 			continue
 		}
 		cols := strings.Split(text, "\t")
-		if line == 1 && strings.TrimSpace(cols[0]) == "id" {
+		if len(out) == 0 && !header && strings.TrimSpace(cols[0]) == "id" {
+			header = true
 			continue
 		}
 		in, err := parseKorfLine(cols)

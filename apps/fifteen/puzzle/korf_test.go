@@ -8,14 +8,11 @@ import (
 	"testing"
 )
 
-// korfPath is the project's data file: ../shared from the project's root.
-const korfPath = "../../../../shared/data/korf100.tsv"
-
 func loadKorf(t testing.TB) []Instance {
 	t.Helper()
-	ins, err := LoadKorf(korfPath)
+	ins, err := Korf100()
 	if err != nil {
-		t.Fatalf("the instances (../shared/data from the project's root): %v", err)
+		t.Fatal(err)
 	}
 	return ins
 }

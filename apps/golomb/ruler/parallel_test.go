@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/driver"
+	"github.com/treelb/treelb/lb/lbtest"
 	"github.com/treelb/treelb/mpi"
 )
 
@@ -28,7 +30,7 @@ func countSeq(t testing.TB, n, maxLen int) Outcome {
 	for !r.Empty() {
 		r.Work(1 << 62)
 	}
-	return DecodeResult(p.Result(), n)
+	return p.Result()
 }
 
 // TestSplitPackEquivalence: random split schedules, with every piece packed
@@ -74,7 +76,7 @@ func TestSplitPackEquivalence(t *testing.T) {
 				pool = append(pool[:i], pool[i+1:]...)
 			}
 		}
-		got := DecodeResult(p.Result(), n)
+		got := p.Result()
 		if got.Nodes != want.Nodes || got.Solutions != want.Solutions {
 			t.Fatalf("seed %d: %d nodes %d rulers, sequential %d nodes %d rulers", seed, got.Nodes, got.Solutions, want.Nodes, want.Solutions)
 		}
@@ -91,67 +93,84 @@ func TestUnmarshalRejectsGarbage(t *testing.T) {
 }
 
 // TestFakeNetwork: the exhaustive count (all 9-mark rulers up to length 50)
-// gives exactly the sequential node and ruler counts under every balancer,
-// rank count and seeded schedule of the fake network, which delays and
-// reorders messages between different pairs.
+// gives exactly the sequential node and ruler counts under every balancer
+// variant, rank count and seeded schedule of the fake network, which delays
+// and reorders messages between different pairs.
 func TestFakeNetwork(t *testing.T) {
 	const n, maxLen = 9, 50
 	want := countSeq(t, n, maxLen)
 	g := shorter(t, n)
-	for _, name := range lb.Names() {
-		for _, fast := range []bool{false, true} {
-			for _, ranks := range []int{1, 2, 3, 7, 16, 64} {
+	for _, v := range lbtest.Variants() {
+		for _, ranks := range []int{1, 2, 3, 7, 16, 64} {
+			t.Run(fmt.Sprintf("%s/P=%d", v.Name, ranks), func(t *testing.T) {
+				t.Parallel()
 				for seed := uint64(1); seed <= 3; seed++ {
-					apps := make([]lb.App, ranks)
-					for r := range apps {
-						apps[r], _ = NewProblem(n, g, Count, maxLen)
-					}
-					out, err := lb.Simulate(apps, name, lb.Options{FastInit: fast}, lb.SimConfig{Seed: seed, Budget: 200})
+					w, err := lb.NewSim(ranks, lb.SimConfig{Seed: seed})
 					if err != nil {
-						t.Fatalf("%s fast=%v P=%d seed %d: %v", name, fast, ranks, seed, err)
+						t.Fatal(err)
 					}
-					got := DecodeResult(out.Result, n)
+					got, out, err := CountParallel(w, n, g, maxLen, v.Config(200, seed))
+					if err != nil {
+						t.Fatalf("seed %d: %v", seed, err)
+					}
 					if got.Nodes != want.Nodes || got.Solutions != want.Solutions || out.Total.Nodes != want.Nodes {
-						t.Fatalf("%s fast=%v P=%d seed %d: %d nodes %d rulers, sequential %d nodes %d rulers",
-							name, fast, ranks, seed, got.Nodes, got.Solutions, want.Nodes, want.Solutions)
+						t.Fatalf("seed %d: %d nodes %d rulers, sequential %d nodes %d rulers",
+							seed, got.Nodes, got.Solutions, want.Nodes, want.Solutions)
 					}
 				}
-			}
+			})
 		}
 	}
 }
 
 // TestOptimalParallel: optimal lengths for 2..12 marks under rp (2..10
-// with -short) and 2..10 under every other balancer, with ranks {1, 2, 3, 7,
-// 16}, fast initialisation on and off, on the embedded world.
+// with -short) and 2..10 under every other balancer variant, with ranks
+// {1, 2, 3, 7, 16}, on the embedded world; and the whole multi-step run in
+// the simulated world.
 func TestOptimalParallel(t *testing.T) {
 	want := optimal(t)
-	for _, name := range lb.Names() {
+	check := func(steps []Step, out *lb.Outcome) error {
+		var nodes int64
+		for _, s := range steps {
+			if l := s.Ruler[s.Marks-1]; l != want[s.Marks] || !Valid(s.Ruler) {
+				return fmt.Errorf("%d marks: %v, want length %d", s.Marks, s.Ruler, want[s.Marks])
+			}
+			nodes += s.Nodes
+		}
+		if nodes == 0 || out.Total.Nodes != nodes {
+			return fmt.Errorf("statistics count %d nodes, the steps %d", out.Total.Nodes, nodes)
+		}
+		return nil
+	}
+	for _, v := range lbtest.Variants() {
 		top := 10
-		if name == "rp" && !testing.Short() {
+		if v.Name == "rp" && !testing.Short() {
 			top = 12
 		}
-		for _, fast := range []bool{false, true} {
-			for _, ranks := range []int{1, 2, 3, 7, 16} {
+		for _, ranks := range []int{1, 2, 3, 7, 16} {
+			t.Run(fmt.Sprintf("%s/P=%d", v.Name, ranks), func(t *testing.T) {
 				err := mpi.Run(ranks, func(c *mpi.Comm) error {
-					steps, out, err := SolveParallel(c, top, name, lb.Options{FastInit: fast}, lb.Config{Seed: 3})
+					steps, out, err := SolveParallel(driver.New(c), top, v.Config(0, 3))
 					if err != nil {
 						return err
 					}
-					for _, s := range steps {
-						if l := s.Ruler[s.Marks-1]; l != want[s.Marks] || !Valid(s.Ruler) {
-							return fmt.Errorf("%d marks: %v, want length %d", s.Marks, s.Ruler, want[s.Marks])
-						}
-					}
-					if out.Total.Nodes == 0 || len(out.Ranks) != ranks {
-						return fmt.Errorf("statistics %+v", out.Total)
-					}
-					return nil
+					return check(steps, out)
 				})
 				if err != nil {
-					t.Fatalf("%s fast=%v P=%d: %v", name, fast, ranks, err)
+					t.Fatal(err)
 				}
-			}
+				w, err := lb.NewSim(ranks*4, lb.SimConfig{Seed: 5})
+				if err != nil {
+					t.Fatal(err)
+				}
+				steps, out, err := SolveParallel(w, 9, v.Config(500, 3))
+				if err != nil {
+					t.Fatalf("simulated, %d ranks: %v", ranks*4, err)
+				}
+				if err := check(steps, out); err != nil {
+					t.Fatalf("simulated, %d ranks: %v", ranks*4, err)
+				}
+			})
 		}
 	}
 }

@@ -302,13 +302,17 @@ func (p *Problem) Unmarshal(b []byte) (lb.Task, error) {
 	return s, nil
 }
 
+// Sense is lb.Minimize: shorter rulers are better.
+func (p *Problem) Sense() lb.Sense { return lb.Minimize }
+
 // Incumbent returns one more than the longest ruler still searched for,
-// once a ruler is known; lb.NoBound before, and always in Count mode.
-func (p *Problem) Incumbent() int64 {
+// once a ruler is known or the search was bounded from the start; never in
+// Count mode, which has no incumbent.
+func (p *Problem) Incumbent() (int64, bool) {
 	if p.mode == Count || (p.best == nil && p.maxLen == MaxLength) {
-		return lb.NoBound
+		return 0, false
 	}
-	return int64(p.maxLen) + 1
+	return int64(p.maxLen) + 1, true
 }
 
 // Improve learns that a ruler of length v exists.
@@ -318,63 +322,29 @@ func (p *Problem) Improve(v int64) {
 	}
 }
 
-// Solved is false: proving optimality needs the whole tree.
-func (p *Problem) Solved() bool { return false }
-
-// resultSize is the encoded result: nodes, solutions, then the best ruler's
-// length and marks (length MaxLength+1 when none).
-const resultSize = 8 + 8 + 2*(MaxMarks+1)
-
-// Result encodes this rank's result.
-func (p *Problem) Result() []byte {
-	b := binary.LittleEndian.AppendUint64(make([]byte, 0, resultSize), uint64(p.nodes))
-	b = binary.LittleEndian.AppendUint64(b, uint64(p.solutions))
-	r := make([]int, MaxMarks)
-	length := MaxLength + 1
-	if p.best != nil {
-		copy(r, p.best)
-		length = p.best[len(p.best)-1]
-	}
-	b = binary.LittleEndian.AppendUint16(b, uint16(length))
-	for _, m := range r {
-		b = binary.LittleEndian.AppendUint16(b, uint16(m))
-	}
-	return b
+// Outcome is what a search found: on one rank (Problem.Result) or on all,
+// combined (Problem.Combine).
+type Outcome struct {
+	Nodes     int64 // nodes expanded
+	Solutions int64 // Count: rulers found
+	Ruler     []int // Shortest: the best ruler found, nil when none
 }
 
-// Combine adds nodes and solutions and keeps the better ruler.
-func (p *Problem) Combine(inout, in []byte) {
-	a, b := DecodeResult(inout, p.n), DecodeResult(in, p.n)
+// Result returns what the search found on this rank.
+func (p *Problem) Result() Outcome {
+	return Outcome{Nodes: p.nodes, Solutions: p.solutions, Ruler: slices.Clone(p.best)}
+}
+
+// Combine adds nodes and solutions and keeps the better ruler (shorter,
+// then lexicographically smaller), so the combination does not depend on
+// the order.
+func (p *Problem) Combine(a, b Outcome) Outcome {
 	a.Nodes += b.Nodes
 	a.Solutions += b.Solutions
 	if b.Ruler != nil && (a.Ruler == nil || better(b.Ruler, a.Ruler)) {
 		a.Ruler = b.Ruler
 	}
-	copy(inout, a.encode())
-}
-
-// Outcome is the decoded result of a search.
-type Outcome struct {
-	Nodes     int64
-	Solutions int64
-	Ruler     []int // nil when none was found
-}
-
-// DecodeResult decodes a result of a search for n-mark rulers.
-func DecodeResult(b []byte, n int) Outcome {
-	o := Outcome{Nodes: int64(binary.LittleEndian.Uint64(b)), Solutions: int64(binary.LittleEndian.Uint64(b[8:]))}
-	if binary.LittleEndian.Uint16(b[16:]) <= MaxLength {
-		o.Ruler = make([]int, n)
-		for i := range n {
-			o.Ruler[i] = int(binary.LittleEndian.Uint16(b[18+2*i:]))
-		}
-	}
-	return o
-}
-
-func (o Outcome) encode() []byte {
-	p := &Problem{nodes: o.Nodes, solutions: o.Solutions, best: o.Ruler}
-	return p.Result()
+	return a
 }
 
 // Valid reports whether marks form a Golomb ruler starting at 0.

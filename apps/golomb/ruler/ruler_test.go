@@ -1,31 +1,39 @@
 package ruler
 
 import (
-	"bufio"
-	"os"
 	"strconv"
-	"strings"
 	"testing"
 )
 
-// optimal reads the reference lengths of ../shared/data/golomb_optimal.tsv.
+// optimal returns the known optimal lengths by number of marks.
 func optimal(t testing.TB) map[int]int {
-	f, err := os.Open("../../../../shared/data/golomb_optimal.tsv")
+	known, err := Known()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	m := map[int]int{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Split(sc.Text(), "\t")
-		n, err1 := strconv.Atoi(fs[0])
-		l, err2 := strconv.Atoi(fs[1])
-		if err1 == nil && err2 == nil {
-			m[n] = l
-		}
+	for n, r := range known[1:] {
+		m[n+1] = r[n]
 	}
 	return m
+}
+
+// TestKnown: the embedded table holds 28 valid rulers with the lengths of
+// OEIS A003022.
+func TestKnown(t *testing.T) {
+	known, err := Known()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a003022 := []int{0, 1, 3, 6, 11, 17, 25, 34, 44, 55, 72, 85, 106, 127, 151, 177, 199, 216, 246, 283, 333, 356, 372, 425, 480, 492, 553, 585}
+	if len(known) != 29 {
+		t.Fatalf("%d rulers", len(known)-1)
+	}
+	for n, l := range a003022 {
+		if got := known[n+1][n]; got != l {
+			t.Errorf("%d marks: length %d, A003022 says %d", n+1, got, l)
+		}
+	}
 }
 
 func TestSolve(t *testing.T) {

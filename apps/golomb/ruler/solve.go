@@ -9,7 +9,10 @@ import (
 type Step struct {
 	Marks int   `json:"marks"`
 	Ruler []int `json:"ruler"`
-	Nodes int64 `json:"nodes"`
+	Nodes int64 `json:"nodes"` // nodes of the search proper, the statistics' count
+	// DiveNodes are the nodes of the greedy dive before the search, which
+	// every rank makes alone (Dive).
+	DiveNodes int64 `json:"dive_nodes"`
 }
 
 // Solve finds a shortest ruler with n marks on one core, proving optimality.
@@ -23,7 +26,7 @@ func Solve(n int) ([]Step, error) {
 		for !t.Empty() {
 			t.Work(math.MaxInt64)
 		}
-		return DecodeResult(p.Result(), p.n), nil
+		return p.Result(), nil
 	})
 }
 
@@ -69,12 +72,26 @@ func SolveWith(n int, search func(*Problem) (Outcome, error)) ([]Step, error) {
 		if err != nil {
 			return nil, err
 		}
-		o.Nodes += diveNodes
 		if o.Ruler == nil || !Valid(o.Ruler) {
 			return nil, fmt.Errorf("ruler: no valid %d-mark ruler up to length %d found: %v", m, MaxLength, o.Ruler)
 		}
 		g[m] = o.Ruler[m-1]
-		steps = append(steps, Step{Marks: m, Ruler: o.Ruler, Nodes: o.Nodes})
+		steps = append(steps, Step{Marks: m, Ruler: o.Ruler, Nodes: o.Nodes, DiveNodes: diveNodes})
 	}
 	return steps, nil
+}
+
+// CountRulers counts the n-mark rulers of length ≤ maxLen on one core, the
+// sequential baseline of CountParallel. g must hold the shortest lengths for
+// fewer marks, as in NewProblem.
+func CountRulers(n int, g []int, maxLen int) (Outcome, error) {
+	p, err := NewProblem(n, g, Count, maxLen)
+	if err != nil {
+		return Outcome{}, err
+	}
+	t := p.Root()
+	for !t.Empty() {
+		t.Work(math.MaxInt64)
+	}
+	return p.Result(), nil
 }

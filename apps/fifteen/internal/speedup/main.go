@@ -35,6 +35,7 @@ import (
 	"github.com/treelb/treelb/apps/fifteen/parallel"
 	"github.com/treelb/treelb/apps/fifteen/puzzle"
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/mpi"
 )
 
@@ -42,6 +43,7 @@ import (
 type config struct {
 	label string // "rp", "rp+fast-init"
 	name  string
+	info  lb.Info
 	opt   lb.Options
 }
 
@@ -75,7 +77,7 @@ func main() {
 func run(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("speedup", flag.ContinueOnError)
 	ids := fs.String("korf", "12,42,19,47,9,48,30,31,28,45,5,13,20,6,4,25,11,1,7,14", "Korf instances, comma-separated (ranges A-B allowed); the default spans 0.5 M to 1.4 G nodes")
-	data := fs.String("data", "../shared/data/korf100.tsv", "Korf's table")
+	data := fs.String("data", "", "Korf's table (default: the built-in one)")
 	np := fs.Int("np", 2, "ranks (embedded world: goroutines; under mpirun: 0 for mpirun's size)")
 	cfgs := fs.String("balancers", "rp,rp+fast-init,rp-local", "configurations, comma-separated: NAME or NAME+fast-init, NAME a balancer of lb.Names()")
 	reps := fs.Int("reps", 3, "runs per iteration and configuration for iterations of 1e6 nodes or more; smaller ones get more (median taken)")
@@ -83,7 +85,7 @@ func run(args []string, w io.Writer) error {
 	maxSeconds := fs.Float64("max-seconds", 240, "start no new instance after this many seconds")
 	out := fs.String("out", "out/fifteen-speedup.csv", "CSV output file")
 	seed := fs.Uint64("seed", 1, "seed of the ranks' random sources")
-	sim := fs.Int("sim", 0, "instead of the world, simulate `P` ranks with lb.Simulate in virtual time (seeds 1..reps)")
+	sim := fs.Int("sim", 0, "instead of the world, simulate `P` ranks (lb.NewSim) in virtual time (seeds 1..reps)")
 	nodeCost := fs.Int64("node-cost", 3, "with -sim: virtual ns per node (the solver does about 2.7)")
 	maxOther := fs.Float64("max-other", 0.15, "measure an iteration again when other processes used more than this many cores meanwhile (judged on iterations of 0.2 s or more, or from the instance's start)")
 	retries := fs.Int("retries", 5, "measurements again per iteration at most, after pauses of 3 s doubling up to a minute")
@@ -94,7 +96,10 @@ func run(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	table, err := puzzle.LoadKorf(*data)
+	table, err := puzzle.Korf100()
+	if *data != "" {
+		table, err = puzzle.LoadKorf(*data)
+	}
 	if err != nil {
 		return err
 	}
@@ -177,7 +182,7 @@ func run(args []string, w io.Writer) error {
 	}
 	world := mpi.WorldName
 	if *sim > 0 {
-		ranks, world = *sim, fmt.Sprintf("simulated (lb.Simulate: %d ns per node, default latency and jitter)", *nodeCost)
+		ranks, world = *sim, fmt.Sprintf("simulated (lb.NewSim: %d ns per node, default latency and jitter)", *nodeCost)
 		err = each(0, func(in puzzle.Instance, its []iteration) ([]row, error) {
 			var rs []row
 			for _, it := range its {
@@ -271,26 +276,18 @@ func simulate(s puzzle.State, it iteration, configs []config, p, reps int, budge
 	for j, cf := range configs {
 		ts := make([]float64, 0, reps)
 		for seed := range uint64(reps) {
-			apps := make([]lb.App, p)
-			for r := range apps {
-				a, err := parallel.NewIteration(s, it.threshold)
-				if err != nil {
-					return nil, err
-				}
-				apps[r] = a
-			}
-			out, err := lb.Simulate(apps, cf.name, cf.opt, lb.SimConfig{Budget: budget, Seed: seed + 1, NodeCost: nodeCost})
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", cf.label, err)
-			}
-			o, err := parallel.DecodeResult(out.Result)
+			w, err := lb.NewSim(p, lb.SimConfig{Seed: seed + 1, NodeCost: nodeCost})
 			if err != nil {
 				return nil, err
+			}
+			o, out, err := parallel.RunIteration(w, s, it.threshold, lb.Config{Balancer: cf.info.New, Options: cf.opt, Budget: budget})
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", cf.label, err)
 			}
 			if o.Found || o.Nodes != it.nodes {
 				return nil, fmt.Errorf("%s: %d nodes, found %v; sequential %d nodes", cf.label, o.Nodes, o.Found, it.nodes)
 			}
-			ts = append(ts, float64(out.Time)/1e9)
+			ts = append(ts, out.Seconds)
 		}
 		t := median(ts)
 		rows[j] = row{it: it, cfg: cf.label, tSeq: float64(it.nodes*nodeCost) / 1e9, tPar: t, tSearch: t, reps: reps, load: "virtual", other: math.NaN()}
@@ -326,10 +323,11 @@ func parseConfigs(s string) ([]config, error) {
 		if fast && opt != "fast-init" {
 			return nil, fmt.Errorf("-balancers: %q: the only option is +fast-init", f)
 		}
-		if !slices.Contains(lb.Names(), name) {
-			return nil, fmt.Errorf("-balancers: unknown balancer %q (known: %s)", name, strings.Join(lb.Names(), ", "))
+		info, err := lb.Lookup(name)
+		if err != nil {
+			return nil, fmt.Errorf("-balancers: %w", err)
 		}
-		out = append(out, config{label: f, name: name, opt: lb.Options{FastInit: fast}})
+		out = append(out, config{label: f, name: name, info: info, opt: lb.Options{FastInit: fast}})
 	}
 	return out, nil
 }
@@ -392,7 +390,8 @@ func measure(c *mpi.Comm, s puzzle.State, it iteration, configs []config, reps i
 				continue
 			}
 			t0 := time.Now()
-			o, out, err := parallel.RunIteration(c, s, it.threshold, configs[j].name, configs[j].opt, cfg)
+			cfg.Balancer, cfg.Options = configs[j].info.New, configs[j].opt
+			o, out, err := parallel.RunIteration(driver.New(c), s, it.threshold, cfg)
 			t := time.Since(t0).Seconds()
 			if err != nil {
 				return nil, err

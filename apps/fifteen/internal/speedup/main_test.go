@@ -19,7 +19,7 @@ func TestRun(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "sp.csv")
 	var w bytes.Buffer
-	err := run([]string{"-korf", "42", "-reps", "1", "-retries", "0", "-data", "../../../../../shared/data/korf100.tsv", "-out", out}, &w)
+	err := run([]string{"-korf", "42", "-reps", "1", "-retries", "0", "-out", out}, &w)
 	if err != nil {
 		t.Fatal(err)
 	}

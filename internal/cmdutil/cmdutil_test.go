@@ -1,0 +1,171 @@
+package cmdutil
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/treelb/treelb/mpi"
+)
+
+func testApp(action cli.ActionFunc) *cli.App {
+	return &cli.App{
+		Name:   "t",
+		Flags:  append(Flags(), &cli.IntFlag{Name: "count"}),
+		Action: action,
+		Commands: []*cli.Command{{
+			Name:   "sub",
+			Flags:  []cli.Flag{&cli.BoolFlag{Name: "x"}, &cli.StringFlag{Name: "out"}},
+			Action: func(*cli.Context) error { return nil },
+		}},
+	}
+}
+
+// TestReorderArgs: flags after positional arguments move before them, with
+// their values; "--" and negative numbers stay positional; a subcommand's
+// flags are its own.
+func TestReorderArgs(t *testing.T) {
+	app := testApp(nil)
+	for _, tc := range []struct{ in, want string }{
+		{"t 10 --stats", "t --stats 10"},
+		{"t 10 --np 4 -q", "t --np 4 -q 10"},
+		{"t --np 4 10", "t --np 4 10"},
+		{"t 10 --np=4", "t --np=4 10"},
+		{"t 1 2 -b koso 3", "t -b koso 1 2 3"},
+		{"t 5 --bogus 7", "t --bogus 5 7"},
+		{"t -q -- -3 4", "t -q -- -3 4"},
+		{"t 4 -3 -q", "t -q -- 4 -3"},
+		{"t --np 2 sub 3 --x --out d", "t --np 2 sub --x --out d 3"},
+		{"t", "t"},
+	} {
+		got := strings.Join(ReorderArgs(app, strings.Fields(tc.in)), " ")
+		if got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// runArgs runs an app built around spec with args and returns its exit
+// status and output.
+func runArgs(spec Spec[int], args ...string) (int, string) {
+	app := testApp(Action(spec))
+	var out bytes.Buffer
+	app.Writer, app.ErrWriter = &out, &out
+	return run(app, append([]string{"t"}, args...)), out.String()
+}
+
+// TestAction: flags anywhere, the world and the ranks the flags choose,
+// rank 0 reading, and exit status 2 for bad flags and input.
+func TestAction(t *testing.T) {
+	if mpi.WorldName != "embedded" {
+		t.Skip("starts embedded worlds")
+	}
+	reads := 0
+	spec := Spec[int]{
+		App: "t",
+		Read: func(c *cli.Context, _ Common) (int, error) {
+			reads++
+			if c.NArg() != 1 || c.Args().First() == "bad" {
+				return 0, Usagef("bad argument")
+			}
+			return len(c.Args().First()), nil
+		},
+		Solve: func(r *Run, in int) error {
+			return r.Print(map[string]any{"in": in, "ranks": r.Ranks(), "world": r.WorldName()}, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "in=%d ranks=%d world=%s balancer=%s seq=%v\n", in, r.Ranks(), r.WorldName(), r.Balancer, r.Seq())
+				return err
+			})
+		},
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"abc", "--np", "3"}, 0, "in=3 ranks=3 world=embedded balancer=rp seq=false"},
+		{[]string{"--np", "5", "-b", "seq", "xy"}, 0, "in=2 ranks=1 world=embedded balancer=seq seq=true"},
+		{[]string{"--world", "sim", "--np", "4096", "x", "-b", "koso"}, 0, "in=1 ranks=4096 world=sim balancer=koso"},
+		{[]string{"--json", "--np", "2", "abcd"}, 0, `{"in":4,"ranks":2,"world":"embedded"}`},
+		{[]string{"bad", "--np", "2"}, 2, ""},
+		{[]string{"x", "--np", "0"}, 2, ""},
+		{[]string{"x", "--np", "100000"}, 2, ""},
+		{[]string{"x", "--world", "moon"}, 2, ""},
+		{[]string{"x", "--world", "mpi"}, 2, ""},
+		{[]string{"x", "-b", "nope"}, 2, ""},
+		{[]string{"x", "-b", "koso", "--pair-sync"}, 2, ""},
+		{[]string{"x", "-b", "seq", "--fast-init"}, 2, ""},
+		{[]string{"x", "-b", "static", "--levels", "33"}, 2, ""},
+		{[]string{"x", "--shuffle-below", "NaN", "-b", "ps"}, 2, ""},
+		{[]string{"x", "--budget", "0"}, 2, ""},
+		{[]string{"x", "--bogus"}, 2, ""},
+	} {
+		reads = 0
+		code, out := runArgs(spec, tc.args...)
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("%q: status %d, output %q; want %d and %q", tc.args, code, out, tc.code, tc.want)
+		}
+		if code == 0 && reads != 1 {
+			t.Errorf("%q: read %d times, want once (rank 0)", tc.args, reads)
+		}
+	}
+}
+
+// TestAgree: one rank's rejected flags, or ranks with different command
+// lines, are a verdict every rank shares.
+func TestAgree(t *testing.T) {
+	if mpi.WorldName != "embedded" {
+		t.Skip("starts embedded worlds")
+	}
+	for _, tc := range []struct {
+		name   string
+		failAt int // rank with a local error, -1 for none
+		hashOf func(rank int) uint64
+		want   string
+	}{
+		{"all good", -1, func(int) uint64 { return 7 }, ""},
+		{"rank 2 rejects", 2, func(int) uint64 { return 7 }, "rank 2: no"},
+		{"rank 0 rejects", 0, func(int) uint64 { return 7 }, "no"},
+		{"different command lines", -1, func(r int) uint64 { return uint64(r/3) << 40 }, "different arguments"},
+	} {
+		msgs := make([]string, 4)
+		err := mpi.Run(4, func(c *mpi.Comm) error {
+			var local error
+			if c.Rank() == tc.failAt {
+				local = errors.New("no")
+			}
+			err := agree(c, local, tc.hashOf(c.Rank()))
+			if err != nil {
+				if !errors.Is(err, errRejected) || exitCode(err) != 2 {
+					return fmt.Errorf("rank %d: %v is not a shared usage error", c.Rank(), err)
+				}
+				msgs[c.Rank()] = err.Error()
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for r, m := range msgs {
+			if (tc.want == "") != (m == "") || !strings.Contains(m, tc.want) || m != msgs[0] {
+				t.Errorf("%s: rank %d says %q; want every rank to say %q", tc.name, r, m, tc.want)
+			}
+		}
+	}
+}
+
+// TestFlagsNamed: commands can take a subset of the common flags.
+func TestFlagsNamed(t *testing.T) {
+	var names []string
+	for _, f := range FlagsNamed("np", "seed", "nope") {
+		names = append(names, f.Names()[0])
+	}
+	if !slices.Equal(names, []string{"np", "seed"}) {
+		t.Fatalf("%v", names)
+	}
+}

@@ -1,0 +1,452 @@
+package cmdutil
+
+import (
+	"bytes"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/driver"
+	"github.com/treelb/treelb/mpi"
+)
+
+// Spec says what a command (or subcommand) does with an instance of type I.
+// I travels from rank 0 to the other ranks with encoding/gob, so its fields
+// must be exported.
+type Spec[I any] struct {
+	// App names the app in the output's header ("golomb").
+	App string
+	// Read parses the positional arguments and the app's flags and reads
+	// the instance (files, stdin). It runs on rank 0 only; its error is the
+	// user's (exit status 2 on every rank) unless it wraps another exit
+	// code.
+	Read func(c *cli.Context, cm Common) (I, error)
+	// Solve solves the instance. It runs on every rank (on rank 0 alone
+	// with --balancer seq, and once for all ranks in the simulator) and
+	// prints with Run.Print, which writes on rank 0 only.
+	Solve func(r *Run, in I) error
+}
+
+// Run is one rank's view of a command's run: the parsed flags, the world
+// and where to print. It belongs to the rank's goroutine.
+type Run struct {
+	Common
+	App string
+	// World runs lb computations; nil with --balancer seq and in commands
+	// without balancers.
+	World lb.World
+	// Comm is the rank's communicator in the embedded and MPI worlds, for
+	// commands that exchange data themselves; nil in the simulator.
+	Comm *mpi.Comm
+	// Context is the command line.
+	Context *cli.Context
+}
+
+// Action returns the action of a command that reads its instance and
+// solves it as spec says, in the world the flags choose.
+//
+// The world starts before anything is read, so that every verdict is
+// collective: each rank checks its flags, then the ranks agree that all of
+// them accepted theirs and that their command lines and builds are the same
+// (a hash in one reduction), then rank 0 alone reads the instance and
+// broadcasts it, or its error. A rejection ends every rank with status 2 and
+// one message (printed by rank 0) instead of leaving ranks waiting.
+func Action[I any](spec Spec[I]) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		cm, perr := Parse(c)
+		if errors.Is(perr, errHelpShown) {
+			return perr
+		}
+		body := func(r *Run) error {
+			in, err := spec.Read(c, r.Common)
+			if err != nil {
+				return err
+			}
+			return spec.Solve(r, in)
+		}
+		if cm.World == WorldSim && perr == nil {
+			r := &Run{Common: cm, App: spec.App, Context: c}
+			if cm.Balancer != Seq && cm.Balancer != "" {
+				w, err := lb.NewSim(cm.NP, lb.SimConfig{Seed: cm.Seed})
+				if err != nil {
+					return &rejected{&UsageError{Err: err}}
+				}
+				r.World = w
+			}
+			if err := body(r); err != nil {
+				return &rejected{err} // one process: nothing to agree on
+			}
+			return nil
+		}
+		if perr != nil && mpi.WorldName != "mpi" {
+			return perr // one process: nothing to agree on
+		}
+		n := cm.NP
+		if cm.Balancer == Seq && mpi.WorldName != "mpi" {
+			n = 1
+		}
+		var verdict error
+		err := mpi.Run(n, func(comm *mpi.Comm) error {
+			r := &Run{Common: cm, App: spec.App, Comm: comm, Context: c}
+			in, err := agreeOnInput(comm, c, perr, func() (I, error) { return spec.Read(c, cm) })
+			if err != nil {
+				if !errors.Is(err, errRejected) {
+					return err
+				}
+				if comm.Rank() == 0 || mpi.WorldName == "mpi" {
+					verdict = err // every process's own; one of the goroutine ranks'
+				}
+				return announce(comm, c.App, err)
+			}
+			switch cm.Balancer {
+			case Seq:
+				if comm.Rank() != 0 {
+					return nil
+				}
+			case "":
+			default:
+				r.World = driver.New(comm)
+			}
+			return spec.Solve(r, in)
+		})
+		if err != nil {
+			return err
+		}
+		if verdict != nil {
+			// Rank 0 printed why; every rank exits with the same status.
+			return &quietError{code: exitCode(verdict)}
+		}
+		return nil
+	}
+}
+
+// announce prints a collective verdict on rank 0 and waits until it is
+// printed before any rank goes on to exit: a launcher may kill the job as
+// soon as one process exits with a failure.
+func announce(comm *mpi.Comm, app *cli.App, err error) error {
+	if comm.Rank() == 0 {
+		fmt.Fprintf(errWriter(app), "%s: %v\n", app.Name, err)
+	}
+	return comm.Barrier()
+}
+
+// errRejected matches a *rejected error.
+var errRejected = errors.New("rejected")
+
+// rejected wraps a verdict every rank agreed on (or the error of a world
+// with one process), which ends the command with its exit code.
+type rejected struct{ err error }
+
+func (e *rejected) Error() string { return e.err.Error() }
+func (e *rejected) Unwrap() error { return e.err }
+func (e *rejected) Is(target error) bool {
+	return target == errRejected
+}
+
+// quietError ends a rank with an exit code and no message: rank 0 prints
+// the message of a collective verdict.
+type quietError struct{ code int }
+
+func (e *quietError) Error() string { return fmt.Sprintf("exit status %d (rank 0 says why)", e.code) }
+func (e *quietError) ExitCode() int { return e.code }
+
+// started reports whether err is a verdict reached after the world
+// started, so that run does not start one again to agree on it.
+func started(err error) bool {
+	var r *rejected
+	var q *quietError
+	return errors.As(err, &r) || errors.As(err, &q)
+}
+
+// exitCode returns the exit code an error chooses, 1 by default.
+func exitCode(err error) int {
+	var ec mpi.ExitCoder
+	if errors.As(err, &ec) && ec.ExitCode() != 0 {
+		return ec.ExitCode()
+	}
+	return 1
+}
+
+// agreeOnInput is the start of every rank: the ranks agree on their flags
+// (local, this rank's parse error) and command lines, then rank 0 reads the
+// instance with read and broadcasts it. A *rejected error is a verdict all
+// ranks share.
+func agreeOnInput[I any](comm *mpi.Comm, c *cli.Context, local error, read func() (I, error)) (I, error) {
+	var in I
+	if err := agree(comm, local, argsHash(c)); err != nil {
+		return in, err
+	}
+	var payload []byte
+	if comm.Rank() == 0 {
+		v, err := read()
+		if err != nil {
+			payload = append([]byte{byte(exitCode(err))}, err.Error()...)
+		} else {
+			var b bytes.Buffer
+			if err := gob.NewEncoder(&b).Encode(&v); err != nil {
+				return in, fmt.Errorf("sending the instance: %w", err)
+			}
+			payload = append([]byte{0}, b.Bytes()...)
+		}
+	}
+	payload, err := driver.Bcast(comm, payload, 0)
+	if err != nil {
+		return in, err
+	}
+	if code := int(payload[0]); code != 0 {
+		msg := errors.New(string(payload[1:]))
+		if code == 2 {
+			return in, &rejected{&UsageError{Err: msg}}
+		}
+		return in, &rejected{&exitError{msg, code}}
+	}
+	if err := gob.NewDecoder(bytes.NewReader(payload[1:])).Decode(&in); err != nil {
+		return in, fmt.Errorf("receiving the instance: %w", err)
+	}
+	return in, nil
+}
+
+// exitError is an error with an exit code other than 2.
+type exitError struct {
+	err  error
+	code int
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+func (e *exitError) ExitCode() int { return e.code }
+
+// argsHash hashes what must be the same on every rank: the command line
+// (without the program's path) and the build (balancers, MPI world).
+func argsHash(c *cli.Context) uint64 {
+	h := fnv.New64a()
+	args, _ := c.App.Metadata[metaArgs].([]string)
+	if len(args) > 0 {
+		args = args[1:]
+	}
+	fmt.Fprintf(h, "%q|%s|%s|%s", args, strings.Join(lb.Names(), ","), mpi.WorldName, c.App.Name)
+	return h.Sum64()
+}
+
+const metaArgs = "treelb.args"
+
+// agree is the collective verdict on every rank's flags: it fails on every
+// rank, with the first failing rank's message, when any rank rejected its
+// flags, and when the ranks' command lines or builds differ. One reduction
+// (and a broadcast of the message when there is one).
+func agree(comm *mpi.Comm, local error, hash uint64) error {
+	size := int64(comm.Size())
+	first := size
+	if local != nil {
+		first = int64(comm.Rank())
+	}
+	h := int64(hash >> 1)
+	vals := []int64{first, h, -h}
+	out := make([]int64, 3)
+	if err := mpi.Allreduce(comm, vals, out, mpi.Min); err != nil {
+		return err
+	}
+	if out[0] < size {
+		var msg []byte
+		if int64(comm.Rank()) == out[0] {
+			msg = []byte(local.Error())
+		}
+		msg, err := driver.Bcast(comm, msg, int(out[0]))
+		if err != nil {
+			return err
+		}
+		text := string(msg)
+		if out[0] != 0 {
+			text = fmt.Sprintf("rank %d: %s", out[0], text)
+		}
+		return &rejected{&UsageError{Err: errors.New(text)}}
+	}
+	if out[1] != -out[2] {
+		return &rejected{Usagef("the ranks were started with different arguments or builds; start every rank with the same binary and command line")}
+	}
+	return nil
+}
+
+// failTogether takes part in the collective verdict of a rank whose command
+// line was rejected before its world started (under MPI), so that the other
+// ranks do not wait for it; it returns the error to exit with.
+func failTogether(app *cli.App, local error) error {
+	err := mpi.Run(0, func(comm *mpi.Comm) error {
+		return announce(comm, app, agree(comm, local, 0))
+	})
+	if err != nil {
+		return errors.Join(local, err)
+	}
+	return &quietError{code: 2}
+}
+
+// Seq reports whether the run is the sequential solver's.
+func (r *Run) Seq() bool { return r.Balancer == Seq }
+
+// Rank is the rank of this program: 0 in the simulator and under seq.
+func (r *Run) Rank() int {
+	if r.Comm == nil {
+		return 0
+	}
+	return r.Comm.Rank()
+}
+
+// Ranks is the number of ranks the run uses: 1 under seq.
+func (r *Run) Ranks() int {
+	if r.World == nil {
+		return 1
+	}
+	return r.World.Size()
+}
+
+// WorldName is the world the run uses: "embedded", "mpi" or "sim".
+func (r *Run) WorldName() string {
+	if r.World == nil {
+		return r.Common.World
+	}
+	return r.World.Name()
+}
+
+// Header returns the header of the run's output.
+func (r *Run) Header() Header {
+	return Header{App: r.App, Balancer: r.Balancer, Ranks: r.Ranks(), World: r.WorldName()}
+}
+
+// Out is where rank 0 prints.
+func (r *Run) Out() io.Writer { return r.Context.App.Writer }
+
+// Print writes one record on rank 0: as one line of JSON with --json,
+// otherwise by calling human (which may look at --quiet and --stats). Other
+// ranks print nothing.
+func (r *Run) Print(record any, human func(w io.Writer) error) error {
+	if r.Rank() != 0 {
+		return nil
+	}
+	if r.JSON {
+		return WriteJSON(r.Out(), record)
+	}
+	return human(r.Out())
+}
+
+// StatsOf returns the statistics part of the JSON output of an outcome when
+// --stats asked for it, otherwise nil.
+func (r *Run) StatsOf(o *lb.Outcome) *Stats {
+	if !r.Common.Stats || o == nil {
+		return nil
+	}
+	return &Stats{Total: o.Total, Ranks: o.Ranks}
+}
+
+// ReorderArgs returns args with every flag that app (or the subcommand
+// named first) defines moved before the positional arguments, so that
+// flags may stand anywhere on the command line, as mpirun and srun users
+// write them. A "--" ends the flags; what follows stays positional.
+func ReorderArgs(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	flags := app.Flags
+	head := []string{args[0]}
+	rest := args[1:]
+	// A subcommand (the first argument that is neither a flag nor a flag's
+	// value) brings its own flags; the app's stay before it.
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			if takesValue(flags, a) && !strings.Contains(a, "=") {
+				i++
+			}
+			continue
+		}
+		if cmd := app.Command(a); cmd != nil {
+			head = append(head, rest[:i+1]...)
+			rest = rest[i+1:]
+			flags = cmd.Flags
+		}
+		break
+	}
+	var fl, pos []string
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		switch {
+		case a == "--":
+			pos = append(pos, rest[i:]...)
+			i = len(rest)
+		case strings.HasPrefix(a, "-") && len(a) > 1 && !isNumber(a):
+			// A flag, or what cli will reject as an unknown one.
+			fl = append(fl, a)
+			if takesValue(flags, a) && !strings.Contains(a, "=") && i+1 < len(rest) {
+				fl = append(fl, rest[i+1])
+				i++
+			}
+		default:
+			pos = append(pos, a)
+		}
+	}
+	if len(pos) > 0 && pos[0] != "--" && hasNegativeNumber(pos) {
+		pos = append([]string{"--"}, pos...)
+	}
+	return append(append(head, fl...), pos...)
+}
+
+// isNumber reports whether a is a number, such as a negative one, which is
+// a positional argument however it starts.
+func isNumber(a string) bool {
+	_, err := strconv.ParseFloat(a, 64)
+	return err == nil
+}
+
+// hasNegativeNumber reports whether a positional argument looks like a flag
+// (a negative number), which cli would otherwise parse as one.
+func hasNegativeNumber(pos []string) bool {
+	for _, p := range pos {
+		if strings.HasPrefix(p, "-") {
+			return true
+		}
+	}
+	return false
+}
+
+func flagName(a string) string {
+	name := strings.TrimLeft(a, "-")
+	if i := strings.IndexByte(name, '='); i >= 0 {
+		name = name[:i]
+	}
+	return name
+}
+
+func findFlag(flags []cli.Flag, a string) cli.Flag {
+	name := flagName(a)
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return f
+			}
+		}
+	}
+	if name == "help" || name == "h" || name == "version" || name == "v" {
+		return &cli.BoolFlag{Name: name}
+	}
+	return nil
+}
+
+// takesValue reports whether the flag a names takes a value in the next
+// argument (every flag but the boolean ones).
+func takesValue(flags []cli.Flag, a string) bool {
+	f := findFlag(flags, a)
+	if f == nil {
+		return false
+	}
+	_, isBool := f.(*cli.BoolFlag)
+	return !isBool
+}

@@ -1,0 +1,4 @@
+package lb
+
+// FastInitPiece exports fastInitPiece to the external tests.
+var FastInitPiece = fastInitPiece

@@ -1,0 +1,101 @@
+package lb
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Factory makes the balancer of one rank. Any function of this type can be
+// run (Config.Balancer), not only the registered ones.
+type Factory func(Env) (Balancer, error)
+
+// Info describes a registered balancer.
+type Info struct {
+	Name string
+	Doc  string // one line: what it is and where in the seeds
+	// Options lists the fields of Options it reads, by their command-line
+	// names ("fast-init", "queue-limit", "pair-sync", "ask-lower",
+	// "shuffle-below", "levels", "perm", "clusters").
+	Options []string
+	New     Factory
+}
+
+// Balancers returns the registered balancers in a fixed order: the
+// asynchronous random polling family first, then poll-and-shuffle, static
+// placement and the ring schedulers. It returns a new slice each time.
+func Balancers() []Info {
+	return []Info{
+		{"rp", "asynchronous random polling (seed 002 §4, Fig. 1); --fast-init splits the broadcast root log P times",
+			[]string{"fast-init", "queue-limit"}, newRandomPolling},
+		{"rp-local", "localized random polling (seed 002 §6.2): permuted fast init, doubling neighbour sets",
+			[]string{"queue-limit"}, newRPLocal},
+		{"ps", "poll-and-shuffle (seed 002 §5, Fig. 2): hypercube phases, random shuffles; --pair-sync, --ask-lower, --shuffle-below refine it (§5.3)",
+			[]string{"fast-init", "pair-sync", "ask-lower", "shuffle-below"}, newPollShuffle},
+		{"static", "randomized static load balancing (seed 000 Fig. 1, seed 001 §3): 2^k leaves placed by a pseudo-random permutation",
+			[]string{"levels", "perm"}, newStatic},
+		{"hybrid", "static placement, then random polling within --clusters clusters of ranks (seed 001 §6, seed 000 §5.1)",
+			[]string{"levels", "perm", "clusters", "queue-limit"}, newHybrid},
+		{"koso", "KOSO ring scheduler (seed 003 §2.2): keep one piece, send one clockwise",
+			[]string{"fast-init"}, newKOSO},
+		{"koso-star", "KOSO* (seed 003 §2.2): send clockwise only to a lighter neighbour",
+			[]string{"fast-init"}, newKOSOStar},
+	}
+}
+
+// Names returns the names of the registered balancers, in the order of
+// Balancers.
+func Names() []string {
+	var names []string
+	for _, b := range Balancers() {
+		names = append(names, b.Name)
+	}
+	return names
+}
+
+// Lookup returns the registered balancer called name.
+func Lookup(name string) (Info, error) {
+	for _, b := range Balancers() {
+		if b.Name == name {
+			return b, nil
+		}
+	}
+	return Info{}, fmt.Errorf("lb: unknown balancer %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// Describe returns one line per registered balancer: its name and what it
+// is.
+func Describe() string {
+	var b strings.Builder
+	for _, info := range Balancers() {
+		fmt.Fprintf(&b, "  %-10s %s\n", info.Name, info.Doc)
+	}
+	return b.String()
+}
+
+// NewBalancer checks env and makes the balancer of one rank with f, random
+// polling when f is nil.
+func NewBalancer(f Factory, env Env) (Balancer, error) {
+	if f == nil {
+		f = newRandomPolling
+	}
+	if env.Size < 1 || env.Rank < 0 || env.Rank >= env.Size {
+		return nil, fmt.Errorf("lb: rank %d of %d", env.Rank, env.Size)
+	}
+	if env.App == nil {
+		return nil, fmt.Errorf("lb: rank %d: no app", env.Rank)
+	}
+	if err := env.Options.Validate(); err != nil {
+		return nil, err
+	}
+	if env.Rand == nil {
+		env.Rand = NewRand(env.Seed, env.Rank)
+	}
+	b, err := f(env)
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, fmt.Errorf("lb: rank %d: the balancer factory returned nil", env.Rank)
+	}
+	return b, nil
+}

@@ -1,0 +1,246 @@
+package lb
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// World runs tree-shaped computations on a set of ranks: the embedded world
+// of goroutine ranks or real MPI (package lb/driver), or the discrete-event
+// simulator (NewSim). Solvers take a World, so one solver runs in every
+// world. A World belongs to one rank's goroutine (the simulator's to the
+// one goroutine that drives all its ranks) and is not safe for concurrent
+// use.
+type World interface {
+	// Name is "embedded", "mpi" or "sim".
+	Name() string
+	// Rank is this program's rank: 0..Size()-1 in the embedded and MPI
+	// worlds, 0 in the simulator, whose one program stands for all ranks.
+	Rank() int
+	// Size is the number of ranks.
+	Size() int
+	// Run runs job on every rank and returns its outcome, the same on every
+	// rank but for Outcome.Ranks (rank 0 only). It is collective: every
+	// rank calls it with the same job.
+	Run(job Job) (*Outcome, error)
+}
+
+// Job is one tree-shaped computation as a World runs it. Run makes one from a
+// Reducer; worlds use its functions and need nothing else of the app.
+type Job struct {
+	Config Config
+	// NewApp returns a new App for one rank; a world calls it once per
+	// rank it runs.
+	NewApp func() App
+	// Result returns the encoded result of app, one of NewApp's.
+	Result func(app App) ([]byte, error)
+	// Combine returns the combination of two encoded results, using app
+	// (one of NewApp's) for the combination.
+	Combine func(app App, a, b []byte) ([]byte, error)
+}
+
+// Config says how to run a computation. The zero value runs random polling
+// with default options and the default budget.
+type Config struct {
+	// Balancer makes each rank's balancer; nil means random polling.
+	// Registered balancers come from Lookup; any Factory can be run.
+	Balancer Factory
+	// Options tune the balancer.
+	Options Options
+	// Budget is Δt, the nodes of one work slice between two polls; 0 means
+	// DefaultBudget.
+	Budget int64
+	// Seed seeds the ranks' random sources and shared permutations.
+	Seed uint64
+	// RankStats asks for every rank's statistics on rank 0
+	// (Outcome.Ranks); without it only the totals are reduced.
+	RankStats bool
+}
+
+// DefaultBudget is the default work slice in nodes. At 10–100 ns per node a
+// slice lasts 0.1–1 ms, so an Iprobe of 0.1–0.25 µs costs well under 1% of
+// the work (seed 002, §4.1: Δt > T_poll/ε).
+const DefaultBudget = 10000
+
+// budget returns the configured budget or the default.
+func (c Config) budget() int64 {
+	if c.Budget <= 0 {
+		return DefaultBudget
+	}
+	return c.Budget
+}
+
+// Outcome is what a run produced besides the result. The zero value is an
+// empty outcome that Add can sum runs into.
+type Outcome struct {
+	// Seconds is the wall time of the search on the slowest rank; virtual
+	// seconds in the simulator. Summed over runs by Add.
+	Seconds float64
+	// Total sums the ranks' statistics (MaxQueue is the maximum).
+	Total Stats
+	// Ranks holds every rank's statistics, indexed by rank, on rank 0 and
+	// only when Config.RankStats asked for them.
+	Ranks []Stats
+	// Runs is the number of computations summed in: 1 for one Run.
+	Runs int
+
+	result []byte // the encoded combined result, for Run
+}
+
+// Add sums the outcome of another run into o: seconds, totals and per-rank
+// statistics (kept only while every run has them).
+func (o *Outcome) Add(p *Outcome) {
+	if p == nil {
+		return
+	}
+	if o.Runs == 0 {
+		o.Ranks = append([]Stats(nil), p.Ranks...)
+	} else if len(o.Ranks) == len(p.Ranks) {
+		for r := range o.Ranks {
+			o.Ranks[r].Add(&p.Ranks[r])
+		}
+	} else {
+		o.Ranks = nil
+	}
+	o.Seconds += p.Seconds
+	o.Total.Add(&p.Total)
+	o.Runs += p.Runs
+}
+
+// Run runs the tree-shaped computation whose per-rank apps newApp makes on
+// every rank of w, balanced as cfg says, and returns the combined result and
+// the outcome, the same on every rank (Outcome.Ranks on rank 0 only). It is
+// collective: every rank calls it with the same arguments.
+func Run[R any](w World, cfg Config, newApp func() Reducer[R]) (R, *Outcome, error) {
+	var zero R
+	job := Job{
+		Config: cfg,
+		NewApp: func() App { return newApp() },
+		Result: func(app App) ([]byte, error) { return encodeResult(app.(Reducer[R]).Result()) },
+		Combine: func(app App, a, b []byte) ([]byte, error) {
+			x, err := decodeResult[R](a)
+			if err != nil {
+				return nil, err
+			}
+			y, err := decodeResult[R](b)
+			if err != nil {
+				return nil, err
+			}
+			return encodeResult(app.(Reducer[R]).Combine(x, y))
+		},
+	}
+	out, err := w.Run(job)
+	if err != nil {
+		return zero, nil, err
+	}
+	res, err := decodeResult[R](out.result)
+	if err != nil {
+		return zero, nil, err
+	}
+	out.result = nil
+	return res, out, nil
+}
+
+func encodeResult[R any](v R) ([]byte, error) {
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(&v); err != nil {
+		return nil, fmt.Errorf("lb: encoding a result: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+func decodeResult[R any](b []byte) (R, error) {
+	var v R
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&v); err != nil {
+		return v, fmt.Errorf("lb: decoding a result: %w", err)
+	}
+	return v, nil
+}
+
+// Finish is what a world's rank contributes to the reduction after a
+// search: its encoded result, its statistics and its wall time. Worlds
+// combine them with Merge and hand the combination to Outcome.
+type Finish struct {
+	Result  []byte
+	Stats   Stats
+	Seconds float64
+}
+
+// Merge combines f with g, another rank's (or subtree's) contribution, with
+// the job's Combine: results combined, statistics summed, seconds the
+// maximum.
+func (f *Finish) Merge(job Job, app App, g *Finish) error {
+	r, err := job.Combine(app, f.Result, g.Result)
+	if err != nil {
+		return err
+	}
+	f.Result = r
+	f.Stats.Add(&g.Stats)
+	f.Seconds = max(f.Seconds, g.Seconds)
+	return nil
+}
+
+// Outcome returns the outcome of a run whose ranks' contributions combine to
+// f, with the given per-rank statistics (nil for none).
+func (f *Finish) Outcome(ranks []Stats) *Outcome {
+	f.Stats.Rank = 0
+	return &Outcome{Seconds: f.Seconds, Total: f.Stats, Ranks: ranks, Runs: 1, result: f.Result}
+}
+
+// statsWords is the number of 8-byte words of an encoded Stats.
+const statsWords = 13
+
+// StatsSize is the length of an encoded Stats (Stats.AppendBinary).
+const StatsSize = 8 * statsWords
+
+// AppendBinary appends the fixed-size encoding of s (StatsSize bytes).
+func (s *Stats) AppendBinary(b []byte) ([]byte, error) {
+	for _, x := range []uint64{uint64(s.Rank), math.Float64bits(s.WorkSeconds), math.Float64bits(s.IdleSeconds),
+		uint64(s.Nodes), uint64(s.Slices), uint64(s.RequestsSent), uint64(s.RequestsRecv),
+		uint64(s.RequestsReject), uint64(s.Splits), uint64(s.TasksSent), uint64(s.MessagesSent),
+		uint64(s.BytesSent), uint64(s.MaxQueue)} {
+		b = binary.LittleEndian.AppendUint64(b, x)
+	}
+	return b, nil
+}
+
+// UnmarshalBinary decodes an encoding made by AppendBinary.
+func (s *Stats) UnmarshalBinary(b []byte) error {
+	if len(b) != StatsSize {
+		return fmt.Errorf("lb: statistics of %d bytes, want %d", len(b), StatsSize)
+	}
+	w := func(i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
+	*s = Stats{Rank: int(w(0)), WorkSeconds: math.Float64frombits(w(1)), IdleSeconds: math.Float64frombits(w(2)),
+		Nodes: int64(w(3)), Slices: int64(w(4)), RequestsSent: int64(w(5)), RequestsRecv: int64(w(6)),
+		RequestsReject: int64(w(7)), Splits: int64(w(8)), TasksSent: int64(w(9)), MessagesSent: int64(w(10)),
+		BytesSent: int64(w(11)), MaxQueue: int64(w(12))}
+	return nil
+}
+
+// AppendBinary appends the encoding of f: the result's length and bytes, the
+// statistics and the seconds.
+func (f *Finish) AppendBinary(b []byte) ([]byte, error) {
+	b = binary.AppendUvarint(b, uint64(len(f.Result)))
+	b = append(b, f.Result...)
+	b, _ = f.Stats.AppendBinary(b)
+	return binary.LittleEndian.AppendUint64(b, math.Float64bits(f.Seconds)), nil
+}
+
+// UnmarshalBinary decodes an encoding made by AppendBinary.
+func (f *Finish) UnmarshalBinary(b []byte) error {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) || uint64(len(b)-k) != n+StatsSize+8 {
+		return errors.New("lb: malformed result of a rank")
+	}
+	b = b[k:]
+	f.Result = append([]byte(nil), b[:n]...)
+	if err := f.Stats.UnmarshalBinary(b[n : n+StatsSize]); err != nil {
+		return err
+	}
+	f.Seconds = math.Float64frombits(binary.LittleEndian.Uint64(b[n+StatsSize:]))
+	return nil
+}
