@@ -9,8 +9,10 @@ import (
 // koso is the ring scheduler KOSO, "keep one, send one", and KOSO* (seed
 // 003, §2.2). Each rank keeps its tasks in a queue ordered by depth in the
 // splitting tree (the number of splits behind a task, shallowest first) and
-// works on the shallowest. After every work slice the task "spawns": it is
-// split, the rank keeps one part and sends the other to its clockwise
+// works on the shallowest; a task's depth is its Level when it is Leveled,
+// otherwise the number of splits behind it. After every work slice the task
+// just worked "spawns": it is split, the rank keeps one part and sends the
+// other to its clockwise
 // neighbour rank+1 mod P. Under KOSO* it sends only when the neighbour's load
 // (tasks queued) is lighter than its own, and keeps both otherwise; loads
 // travel counter-clockwise in load messages whenever they change.
@@ -58,6 +60,9 @@ func newRing(env Env, star bool) *koso {
 }
 
 func (b *koso) push(t Task, gen int) {
+	if l, ok := t.(Leveled); ok {
+		gen = l.Level()
+	}
 	b.seq++
 	heap.Push(&b.q, queued{t: t, gen: gen, seq: b.seq})
 }
@@ -90,15 +95,22 @@ func (b *koso) Task() Task {
 	return nil
 }
 
-// Tick: the task just worked on spawns.
+// Tick: the task just worked on, the head of the queue (nothing reorders the
+// queue between Task and Tick), spawns unless it ran dry.
 func (b *koso) Tick(nodes int64) {
 	b.worked(nodes)
-	if b.Task() != nil && b.size > 1 {
+	if len(b.q) > 0 && !b.q[0].t.Empty() && b.size > 1 {
 		head := &b.q[0]
 		if piece := head.t.Split(); piece != nil && !piece.Empty() {
 			b.stats.Splits++
 			head.gen++
 			gen := head.gen
+			if l, ok := head.t.(Leveled); ok {
+				head.gen, gen = l.Level(), l.Level()
+			}
+			if l, ok := piece.(Leveled); ok {
+				gen = l.Level()
+			}
 			heap.Fix(&b.q, 0)
 			if !b.star || b.nbLoad < b.Load() {
 				b.sendTask((b.rank+1)%b.size, binary.AppendUvarint(nil, uint64(gen)), piece)

@@ -45,6 +45,13 @@ type Task interface {
 	AppendBinary(b []byte) ([]byte, error)
 }
 
+// Leveled is implemented by a Task that knows its depth in the search tree:
+// the level of its shallowest open node, the root's being 0. Balancers that
+// order tasks by depth (KOSO) use it, and count splits for tasks without it.
+type Leveled interface {
+	Level() int
+}
+
 // App is one rank's view of a problem: its root and how to decode tasks.
 // Each rank has its own App value, which need not be safe for concurrent use.
 // An App may also implement Bounded (branch-and-bound) and Stopper (the
