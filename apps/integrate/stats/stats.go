@@ -65,21 +65,16 @@ type TTest struct {
 // Welch–Satterthwaite degrees of freedom. Each sample needs two values and
 // they may not both have zero variance.
 func Welch(x, y []float64) (TTest, error) {
-	mx, vx, err := MeanVar(x)
+	a, b, err := describe(x, y)
 	if err != nil {
 		return TTest{}, err
 	}
-	my, vy, err := MeanVar(y)
-	if err != nil {
-		return TTest{}, err
-	}
-	nx, ny := float64(len(x)), float64(len(y))
-	ax, ay := vx/nx, vy/ny
+	ax, ay := a.v/a.n, b.v/b.n
 	if ax+ay == 0 {
 		return TTest{}, errors.New("stats: t-test of two samples without variance")
 	}
-	t := (mx - my) / math.Sqrt(ax+ay)
-	df := (ax + ay) * (ax + ay) / (ax*ax/(nx-1) + ay*ay/(ny-1))
+	t := (a.m - b.m) / math.Sqrt(ax+ay)
+	df := (ax + ay) * (ax + ay) / (ax*ax/(a.n-1) + ay*ay/(b.n-1))
 	return TTest{T: t, DF: df, P: StudentTwoTailed(t, df)}, nil
 }
 
@@ -88,22 +83,30 @@ func Welch(x, y []float64) (TTest, error) {
 // freedom. Each sample needs two values and they may not both have zero
 // variance.
 func Pooled(x, y []float64) (TTest, error) {
-	mx, vx, err := MeanVar(x)
+	a, b, err := describe(x, y)
 	if err != nil {
 		return TTest{}, err
 	}
-	my, vy, err := MeanVar(y)
-	if err != nil {
-		return TTest{}, err
-	}
-	nx, ny := float64(len(x)), float64(len(y))
-	df := nx + ny - 2
-	sp2 := ((nx-1)*vx + (ny-1)*vy) / df
+	df := a.n + b.n - 2
+	sp2 := ((a.n-1)*a.v + (b.n-1)*b.v) / df
 	if sp2 == 0 {
 		return TTest{}, errors.New("stats: t-test of two samples without variance")
 	}
-	t := (mx - my) / math.Sqrt(sp2*(1/nx+1/ny))
+	t := (a.m - b.m) / math.Sqrt(sp2*(1/a.n+1/b.n))
 	return TTest{T: t, DF: df, P: StudentTwoTailed(t, df)}, nil
+}
+
+// moments are a sample's size, mean and variance.
+type moments struct{ n, m, v float64 }
+
+// describe returns the moments of two samples.
+func describe(x, y []float64) (a, b moments, err error) {
+	a.n, b.n = float64(len(x)), float64(len(y))
+	if a.m, a.v, err = MeanVar(x); err != nil {
+		return a, b, err
+	}
+	b.m, b.v, err = MeanVar(y)
+	return a, b, err
 }
 
 // Bonferroni returns the p-value p adjusted for m tests, min(1, m·p).
