@@ -26,12 +26,9 @@ import (
 	"github.com/treelb/treelb/hashtable"
 )
 
-// Seed 003's values of α (§4.1).
-const (
-	SeedAlphaLow  = 0.96
-	SeedAlphaMid  = 0.965
-	SeedAlphaHigh = 0.97
-)
+// SeedAlphas returns seed 003's values of α (§4.1), a new slice on every
+// call: 0.96, 0.965 and 0.97.
+func SeedAlphas() []float64 { return []float64{0.96, 0.965, 0.97} }
 
 // MaxLevel is the deepest level of a tree: a node there is a leaf whatever
 // its number. No tree that could be expanded reaches it: a node at level l

@@ -33,10 +33,10 @@ func TestGolden(t *testing.T) {
 		nodes, leaves, height int64
 		digest                uint64
 	}{
-		{SeedAlphaLow, 1, 4269, 2135, 36, 0x2295d0b1c193f0f},
-		{SeedAlphaLow, 2, 7493, 3747, 33, 0xebdf35f537d7186},
-		{SeedAlphaMid, 1, 9457, 4729, 40, 0x2a3f3600129499d},
-		{SeedAlphaHigh, 2, 61641, 30821, 44, 0x1d9c0cb9c5216a10},
+		{0.96, 1, 4269, 2135, 36, 0x2295d0b1c193f0f},
+		{0.96, 2, 7493, 3747, 33, 0xebdf35f537d7186},
+		{0.965, 1, 9457, 4729, 40, 0x2a3f3600129499d},
+		{0.97, 2, 61641, 30821, 44, 0x1d9c0cb9c5216a10},
 	} {
 		r := solve(t, g.alpha, g.seed)
 		if r.Nodes != g.nodes || r.Leaves != g.leaves || r.Height != g.height || r.Digest != g.digest {
@@ -53,7 +53,7 @@ func TestScheduleIndependence(t *testing.T) {
 	for _, c := range []struct {
 		alpha float64
 		seed  uint64
-	}{{SeedAlphaLow, 1}, {SeedAlphaLow, 2}, {SeedAlphaMid, 3}, {0.9, 11}} {
+	}{{0.96, 1}, {0.96, 2}, {0.965, 3}, {0.9, 11}} {
 		want := solve(t, c.alpha, c.seed)
 		p, _ := New(c.alpha, c.seed)
 		for _, ranks := range []int{1, 2, 7, 16} {
@@ -128,7 +128,7 @@ func TestExpectedNodes(t *testing.T) {
 	for _, c := range []struct {
 		alpha float64
 		trees uint64
-	}{{0.9, 4000}, {0.95, 1000}, {SeedAlphaLow, 300}} {
+	}{{0.9, 4000}, {0.95, 1000}, {0.96, 300}} {
 		var sum, sq float64
 		digests := map[uint64]bool{}
 		for seed := range c.trees {
@@ -146,6 +146,12 @@ func TestExpectedNodes(t *testing.T) {
 		}
 		if len(digests) != int(c.trees) {
 			t.Errorf("α=%v: %d distinct digests in %d trees", c.alpha, len(digests), c.trees)
+		}
+	}
+	// The sizes the package doc quotes for the seed's α.
+	for i, a := range SeedAlphas() {
+		if got, want := ExpectedNodes(a), []float64{6339, 15995, 54275}[i]; math.Abs(got-want) > 1 {
+			t.Errorf("ExpectedNodes(%v) = %.1f, want %v", a, got, want)
 		}
 	}
 	// Σ_l 2^l·α^(l(l−1)/2) in closed form for tiny α: 1 + 2 + 4α + O(α³).
@@ -211,7 +217,7 @@ func TestUnmarshalErrors(t *testing.T) {
 // TestWorkAllocations: expanding a tree of 60000 nodes allocates only
 // while the stack grows, not per node.
 func TestWorkAllocations(t *testing.T) {
-	p, _ := New(SeedAlphaHigh, 2)
+	p, _ := New(0.97, 2)
 	if n := testing.AllocsPerRun(3, func() { p.Solve() }); n > 20 {
 		t.Errorf("%v allocations per tree", n)
 	}
@@ -219,7 +225,7 @@ func TestWorkAllocations(t *testing.T) {
 
 // BenchmarkWork measures the sequential solver's nodes per second.
 func BenchmarkWork(b *testing.B) {
-	p, _ := New(SeedAlphaHigh, 2)
+	p, _ := New(0.97, 2)
 	var nodes int64
 	for b.Loop() {
 		nodes += p.Solve().Nodes
@@ -228,7 +234,7 @@ func BenchmarkWork(b *testing.B) {
 }
 
 func ExampleProblem_Solve() {
-	p, _ := New(SeedAlphaLow, 1)
+	p, _ := New(0.96, 1)
 	r := p.Solve()
 	fmt.Printf("%d nodes, %d leaves, height %d\n", r.Nodes, r.Leaves, r.Height)
 	// Output: 4269 nodes, 2135 leaves, height 36

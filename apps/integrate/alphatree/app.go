@@ -8,7 +8,10 @@ import (
 )
 
 // This file is the glue to package lb: App is an lb.App and an
-// lb.Reducer[Result] (no bound, no early stop), *Task is an lb.Task.
+// lb.Reducer[Result] of the lb API being introduced (Root, Unmarshal,
+// Result, Combine; no bound, no early stop), *Task is an lb.Task.
+
+var _ lb.Task = (*Task)(nil)
 
 // App is one rank's view of an α-tree: the shared Problem, the powers of α
 // computed so far and the result of the work done on this rank. Every rank

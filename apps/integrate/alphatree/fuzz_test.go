@@ -8,7 +8,7 @@ import (
 
 // fuzzApp is the tree the fuzzed tasks belong to.
 func fuzzApp(t testing.TB) *App {
-	p, err := New(SeedAlphaLow, 1)
+	p, err := New(0.96, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
