@@ -31,10 +31,11 @@ import (
 func SeedAlphas() []float64 { return []float64{0.96, 0.965, 0.97} }
 
 // MaxLevel is the deepest level of a tree: a node there is a leaf whatever
-// its number. No tree that could be expanded reaches it: a node at level l
-// exists with probability at most 2^l·α^(l(l−1)/2), below 10^−1000 at
-// l = 65535 for every α ≤ 0.9999, and for larger α the expected tree has
-// more than 10^1000 nodes.
+// its number. No tree that could be expanded reaches it: the expected
+// number of nodes at level l, 2^l·α^(l(l−1)/2), bounds the probability
+// that the level is reached, and it is below 10^−1000 at l = 65535 for
+// every α ≤ 0.9999; for larger α the expected tree has more than 10^1000
+// nodes.
 const MaxLevel = 1<<16 - 1
 
 // golden is 2^64/φ, the increment of SplitMix64.
