@@ -1,0 +1,364 @@
+package lb
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+)
+
+// Paper tests of seed 002 (Sanders, "Randomized receiver initiated load
+// balancing algorithms for tree shaped computations"): the four-counter
+// termination detection of §4 (never early, and within two waves of the
+// last message), the broadcast-and-split initialisation of §4.3 and the
+// bound on message exchanges of basic random polling it cites, and the
+// localized neighbour sets of §6.2.
+
+// rangeApp is a tree-shaped computation for the paper tests: the nodes
+// lo..hi-1 of a range, one node per unit of work, split in halves, so it
+// splits as often as it holds nodes.
+type rangeApp struct{ n uint64 }
+
+type rangeTask struct{ lo, hi uint64 }
+
+func (a rangeApp) Root() Task { return &rangeTask{0, a.n} }
+func (rangeApp) Unmarshal(b []byte) (Task, error) {
+	if len(b) != 16 {
+		return nil, errors.New("range: bad task")
+	}
+	return &rangeTask{binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}, nil
+}
+func (t *rangeTask) Work(budget int64) int64 {
+	n := min(uint64(budget), t.hi-t.lo)
+	t.lo += n
+	return int64(n)
+}
+func (t *rangeTask) Empty() bool { return t.lo >= t.hi }
+func (t *rangeTask) Split() Task {
+	if t.hi-t.lo < 2 {
+		return nil
+	}
+	mid := t.lo + (t.hi-t.lo)/2
+	o := &rangeTask{mid, t.hi}
+	t.hi = mid
+	return o
+}
+func (t *rangeTask) AppendBinary(b []byte) ([]byte, error) {
+	return binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(b, t.lo), t.hi), nil
+}
+
+// cored is a balancer whose shared machinery the tests inspect.
+type cored interface {
+	Balancer
+	base() *core
+}
+
+func (c *core) base() *core { return c }
+
+// network is an asynchronous network under the test's control: a FIFO
+// queue per ordered pair of ranks, delivered in an order the test's random
+// source picks (MPI keeps order only per pair).
+type network struct {
+	p     int
+	q     map[[2]int][]Msg
+	pairs [][2]int // pairs with messages, in no particular order
+}
+
+func newNetwork(p int) *network { return &network{p: p, q: map[[2]int][]Msg{}} }
+
+func (n *network) send(ms []Msg) {
+	for _, m := range ms {
+		k := [2]int{m.From, m.To}
+		if len(n.q[k]) == 0 {
+			n.pairs = append(n.pairs, k)
+		}
+		n.q[k] = append(n.q[k], m)
+	}
+}
+
+// take removes the oldest message of a random pair.
+func (n *network) take(rng *rand.Rand) Msg {
+	i := rng.IntN(len(n.pairs))
+	k := n.pairs[i]
+	m := n.q[k][0]
+	n.q[k] = n.q[k][1:]
+	if len(n.q[k]) == 0 {
+		n.pairs[i] = n.pairs[len(n.pairs)-1]
+		n.pairs = n.pairs[:len(n.pairs)-1]
+	}
+	return m
+}
+
+// countedInFlight returns the messages in flight that termination
+// detection counts.
+func (n *network) countedInFlight() int {
+	c := 0
+	for _, ms := range n.q {
+		for _, m := range ms {
+			if counted(m.Kind) {
+				c++
+			}
+		}
+	}
+	return c
+}
+
+// TestFourCounterTermination (seed 002 §4, the four counter method of
+// Mattern adapted to a tree reduction): on random asynchronous schedules,
+// termination is never detected while work is left anywhere, on a rank or
+// in transit; and once the last counted message has arrived and every rank
+// is idle, rank 0 detects it within two further waves. Every asynchronous
+// balancer (they share the detector), P = 1..33, many seeds.
+func TestFourCounterTermination(t *testing.T) {
+	async := []string{"rp", "rp-local", "static", "hybrid", "koso", "koso-star"}
+	seeds := 40
+	if testing.Short() {
+		seeds = 10
+	}
+	for _, name := range async {
+		info, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for _, p := range []int{1, 2, 3, 5, 8, 13, 33} {
+				for seed := range uint64(seeds) {
+					if err := checkTermination(info, p, seed); err != nil {
+						t.Fatalf("P=%d seed %d: %v", p, seed, err)
+					}
+				}
+			}
+		})
+	}
+}
+
+func checkTermination(info Info, p int, seed uint64) error {
+	rng := rand.New(rand.NewPCG(seed, 77))
+	app := rangeApp{n: 2000 + rng.Uint64N(3000)}
+	bs := make([]cored, p)
+	net := newNetwork(p)
+	opt := Options{FastInit: rng.IntN(2) == 0}
+	for r := range bs {
+		b, err := NewBalancer(info.New, Env{Rank: r, Size: p, App: app, Rand: NewRand(seed, r), Seed: seed, Options: opt})
+		if err != nil {
+			return err
+		}
+		bs[r] = b.(cored)
+	}
+	var nodes uint64
+	quiet := false              // every rank idle and no counted message in flight
+	waves, wavesAtQuiet := 0, 0 // waves rank 0 started, in all and until quiet
+	detected := false           // rank 0 decided to terminate
+	send := func(ms []Msg) {
+		for _, m := range ms {
+			if m.From == 0 && m.Kind == KWave && m.To == 1 {
+				waves++
+			}
+		}
+		net.send(ms)
+	}
+	for _, b := range bs {
+		b.Start(app.Root())
+		send(b.Outbox())
+	}
+	for steps := 0; ; steps++ {
+		if steps > 1e6 {
+			return errors.New("no termination after a million events")
+		}
+		// Pick an event: a busy rank works a slice, or a message arrives.
+		var busy []int
+		for r, b := range bs {
+			if b.Task() != nil {
+				busy = append(busy, r)
+			}
+		}
+		if len(busy) == 0 && len(net.pairs) == 0 {
+			break
+		}
+		if len(busy) > 0 && (len(net.pairs) == 0 || rng.IntN(3) == 0) {
+			r := busy[rng.IntN(len(busy))]
+			n := bs[r].Task().Work(1 + rng.Int64N(40))
+			nodes += uint64(n)
+			bs[r].Tick(n)
+			send(bs[r].Outbox())
+		} else {
+			m := net.take(rng)
+			bs[m.To].Deliver(m)
+			send(bs[m.To].Outbox())
+		}
+		idle := true
+		for _, b := range bs {
+			if b.Task() != nil {
+				idle = false
+			}
+		}
+		if !quiet && idle && net.countedInFlight() == 0 {
+			quiet, wavesAtQuiet = true, waves
+		}
+		if c := bs[0].base(); c.terminating && !detected {
+			detected = true
+			if !idle || net.countedInFlight() != 0 {
+				return fmt.Errorf("termination detected with work left: idle %v, %d counted messages in flight", idle, net.countedInFlight())
+			}
+			if waves-wavesAtQuiet > 2 {
+				return fmt.Errorf("termination detected %d waves after the last message, want at most 2", waves-wavesAtQuiet)
+			}
+		}
+	}
+	for r, b := range bs {
+		if !b.Done() {
+			return fmt.Errorf("rank %d not done", r)
+		}
+	}
+	if nodes != app.n {
+		return fmt.Errorf("%d nodes worked, the tree has %d", nodes, app.n)
+	}
+	if p > 1 && !detected {
+		return errors.New("rank 0 never detected termination")
+	}
+	return nil
+}
+
+// TestFastInitialisation (seed 002 §4.3): broadcasting the root and
+// splitting it ⌈log₂ P⌉ times along the bits of the rank makes every rank
+// busy at once, with no message, each rank doing at most ⌈log₂ P⌉ splits.
+// Basic random polling, which starts on rank 0 alone, needs message
+// exchanges for that: in the synchronous model the expected number of
+// exchanges until all ranks are busy is at most log P + log ln P + 1 (the
+// seed's §4.3, citing its [29]); our rp without its queue limit (§4.2), a
+// busy rank answering every request of a round, stays below that on
+// average.
+func TestFastInitialisation(t *testing.T) {
+	for _, p := range []int{2, 16, 64, 256, 1024} {
+		app := rangeApp{n: 1 << 40}
+		info, _ := Lookup("rp")
+		busy := 0
+		for r := range p {
+			splits := &splitCounter{Task: app.Root()}
+			piece := fastInitPiece(splits, r, p)
+			if piece != nil && !piece.Empty() {
+				busy++
+			}
+			if splits.n > bits.Len(uint(p-1)) {
+				t.Fatalf("P=%d rank %d: %d splits, want at most ⌈log₂ P⌉ = %d", p, r, splits.n, bits.Len(uint(p-1)))
+			}
+		}
+		if busy != p {
+			t.Fatalf("P=%d: fast initialisation made %d ranks busy", p, busy)
+		}
+		// Basic random polling in synchronous rounds: every message sent in
+		// round k arrives in round k+1; a round is one slice of work on
+		// every busy rank. A message exchange is two rounds (request and
+		// reply).
+		const trials = 40
+		var exchanges, squares float64
+		for seed := range uint64(trials) {
+			bs := make([]Balancer, p)
+			for r := range bs {
+				bs[r], _ = NewBalancer(info.New, Env{Rank: r, Size: p, App: app, Rand: NewRand(seed, r), Seed: seed, Options: Options{QueueLimit: p}})
+			}
+			var inflight []Msg
+			for _, b := range bs {
+				b.Start(app.Root())
+				inflight = append(inflight, b.Outbox()...)
+			}
+			rounds := 0
+			for {
+				all := true
+				for _, b := range bs {
+					if b.Task() == nil {
+						all = false
+					}
+				}
+				if all {
+					break
+				}
+				rounds++
+				if rounds > 100*p {
+					t.Fatalf("P=%d seed %d: not all busy after %d rounds", p, seed, rounds)
+				}
+				msgs := inflight
+				inflight = nil
+				for _, m := range msgs {
+					bs[m.To].Deliver(m)
+				}
+				for _, b := range bs {
+					if task := b.Task(); task != nil {
+						b.Tick(task.Work(1))
+					}
+					inflight = append(inflight, b.Outbox()...)
+				}
+			}
+			x := float64(rounds) / 2
+			exchanges += x
+			squares += x * x
+		}
+		mean := exchanges / trials
+		stderr := math.Sqrt((squares/trials - mean*mean) / (trials - 1))
+		bound := math.Log2(float64(p)) + math.Log2(math.Log(float64(p))) + 1
+		t.Logf("P=%d: %.2f ± %.2f message exchanges until all ranks are busy (bound on the expectation %.2f)", p, mean, stderr, bound)
+		// The sample mean may exceed a bound on the expectation by chance:
+		// fail only when it does so by more than two standard errors.
+		if p > 2 && mean-2*stderr > bound {
+			t.Errorf("P=%d: %.2f ± %.2f exchanges on average, above log P + log ln P + 1 = %.2f", p, mean, stderr, bound)
+		}
+	}
+}
+
+// splitCounter counts the splits of a task and of the pieces it keeps.
+type splitCounter struct {
+	Task
+	n int
+}
+
+func (s *splitCounter) Split() Task {
+	s.n++
+	return s.Task.Split()
+}
+
+// TestLocalizedNeighbourSets (seed 002 §6.2): an idle rank of rp-local asks
+// within a neighbour set of ranks close to it, which starts with 4 ranks and
+// doubles after every request; once every rank was reachable the next
+// request goes anywhere and the set is back to 4, and so it is after work
+// arrives.
+func TestLocalizedNeighbourSets(t *testing.T) {
+	for _, p := range []int{5, 64, 1000} {
+		b, err := newRPLocal(Env{Rank: 3, Size: p, App: rangeApp{n: 10}, Rand: NewRand(1, 3)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := b.(*rpLocal)
+		for round := 0; round < 3; round++ {
+			for set := 4; ; set *= 2 {
+				if l.set != set {
+					t.Fatalf("P=%d: neighbour set %d before a request, want %d", p, l.set, set)
+				}
+				to := l.pick()
+				if to == l.rank || to < 0 || to >= p {
+					t.Fatalf("P=%d: asked rank %d", p, to)
+				}
+				if set >= p {
+					if l.set != 4 {
+						t.Fatalf("P=%d: set %d after a global request, want 4", p, l.set)
+					}
+					break
+				}
+				d := min((to-l.rank+p)%p, (l.rank-to+p)%p)
+				if d > max(1, set/2) {
+					t.Fatalf("P=%d set %d: asked rank %d at ring distance %d", p, set, to, d)
+				}
+			}
+		}
+		l.pick()
+		l.pick() // the set is 16 now
+		data, _ := (&rangeTask{0, 4}).AppendBinary(nil)
+		l.Deliver(Msg{From: 4, To: 3, Kind: KWork, Data: data})
+		if l.set != 4 {
+			t.Fatalf("P=%d: set %d after work arrived, want 4", p, l.set)
+		}
+	}
+}
