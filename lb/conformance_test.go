@@ -32,7 +32,7 @@ func simulate(v lbtest.Variant, p int, netSeed uint64, budget int64, seed uint64
 // itself fails on a message after termination, a rank that terminates twice
 // (Done going back to false) or a rank that never terminates.
 func TestConformance(t *testing.T) {
-	const depth = 20
+	const depth = 17
 	if n := lbtest.Sequential(1, depth, lbtest.Count).Nodes; n < 1000 {
 		t.Fatalf("tree too small: %d nodes", n)
 	}
@@ -134,7 +134,7 @@ func TestBadConfig(t *testing.T) {
 // TestFastInitPieces: the pieces of every rank are disjoint and cover the
 // tree, for every P up to 70.
 func TestFastInitPieces(t *testing.T) {
-	const depth = 18
+	const depth = 14
 	want := lbtest.Sequential(11, depth, lbtest.Count).Nodes
 	for p := 1; p <= 70; p++ {
 		var total int64

@@ -14,7 +14,7 @@ import (
 // the embedded MPI world: exhaustive counts equal the sequential ones, and
 // branch-and-bound and first-solution searches give the sequential answer.
 func TestDriverEmbedded(t *testing.T) {
-	const depth = 22
+	const depth = 19
 	sizes := []int{1, 2, 3, 7, 16}
 	if testing.Short() {
 		sizes = []int{1, 3, 7}
