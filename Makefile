@@ -2,7 +2,7 @@
 GO      ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all run test test-go test-mpi vet bench mpi clean
+.PHONY: all run test test-go test-mpi test-clone vet bench mpi clean
 
 all: test
 
@@ -15,7 +15,11 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
 
-test: vet test-go test-mpi
+test: vet test-clone test-go test-mpi
+
+# The repository alone: a fresh clone runs the README's quick start.
+test-clone:
+	bash scripts/clone-test.sh
 
 # All tests; then the packages with concurrency again under the race
 # detector (the simulations are single-threaded and only slow under -race;
