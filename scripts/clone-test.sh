@@ -20,7 +20,7 @@ fi
 export GOFLAGS=${GOFLAGS:--buildvcs=false}
 start=$SECONDS
 out=$(make --no-print-directory run 2>&1) || { echo "$out"; echo "FAIL clone: make run"; exit 1; }
-grep -q 'optimal length 72' <<<"$out" || { echo "$out"; echo "FAIL clone: make run gave no 12-mark ruler of length 72"; exit 1; }
+grep -q 'optimal length 85' <<<"$out" || { echo "$out"; echo "FAIL clone: make run gave no 12-mark ruler of length 85"; exit 1; }
 echo "ok   clone: make run ($((SECONDS - start))s)"
 start=$SECONDS
 out=$(go run ./apps/fifteen --np 2 --korf 12 -q 2>&1) || { echo "$out"; echo "FAIL clone: fifteen --korf 12"; exit 1; }
