@@ -40,6 +40,10 @@ mpi_tests() {
 	run_mpi_bad_input fifteen 2 2 --korf 101
 	run_mpi_cmd dht 2 'eta=' -q --rounds 1
 	run_mpi_bad_input dht 2 2 -Q 0
+	run_mpi_cmd integrate 2 '"nodes":4931,"leaves":2466,"height":13,' func gauss --json
+	run_mpi_cmd integrate 2 '"value":3.0248004066330985e-41,' --json poly --rule relative --theta-a 1e-8
+	run_mpi_cmd integrate 2 '"nodes":4269,"leaves":2135,"height":36,' alpha --json -b koso
+	run_mpi_bad_input integrate 2 2 alpha --alpha 1
 }
 
 # balancers lists the balancer names of the golomb command's help.

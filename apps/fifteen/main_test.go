@@ -2,16 +2,15 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/treelb/treelb/apps/fifteen/puzzle"
+	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
 )
 
 const (
@@ -91,32 +90,9 @@ func TestInstances(t *testing.T) {
 // message for each kind of bad input, and correct output for good input,
 // sequential and in parallel, human, quiet and JSON Lines.
 func TestCommand(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build with")
-	}
+	bin := cmdtest.Build(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "fifteen")
-	if out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	run := func(args ...string) (stdout, stderr string, code int) {
-		cmd := exec.Command(bin, args...)
-		var o, e bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &o, &e
-		err := cmd.Run()
-		var ee *exec.ExitError
-		switch {
-		case errors.As(err, &ee):
-			code = ee.ExitCode()
-		case err != nil:
-			t.Fatalf("%v: %v", args, err)
-		}
-		return o.String(), e.String(), code
-	}
+	run := func(args ...string) (stdout, stderr string, code int) { return cmdtest.Run(t, bin, args...) }
 
 	malformed := writeFile(t, dir, "bad.tsv", "id\tt0\n1\t2\t3\n")
 	short := writeFile(t, dir, "short.txt", goal+"\n1 2 3\n")

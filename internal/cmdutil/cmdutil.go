@@ -248,8 +248,17 @@ func errWriter(app *cli.App) io.Writer {
 // run runs app with args and returns the exit status, printing errors.
 func run(app *cli.App, args []string) int {
 	app.ExitErrHandler = func(*cli.Context, error) {}
-	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: err} }
+	usage := func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: err} }
+	app.OnUsageError = usage
 	app.HideHelpCommand = true
+	// Subcommands too: their bad flags are usage errors, and an argument
+	// "help" is theirs to read (integrate func help).
+	for _, cmd := range app.Commands {
+		if cmd.OnUsageError == nil {
+			cmd.OnUsageError = usage
+		}
+		cmd.HideHelpCommand = true
+	}
 	if app.Metadata == nil {
 		app.Metadata = map[string]any{}
 	}

@@ -42,6 +42,9 @@ func TestReorderArgs(t *testing.T) {
 		{"t -q -- -3 4", "t -q -- -3 4"},
 		{"t 4 -3 -q", "t -q -- 4 -3"},
 		{"t --np 2 sub 3 --x --out d", "t --np 2 sub --x --out d 3"},
+		{"t --x --out d sub 3", "t sub --x --out d 3"},
+		{"t --out=d --np 2 sub 3 --x", "t --np 2 sub --out=d --x 3"},
+		{"t --bogus sub 3", "t --bogus sub 3"},
 		{"t", "t"},
 	} {
 		got := strings.Join(ReorderArgs(app, strings.Fields(tc.in)), " ")
@@ -155,6 +158,56 @@ func TestAgree(t *testing.T) {
 			if (tc.want == "") != (m == "") || !strings.Contains(m, tc.want) || m != msgs[0] {
 				t.Errorf("%s: rank %d says %q; want every rank to say %q", tc.name, r, m, tc.want)
 			}
+		}
+	}
+}
+
+// TestSubcommands: subcommands that take the common flags (cmdutil.Flags
+// on each subcommand, none on the app) accept them before and after the
+// subcommand's name and after its arguments; their bad flags are usage
+// errors; an argument "help" is the subcommand's, not cli's help command.
+func TestSubcommands(t *testing.T) {
+	if mpi.WorldName != "embedded" {
+		t.Skip("starts embedded worlds")
+	}
+	spec := Spec[string]{
+		App: "t",
+		Read: func(c *cli.Context, _ Common) (string, error) {
+			if c.NArg() != 1 {
+				return "", Usagef("need one argument")
+			}
+			return c.Args().First() + "/" + c.String("out"), nil
+		},
+		Solve: func(r *Run, in string) error {
+			return r.Print(nil, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "%s ranks=%d balancer=%s\n", in, r.Ranks(), r.Balancer)
+				return err
+			})
+		},
+	}
+	for _, tc := range []struct {
+		args string
+		code int
+		want string
+	}{
+		{"--np 3 sub a --out o", 0, "a/o ranks=3 balancer=rp"},
+		{"sub --np 2 -b koso help", 0, "help/ ranks=2 balancer=koso"},
+		{"-b seq --out o sub x", 0, "x/o ranks=1 balancer=seq"},
+		{"sub x --np 0", 2, "--np 0"},
+		{"sub x --bogus", 2, "bogus"},
+		{"--bogus sub x", 2, "bogus"},
+		{"sub x y", 2, "need one argument"},
+	} {
+		app := &cli.App{Name: "t", Commands: []*cli.Command{{
+			Name:   "sub",
+			Flags:  append(Flags(), &cli.StringFlag{Name: "out"}),
+			Action: Action(spec),
+		}}}
+		var out bytes.Buffer
+		app.Writer, app.ErrWriter = &out, &out
+		code := run(app, append([]string{"t"}, strings.Fields(tc.args)...))
+		if code != tc.code || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%q: status %d, output %q; want %d and %q", tc.args, code, out.String(), tc.code, tc.want)
 		}
 	}
 }

@@ -347,7 +347,10 @@ func (r *Run) StatsOf(o *lb.Outcome) *Stats {
 // ReorderArgs returns args with every flag that app (or the subcommand
 // named first) defines moved before the positional arguments, so that
 // flags may stand anywhere on the command line, as mpirun and srun users
-// write them. A "--" ends the flags; what follows stays positional.
+// write them. Flags that stand before the subcommand's name and that only
+// the subcommand defines move after the name, so that commands whose
+// subcommands take the common flags accept them anywhere too. A "--" ends
+// the flags; what follows stays positional.
 func ReorderArgs(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
@@ -357,20 +360,22 @@ func ReorderArgs(app *cli.App, args []string) []string {
 	rest := args[1:]
 	// A subcommand (the first argument that is neither a flag nor a flag's
 	// value) brings its own flags; the app's stay before it.
+	known := append(append([]cli.Flag(nil), app.Flags...), commandFlags(app)...)
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		if a == "--" {
 			break
 		}
 		if strings.HasPrefix(a, "-") && len(a) > 1 {
-			if takesValue(flags, a) && !strings.Contains(a, "=") {
+			if takesValue(known, a) && !strings.Contains(a, "=") {
 				i++
 			}
 			continue
 		}
 		if cmd := app.Command(a); cmd != nil {
-			head = append(head, rest[:i+1]...)
-			rest = rest[i+1:]
+			own, moved := splitBefore(rest[:i], app.Flags, cmd.Flags)
+			head = append(append(head, own...), a)
+			rest = append(moved, rest[i+1:]...)
 			flags = cmd.Flags
 		}
 		break
@@ -397,6 +402,34 @@ func ReorderArgs(app *cli.App, args []string) []string {
 		pos = append([]string{"--"}, pos...)
 	}
 	return append(append(head, fl...), pos...)
+}
+
+// commandFlags returns the flags of all of app's subcommands.
+func commandFlags(app *cli.App) []cli.Flag {
+	var out []cli.Flag
+	for _, c := range app.Commands {
+		out = append(out, c.Flags...)
+	}
+	return out
+}
+
+// splitBefore splits the flags (with their values) that stand before a
+// subcommand's name into the app's own, which stay there, and those that
+// only the subcommand defines, which move after the name.
+func splitBefore(before []string, appFlags, cmdFlags []cli.Flag) (own, moved []string) {
+	for i := 0; i < len(before); i++ {
+		a := before[i]
+		dst, set := &own, appFlags
+		if findFlag(appFlags, a) == nil && findFlag(cmdFlags, a) != nil {
+			dst, set = &moved, cmdFlags
+		}
+		*dst = append(*dst, a)
+		if takesValue(set, a) && !strings.Contains(a, "=") && i+1 < len(before) {
+			*dst = append(*dst, before[i+1])
+			i++
+		}
+	}
+	return own, moved
 }
 
 // isNumber reports whether a is a number, such as a negative one, which is

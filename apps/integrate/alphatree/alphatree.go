@@ -153,23 +153,13 @@ func decodeNode(b []byte) (node, int, error) {
 	return node{binary.LittleEndian.Uint64(b), int32(level)}, 8 + k, nil
 }
 
-// Task is a set of open nodes of the tree, expanded depth first on an
-// explicit stack; the embedded stack gives it Empty, Level (the level of
-// its shallowest node, −1 when empty) and AppendBinary. It implements
-// lb.Task (with Split in app.go) and is not safe for concurrent use. Its
-// work is counted in its App's result.
-type Task struct {
-	nodestack.Stack[node]
-	app *App
-}
-
-// Work expands up to budget nodes, depth first and left to right, and
-// returns how many it expanded. Once the stack and the App's table of
-// powers of α have grown to the tree's depth it allocates nothing.
-func (t *Task) Work(budget int64) int64 {
-	app := t.app
-	res := &app.res
-	st := t.Open
+// expand is the App's expansion step (nodestack.Expand): it expands up to
+// budget nodes from the end of st, depth first and left to right, pushing
+// the children of those that spawn, and returns the stack and how many it
+// expanded. Once the stack and the table of powers of α have grown to the
+// tree's depth it allocates nothing.
+func (a *App) expand(st []node, budget int64) ([]node, int64) {
+	res := &a.res
 	var nodes, leaves int64
 	var digest uint64
 	height := res.Height
@@ -179,16 +169,15 @@ func (t *Task) Work(budget int64) int64 {
 		nodes++
 		digest += n.hash
 		height = max(height, int64(n.level))
-		if n.level >= MaxLevel || uniform(n.hash) >= app.power(int(n.level)) {
+		if n.level >= MaxLevel || uniform(n.hash) >= a.power(int(n.level)) {
 			leaves++
 			continue
 		}
 		st = append(st, node{childHash(n.hash, 1), n.level + 1}, node{childHash(n.hash, 0), n.level + 1})
 	}
-	t.Open = st
 	res.Nodes += nodes
 	res.Leaves += leaves
 	res.Height = height
 	res.Digest += digest
-	return nodes
+	return st, nodes
 }

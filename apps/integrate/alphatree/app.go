@@ -7,11 +7,18 @@ import (
 	"github.com/treelb/treelb/lb"
 )
 
-// This file is the glue to package lb: App is an lb.App and an
-// lb.Reducer[Result] of the lb API being introduced (Root, Unmarshal,
-// Result, Combine; no bound, no early stop), *Task is an lb.Task.
+// This file is the glue to package lb: App is an lb.Reducer[Result] (no
+// bound, no early stop) and *Task an lb.Task and lb.Leveled.
 
-var _ lb.Task = (*Task)(nil)
+var _ lb.Reducer[Result] = (*App)(nil)
+
+// Task is a set of open nodes of the tree, expanded depth first on an
+// explicit stack by its App's expansion step (see App.Root): an lb.Task
+// whose level (lb.Leveled) is that of its shallowest open node, −1 when it
+// is empty. Split gives away the shallowest node; a task holding one node
+// does not split before it is expanded. A Task is not safe for concurrent
+// use; its work counts in its App's result.
+type Task = nodestack.Task[node]
 
 // App is one rank's view of an α-tree: the shared Problem, the powers of α
 // computed so far and the result of the work done on this rank. Every rank
@@ -52,7 +59,7 @@ func (a *App) grow(l int) float64 {
 }
 
 func (a *App) root() *Task {
-	return &Task{Stack: nodestack.Stack[node]{Open: []node{{a.p.rootHash(), 0}}}, app: a}
+	return nodestack.NewTask(nodestack.Stack[node]{Open: []node{{a.p.rootHash(), 0}}}, a.expand)
 }
 
 // Root returns the whole tree: its root at level 0. Every rank builds the
@@ -66,7 +73,7 @@ func (a *App) Unmarshal(b []byte) (lb.Task, error) {
 	if err != nil {
 		return nil, fmt.Errorf("alphatree: %w", err)
 	}
-	return &Task{Stack: s, app: a}, nil
+	return nodestack.NewTask(s, a.expand), nil
 }
 
 // Result returns this rank's part: the nodes, leaves and deepest level it
@@ -80,12 +87,13 @@ func (a *App) Combine(x, y Result) Result {
 	return x
 }
 
-// Split gives away the shallowest open node as a new task; nil when fewer
-// than two nodes are open (a lone node is not split before it is
-// expanded).
-func (t *Task) Split() lb.Task {
-	if s, ok := t.SplitOff(); ok {
-		return &Task{Stack: s, app: t.app}
+// SolveParallel expands the tree on every rank of w, balanced as cfg says,
+// and returns the combined result, the same as Solve's, and the outcome.
+// It is collective: every rank calls it with the same problem and cfg.
+func (p *Problem) SolveParallel(w lb.World, cfg lb.Config) (Result, *lb.Outcome, error) {
+	r, out, err := lb.Run(w, cfg, func() lb.Reducer[Result] { return NewApp(p) })
+	if err != nil {
+		return Result{}, nil, fmt.Errorf("alphatree: %w", err)
 	}
-	return nil
+	return r, out, nil
 }

@@ -7,11 +7,19 @@ import (
 	"github.com/treelb/treelb/lb"
 )
 
-// This file is the glue to package lb: App is an lb.App and an
-// lb.Reducer[Result] of the lb API being introduced (Root, Unmarshal,
-// Result, Combine; no bound, no early stop), *Task is an lb.Task.
+// This file is the glue to package lb: App is an lb.Reducer[Result] (no
+// bound, no early stop) and *Task an lb.Task and lb.Leveled.
 
-var _ lb.Task = (*Task)(nil)
+var _ lb.Reducer[Result] = (*App)(nil)
+
+// Task is a set of open intervals of the tree, worked depth first on an
+// explicit stack by its App's expansion step (see App.Root): an lb.Task
+// whose level (lb.Leveled) is that of its shallowest open interval, −1
+// when it is empty. Split gives away the shallowest interval, the largest;
+// a task holding one interval does not split before it is evaluated. A
+// Task is not safe for concurrent use; its work counts in its App's
+// result.
+type Task = nodestack.Task[interval]
 
 // App is one rank's view of an integration: the shared Problem and the
 // result of the work done on this rank. Every rank has its own App. It is
@@ -29,7 +37,7 @@ func (a *App) Problem() *Problem { return a.p }
 
 func (a *App) root() *Task {
 	p := a.p
-	return &Task{Stack: nodestack.Stack[interval]{Open: []interval{{p.a, p.b, p.fa, p.fb, 0}}}, app: a}
+	return nodestack.NewTask(nodestack.Stack[interval]{Open: []interval{{p.a, p.b, p.fa, p.fb, 0}}}, a.expand)
 }
 
 // Root returns the whole integration: the interval at level 0. Every rank
@@ -44,7 +52,7 @@ func (a *App) Unmarshal(b []byte) (lb.Task, error) {
 	if err != nil {
 		return nil, fmt.Errorf("quad: %w", err)
 	}
-	return &Task{Stack: s, app: a}, nil
+	return nodestack.NewTask(s, a.expand), nil
 }
 
 // Result returns this rank's part: the nodes, leaves and deepest level it
@@ -59,12 +67,13 @@ func (a *App) Combine(x, y Result) Result {
 	return x
 }
 
-// Split gives away the shallowest open interval, the largest, as a new
-// task; nil when fewer than two intervals are open (a lone interval is not
-// split before it is evaluated).
-func (t *Task) Split() lb.Task {
-	if s, ok := t.SplitOff(); ok {
-		return &Task{Stack: s, app: t.app}
+// SolveParallel integrates on every rank of w, balanced as cfg says, and
+// returns the combined result, bit-identical to Solve's, and the outcome.
+// It is collective: every rank calls it with the same problem and cfg.
+func (p *Problem) SolveParallel(w lb.World, cfg lb.Config) (Result, *lb.Outcome, error) {
+	r, out, err := lb.Run(w, cfg, func() lb.Reducer[Result] { return NewApp(p) })
+	if err != nil {
+		return Result{}, nil, fmt.Errorf("quad: %w", err)
 	}
-	return nil
+	return r, out, nil
 }

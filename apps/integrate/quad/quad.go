@@ -261,25 +261,16 @@ func (p *Problem) decodeInterval(b []byte) (interval, int, error) {
 	return interval{lo, hi, p.f(lo), p.f(hi), int32(level)}, 16 + k, nil
 }
 
-// Task is a set of open intervals of the tree, worked depth first on an
-// explicit stack; the embedded stack gives it Empty, Level (the level of
-// its shallowest interval, −1 when empty) and AppendBinary. It implements
-// lb.Task (with Split in app.go) and is not safe for concurrent use. Its
-// work is counted in its App's result.
-type Task struct {
-	nodestack.Stack[interval]
-	app *App
-}
-
-// Work evaluates up to budget intervals, depth first and left to right,
-// and returns how many it evaluated. Once the stack has grown to the
-// tree's depth it allocates nothing.
-func (t *Task) Work(budget int64) int64 {
-	p := t.app.p
+// expand is the App's expansion step (nodestack.Expand): it evaluates up
+// to budget intervals from the end of st, depth first and left to right,
+// pushing the halves of those that spawn, and returns the stack and how
+// many it evaluated. Once the stack has grown to the tree's depth it
+// allocates nothing.
+func (a *App) expand(st []interval, budget int64) ([]interval, int64) {
+	p := a.p
 	f, theta, thetaR := p.f, p.theta, p.opt.ThetaR
-	res := &t.app.res
+	res := &a.res
 	sum := &res.Sum
-	st := t.Open
 	var nodes, leaves int64
 	height := res.Height
 	for nodes < budget && len(st) > 0 {
@@ -307,9 +298,8 @@ func (t *Task) Work(budget int64) int64 {
 		}
 		st = append(st, interval{m, iv.b, fm, iv.fb, iv.level + 1}, interval{iv.a, m, iv.fa, fm, iv.level + 1})
 	}
-	t.Open = st
 	res.Nodes += nodes
 	res.Leaves += leaves
 	res.Height = height
-	return nodes
+	return st, nodes
 }

@@ -369,7 +369,7 @@ func TestUnmarshalErrors(t *testing.T) {
 	app := NewApp(p)
 	good, _ := app.Root().AppendBinary(nil)
 	enc := func(lo, hi float64, level uint64) []byte {
-		q := &Task{Stack: nodestack.Stack[interval]{Open: []interval{{a: lo, b: hi, level: int32(level)}}}, app: app}
+		q := nodestack.Stack[interval]{Open: []interval{{a: lo, b: hi, level: int32(level)}}}
 		b, _ := q.AppendBinary(nil)
 		return b
 	}

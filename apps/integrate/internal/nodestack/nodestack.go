@@ -1,7 +1,8 @@
 // Package nodestack holds what the integrate apps' tasks share: the stack
 // of open nodes of a depth-first expansion of a binary tree, how it splits
 // (the shallowest open node goes) and how it travels as bytes (a count,
-// then each node's own encoding).
+// then each node's own encoding), and the task built on it, which an app
+// completes with its expansion step.
 package nodestack
 
 import (
@@ -9,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/treelb/treelb/lb"
 )
 
 // Node is an open node of a binary tree.
@@ -92,6 +95,49 @@ func Decode[E Node](b []byte, minSize int, next func(b []byte) (E, int, error)) 
 		return Stack[E]{}, fmt.Errorf("%w: %d trailing bytes", ErrMalformed, len(b))
 	}
 	return s, nil
+}
+
+// Expand is an app's expansion step: it expands nodes from the end of
+// open, depth first, pushing the children of those that spawn, until it
+// has expanded budget nodes or open is empty, and returns the stack and
+// the number of nodes expanded. It counts the work in its app's result.
+type Expand[E Node] func(open []E, budget int64) ([]E, int64)
+
+// Task is a stack of open nodes worked by an app's Expand: an lb.Task,
+// and an lb.Leveled whose level is the embedded Stack's. The embedded
+// Stack gives it Empty, Level and AppendBinary; an app's Unmarshal
+// decodes the encoding. A Task is not safe for concurrent use.
+type Task[E Node] struct {
+	Stack[E]
+	expand Expand[E]
+}
+
+var (
+	_ lb.Task    = (*Task[Node])(nil)
+	_ lb.Leveled = (*Task[Node])(nil)
+)
+
+// NewTask returns a task of the open nodes of s, worked by expand.
+func NewTask[E Node](s Stack[E], expand Expand[E]) *Task[E] {
+	return &Task[E]{Stack: s, expand: expand}
+}
+
+// Work expands up to budget nodes with the app's Expand and returns how
+// many it expanded.
+func (t *Task[E]) Work(budget int64) int64 {
+	var n int64
+	t.Open, n = t.expand(t.Open, budget)
+	return n
+}
+
+// Split gives away the shallowest open node, the largest piece of work, as
+// a new task; nil when fewer than two nodes are open (a lone node is not
+// split before it is expanded).
+func (t *Task[E]) Split() lb.Task {
+	if s, ok := t.SplitOff(); ok {
+		return NewTask(s, t.expand)
+	}
+	return nil
 }
 
 // Worker is the part of a task that Drain uses.

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
+)
+
+// command is the built command, run by the tests.
+type command struct {
+	t   *testing.T
+	bin string
+}
+
+// run runs the command with the arguments (split at blanks) and returns
+// its output and exit status.
+func (c command) run(args string) (stdout, stderr string, code int) {
+	c.t.Helper()
+	return cmdtest.Run(c.t, c.bin, strings.Fields(args)...)
+}
+
+// json runs the command, which must succeed and print one JSON object
+// holding every key of want; it returns the object.
+func (c command) json(args string, want ...string) map[string]any {
+	c.t.Helper()
+	stdout, stderr, code := c.run(args)
+	if code != 0 {
+		c.t.Fatalf("integrate %s: exit %d: %s", args, code, stderr)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(stdout), &m); err != nil || strings.Count(stdout, "\n") != 1 {
+		c.t.Fatalf("integrate %s: not one JSON object (%v): %q", args, err, stdout)
+	}
+	for _, k := range want {
+		if _, ok := m[k]; !ok {
+			c.t.Errorf("integrate %s: no %q in %s", args, k, stdout)
+		}
+	}
+	return m
+}
+
+// TestCommand builds the command and runs it: JSON output with its
+// fields, the same tree and value whatever the balancer, world and ranks
+// and wherever the flags stand, the values against the exact integrals,
+// func help, and exit status 2 with a message for every kind of bad input.
+func TestCommand(t *testing.T) {
+	c := command{t, cmdtest.Build(t)}
+	header := []string{"app", "workload", "balancer", "ranks", "world", "seconds", "nodes", "leaves", "height"}
+	integralKeys := append(header, "value", "exact", "error", "finite", "integrand", "interval", "theta_a", "theta_r", "rule", "threshold")
+
+	t.Run("func", func(t *testing.T) {
+		c.t = t
+		var first map[string]any
+		for _, args := range []string{
+			"func gauss --json -b seq --theta-a 1e-9",
+			"--json func gauss --np 3 --theta-a 1e-9",
+			"--theta-a 1e-9 -b koso func --json gauss --np=4 --fast-init",
+			"func gauss --theta-a=1e-9 --world sim --np 16 -b koso-star --json --budget 1",
+		} {
+			m := c.json(args, integralKeys...)
+			if first == nil {
+				first = m
+				exact := math.Sqrt(math.Pi) / 10 * math.Erf(5)
+				// The documented tolerance: Leaves·θ, plus rounding.
+				if v := m["value"].(float64); !(math.Abs(v-exact) <= m["leaves"].(float64)*1e-9+1e-15) || m["exact"] != exact ||
+					m["error"] != v-exact || m["finite"] != true || m["nodes"].(float64) < 1000 {
+					t.Fatalf("%s: %v, exact %v", args, m, exact)
+				}
+			}
+			for _, k := range []string{"nodes", "leaves", "height", "value", "threshold"} {
+				if m[k] != first[k] {
+					t.Errorf("%s: %s %v, sequential %v", args, k, m[k], first[k])
+				}
+			}
+		}
+		if m := c.json("func gauss --world sim --np 8 --json", "sim_seconds"); m["world"] != "sim" || m["ranks"] != 8.0 || !(m["sim_seconds"].(float64) > 0) {
+			t.Errorf("sim: %v", m)
+		}
+	})
+
+	t.Run("poly", func(t *testing.T) {
+		c.t = t
+		// The random polynomial of seed 1 (degree 57, factor 373): a root
+		// alone under the absolute rule, a real tree under the relative one.
+		m := c.json("poly --json --np 2", append(integralKeys, "poly_seed", "degree", "factor")...)
+		if m["nodes"] != 1.0 || m["degree"] != 57.0 || m["factor"] != 373.0 || m["poly_seed"] != 1.0 || m["rule"] != "absolute" {
+			t.Errorf("seed 1, absolute: %v", m)
+		}
+		for _, b := range []string{"seq", "rp", "ps", "koso"} {
+			m := c.json("poly --rule relative --theta-a 1e-8 --json --np 3 -b "+b, integralKeys...)
+			v, exact := m["value"].(float64), m["exact"].(float64)
+			if m["nodes"] != 1567.0 || m["height"] != 17.0 || math.Float64bits(v) != 0x3785146c9bc060c1 || !(math.Abs(v-exact) <= 1e-6*exact) {
+				t.Errorf("seed 1, relative, %s: %v", b, m)
+			}
+		}
+		if m := c.json("poly --poly-seed 9 --degree 3 --json"); m["degree"] != 3.0 || m["poly_seed"] != 9.0 {
+			t.Errorf("--degree 3: %v", m)
+		}
+		// (2x(x−1))² over [0, 1] is 2/15; over [−1, 1] 64/15.
+		m = c.json("poly --roots 0,1 --factor 2 --interval -1,1 --json --theta-a 1e-12", integralKeys...)
+		if v := m["value"].(float64); m["exact"] != 64.0/15 || !(math.Abs(v-64.0/15) <= m["leaves"].(float64)*1e-12) || m["poly_seed"] != nil {
+			t.Errorf("--roots 0,1: %v", m)
+		}
+		if stdout, _, code := c.run("poly --roots 0,1 --factor 2 -q -b seq"); code != 0 || !strings.HasPrefix(stdout, "0.13333333") {
+			t.Errorf("-q: %d %q", code, stdout)
+		}
+		if stdout, _, code := c.run("poly -b seq"); code != 0 || !strings.Contains(stdout, "--rule relative") || !strings.Contains(stdout, "degree 57") {
+			t.Errorf("human output: %d %q", code, stdout)
+		}
+	})
+
+	t.Run("alpha", func(t *testing.T) {
+		c.t = t
+		alphaKeys := append(header, "alpha", "tree_seed", "digest", "expected_nodes")
+		// Golden: α = 0.96, tree seed 1 (package alphatree's TestGolden).
+		for _, args := range []string{
+			"alpha --json -b seq",
+			"--json --seed 5 alpha --np 7 -b ps",
+			"alpha --np 16 --world sim -b koso --budget 1 --json",
+			"alpha --tree-seed 1 --alpha 0.96 --json --np 2 -b rp-local",
+		} {
+			m := c.json(args, alphaKeys...)
+			if m["nodes"] != 4269.0 || m["leaves"] != 2135.0 || m["height"] != 36.0 || m["digest"] != "0x02295d0b1c193f0f" || m["value"] != nil {
+				t.Errorf("%s: %v", args, m)
+			}
+		}
+		m := c.json("alpha --alpha 0.97 --tree-seed 2 --json --np 2", alphaKeys...)
+		if m["nodes"] != 61641.0 || m["height"] != 44.0 || m["tree_seed"] != 2.0 || m["alpha"] != 0.97 {
+			t.Errorf("α = 0.97, seed 2: %v", m)
+		}
+		if stdout, _, code := c.run("alpha -q --np 2"); code != 0 || stdout != "4269 36\n" {
+			t.Errorf("-q: %d %q", code, stdout)
+		}
+	})
+
+	t.Run("func help", func(t *testing.T) {
+		c.t = t
+		stdout, _, code := c.run("func help --np 3")
+		for _, want := range []string{"sqrt", "exp", "runge", "gauss", "osc", "kink", "step", "0.66666666666666663", "1.7182818284590451"} {
+			if code != 0 || !strings.Contains(stdout, want) {
+				t.Errorf("func help: exit %d, no %q in %q", code, want, stdout)
+			}
+		}
+		stdout, _, code = c.run("--interval 0,2 func help --json")
+		lines := strings.Split(strings.TrimSpace(stdout), "\n")
+		var exp map[string]any
+		if code != 0 || len(lines) != 7 || json.Unmarshal([]byte(lines[1]), &exp) != nil || exp["name"] != "exp" || exp["exact"] != math.Exp(2)-1 {
+			t.Errorf("func help --json: exit %d, %q", code, stdout)
+		}
+	})
+
+	t.Run("help", func(t *testing.T) {
+		c.t = t
+		for args, wants := range map[string][]string{
+			"--help":       {"poly", "func NAME", "alpha", "--tree-seed", "Exit status"},
+			"help":         {"poly", "func NAME"},
+			"poly --help":  {"--theta-a", "--theta-r", "'absolute' (the default, seed 003's rule)", "'relative'", "--interval", "--poly-seed", "--roots", "--np"},
+			"alpha --help": {"--alpha", "--tree-seed", "not --seed", "--balancer"},
+		} {
+			stdout, _, code := c.run(args)
+			for _, want := range wants {
+				if code != 0 || !strings.Contains(stdout, want) {
+					t.Errorf("integrate %s: exit %d, no %q", args, code, want)
+				}
+			}
+		}
+	})
+
+	t.Run("bad input", func(t *testing.T) {
+		c.t = t
+		for _, tc := range []struct{ args, want string }{
+			{"", "need a subcommand"},
+			{"bogus", "unknown subcommand"},
+			{"poly --theta-a 0", "--theta-a 0: need a finite number > 0"},
+			{"func exp --theta-a -1e-8", "--theta-a -1e-08"},
+			{"poly --theta-r 0", "--theta-r 0"},
+			{"poly --theta-a NaN", "--theta-a NaN"},
+			{"func exp --theta-r Inf", "--theta-r +Inf"},
+			{"alpha --alpha 0", "need 0 < α < 1"},
+			{"alpha --alpha 1", "need 0 < α < 1"},
+			{"alpha --alpha -0.5", "need 0 < α < 1"},
+			{"alpha --alpha NaN", "need 0 < α < 1"},
+			{"poly --degree 101", "--degree 101: need 0..100"},
+			{"poly --degree -1", "--degree -1: need 0..100"},
+			{"poly --interval 1,0", "need a < b"},
+			{"func exp --interval 2,2", "need a < b"},
+			{"poly --interval 0", "need two numbers"},
+			{"poly --interval 0,1,2", "need two numbers"},
+			{"poly --interval 0,Inf", "not a finite number"},
+			{"poly --interval NaN,1", "not a finite number"},
+			{"poly --interval -1e308,1e308", "wider than the largest float64"},
+			{"poly --roots 0.1,,0.3", `item 2, ""`},
+			{"poly --roots 0.1,x", `item 2, "x"`},
+			{"poly --roots " + strings.Repeat("0.5,", 100) + "0.5", "101 roots, at most 100"},
+			{"poly --roots 0.5 --factor NaN", "--factor NaN"},
+			{"poly --roots 0.5 --poly-seed 2", "without --poly-seed"},
+			{"poly --factor 2", "--factor goes with --roots"},
+			{"poly --rule fuzzy", "--rule"},
+			{"poly 5", "poly takes no arguments"},
+			{"func", "needs one argument"},
+			{"func nope", `no test function "nope"`},
+			{"func sqrt --interval -1,1", "not finite at the ends"},
+			{"alpha 3", "alpha takes no arguments"},
+			{"alpha --theta-a 1e-8", "theta-a"},
+			{"func exp --np 0", "--np 0"},
+			{"alpha -b nonesuch", "unknown balancer"},
+		} {
+			stdout, stderr, code := c.run(tc.args)
+			if code != 2 || !strings.HasPrefix(stderr, "integrate: ") || !strings.Contains(stderr, tc.want) || stdout != "" {
+				t.Errorf("integrate %s: exit %d, stderr %q, stdout %q; want exit 2 and a message containing %q",
+					tc.args, code, stderr, stdout, tc.want)
+			}
+		}
+	})
+}
