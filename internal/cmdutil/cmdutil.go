@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/treelb/treelb/internal/version"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/mpi"
 )
@@ -165,6 +166,7 @@ func (cm Common) Run(f func(c *mpi.Comm) error) error {
 // Main runs app with the process arguments and exits: 0 on success, 2 on a
 // usage error (bad flags or input), 1 on any other error, which it prints.
 func Main(app *cli.App) {
+	app.Version = version.Get().String() // --version, -v: the build and its MPI library
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: err} }
 	app.HideHelpCommand = true
