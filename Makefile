@@ -2,7 +2,7 @@
 GO      ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all run test test-go test-mpi test-clone vet bench mpi clean
+.PHONY: all run test test-go test-mpi test-slurm test-clone vet bench mpi clean
 
 all: test
 
@@ -15,7 +15,7 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
 
-test: vet test-clone test-go test-mpi
+test: vet test-clone test-go test-mpi test-slurm
 
 # The repository alone: a fresh clone runs the README's quick start.
 test-clone:
@@ -34,20 +34,28 @@ test-go:
 test-mpi:
 	bash scripts/mpi-test.sh
 
+# Slurm batch jobs for real: a one-node Slurm on localhost (installs
+# slurm-wlm and munge with apt-get when root; otherwise says which tests it
+# skipped), scripts/slurm/*.sbatch for both MPIs.
+test-slurm:
+	bash scripts/slurm-test.sh
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1s ./mpi
 	bash scripts/mpi-bench.sh
 
-# Every command under apps/ built for mpirun into bin/: Open MPI by default,
-# MPICH with MPI=mpich.
+# Every command under apps/ built for mpirun and srun: Open MPI into
+# bin/openmpi/ by default, MPICH into bin/mpich/ with MPI=mpich. Each
+# command's --version names its MPI (the "world:" line).
 MPI ?= openmpi
 MPI_TAGS = $(if $(filter mpich,$(MPI)),mpi$(comma)mpich,mpi)
 comma := ,
 mpi:
-	@mkdir -p bin
+	@case "$(MPI)" in openmpi|mpich) ;; *) echo "MPI=$(MPI): want openmpi or mpich"; exit 2 ;; esac
+	@mkdir -p bin/$(MPI)
 	@cmds=$$([ ! -d apps ] || $(GO) list -tags $(MPI_TAGS) -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./apps/...) || exit 1; \
 	if [ -z "$$cmds" ]; then echo "no commands under apps/ yet"; else \
-		echo $(GO) build -tags $(MPI_TAGS) -o bin/ $$cmds; $(GO) build -tags $(MPI_TAGS) -o bin/ $$cmds; fi
+		echo $(GO) build -tags $(MPI_TAGS) -o bin/$(MPI)/ $$cmds; $(GO) build -tags $(MPI_TAGS) -o bin/$(MPI)/ $$cmds; fi
 
 clean:
 	rm -rf bin out

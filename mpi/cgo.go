@@ -6,6 +6,8 @@ package mpi
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <mpi.h>
 
 // Each helper wraps one MPI call on MPI_COMM_WORLD (plus MPI_Get_count where
@@ -54,6 +56,31 @@ static int tlb_errors_return(void) { return MPI_Comm_set_errhandler(MPI_COMM_WOR
 static int tlb_comm_rank(int *rank) { return MPI_Comm_rank(MPI_COMM_WORLD, rank); }
 static int tlb_comm_size(int *size) { return MPI_Comm_size(MPI_COMM_WORLD, size); }
 static int tlb_abort(int code) { return MPI_Abort(MPI_COMM_WORLD, code); }
+static long tlb_online_cpus(void) { return sysconf(_SC_NPROCESSORS_ONLN); }
+static void tlb_sleep(long ns) {
+	struct timespec ts = {ns / 1000000000, ns % 1000000000};
+	nanosleep(&ts, NULL);
+}
+
+// tlb_library_version copies MPI_Get_library_version, which MPI allows
+// before MPI_Init and after MPI_Finalize, into s of cap bytes.
+static int tlb_library_version(char *s, int cap) {
+	char v[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+	int n = 0;
+	int err = MPI_Get_library_version(v, &n);
+	if (err != MPI_SUCCESS) {
+		return err;
+	}
+	if (n < 0) {
+		n = 0;
+	}
+	if (n >= cap) {
+		n = cap - 1;
+	}
+	memcpy(s, v, n);
+	s[n] = 0;
+	return MPI_SUCCESS;
+}
 
 static void tlb_error_info(int code, int *class, char *msg, int cap) {
 	char s[MPI_MAX_ERROR_STRING + 1];
@@ -110,29 +137,39 @@ static tlb_result tlb_wait(MPI_Request *req, int recv) {
 static int tlb_cancel(MPI_Request *req) { return MPI_Cancel(req); }
 static int tlb_request_free(MPI_Request *req) { return MPI_Request_free(req); }
 
-static int tlb_barrier(void) { return MPI_Barrier(MPI_COMM_WORLD); }
-static int tlb_bcast(void *buf, int n, int root) {
-	return MPI_Bcast(buf, n, MPI_BYTE, root, MPI_COMM_WORLD);
+// The collectives block when req is NULL; otherwise they start the
+// non-blocking collective (MPI-3) with request *req.
+static int tlb_barrier(MPI_Request *req) {
+	return req ? MPI_Ibarrier(MPI_COMM_WORLD, req) : MPI_Barrier(MPI_COMM_WORLD);
 }
-static int tlb_gather(void *send, int n, void *recv, int root) {
-	return MPI_Gather(send, n, MPI_BYTE, recv, n, MPI_BYTE, root, MPI_COMM_WORLD);
+static int tlb_bcast(void *buf, int n, int root, MPI_Request *req) {
+	return req ? MPI_Ibcast(buf, n, MPI_BYTE, root, MPI_COMM_WORLD, req)
+	           : MPI_Bcast(buf, n, MPI_BYTE, root, MPI_COMM_WORLD);
 }
-static int tlb_alltoall(void *send, void *recv, int n) {
-	return MPI_Alltoall(send, n, MPI_BYTE, recv, n, MPI_BYTE, MPI_COMM_WORLD);
+static int tlb_gather(void *send, int n, void *recv, int root, MPI_Request *req) {
+	return req ? MPI_Igather(send, n, MPI_BYTE, recv, n, MPI_BYTE, root, MPI_COMM_WORLD, req)
+	           : MPI_Gather(send, n, MPI_BYTE, recv, n, MPI_BYTE, root, MPI_COMM_WORLD);
 }
-static int tlb_alltoallv(void *send, int *scounts, int *sdispls, void *recv, int *rcounts, int *rdispls) {
-	return MPI_Alltoallv(send, scounts, sdispls, MPI_BYTE, recv, rcounts, rdispls, MPI_BYTE, MPI_COMM_WORLD);
+static int tlb_alltoall(void *send, void *recv, int n, MPI_Request *req) {
+	return req ? MPI_Ialltoall(send, n, MPI_BYTE, recv, n, MPI_BYTE, MPI_COMM_WORLD, req)
+	           : MPI_Alltoall(send, n, MPI_BYTE, recv, n, MPI_BYTE, MPI_COMM_WORLD);
+}
+static int tlb_alltoallv(void *send, int *scounts, int *sdispls, void *recv, int *rcounts, int *rdispls, MPI_Request *req) {
+	return req ? MPI_Ialltoallv(send, scounts, sdispls, MPI_BYTE, recv, rcounts, rdispls, MPI_BYTE, MPI_COMM_WORLD, req)
+	           : MPI_Alltoallv(send, scounts, sdispls, MPI_BYTE, recv, rcounts, rdispls, MPI_BYTE, MPI_COMM_WORLD);
 }
 
 // tlb_reduce_num reduces n int64 (kind 0) or double (kind 1) elements with
 // MPI_SUM (op 0), MPI_MIN (1) or MPI_MAX (2); root < 0 means all ranks.
-static int tlb_reduce_num(void *send, void *recv, int n, int kind, int op, int root) {
+static int tlb_reduce_num(void *send, void *recv, int n, int kind, int op, int root, MPI_Request *req) {
 	MPI_Datatype t = kind == 0 ? MPI_INT64_T : MPI_DOUBLE;
 	MPI_Op o = op == 0 ? MPI_SUM : op == 1 ? MPI_MIN : MPI_MAX;
 	if (root < 0) {
-		return MPI_Allreduce(send, recv, n, t, o, MPI_COMM_WORLD);
+		return req ? MPI_Iallreduce(send, recv, n, t, o, MPI_COMM_WORLD, req)
+		           : MPI_Allreduce(send, recv, n, t, o, MPI_COMM_WORLD);
 	}
-	return MPI_Reduce(send, recv, n, t, o, root, MPI_COMM_WORLD);
+	return req ? MPI_Ireduce(send, recv, n, t, o, root, MPI_COMM_WORLD, req)
+	           : MPI_Reduce(send, recv, n, t, o, root, MPI_COMM_WORLD);
 }
 
 // The user-defined reduction: one MPI_Op over Go's treelbCombine, created on
@@ -142,7 +179,9 @@ extern void treelbCombine(void *, void *, int *, void *);
 static MPI_Op tlb_user_op;
 static int tlb_have_user_op;
 
-static tlb_result tlb_reduce_bytes(void *send, void *recv, int n, int root) {
+// A non-blocking reduction (req not NULL) frees its datatype at once, as
+// MPI allows: the reduction in progress keeps it alive.
+static tlb_result tlb_reduce_bytes(void *send, void *recv, int n, int root, MPI_Request *req) {
 	tlb_result r = {MPI_SUCCESS, TLB_MAIN, 0, 0, 0, 0};
 	MPI_Datatype t = MPI_BYTE;
 	int count = 0, e;
@@ -167,9 +206,11 @@ static tlb_result tlb_reduce_bytes(void *send, void *recv, int n, int root) {
 		count = 1;
 	}
 	if (root < 0) {
-		r.err = MPI_Allreduce(send, recv, count, t, tlb_user_op, MPI_COMM_WORLD);
+		r.err = req ? MPI_Iallreduce(send, recv, count, t, tlb_user_op, MPI_COMM_WORLD, req)
+		            : MPI_Allreduce(send, recv, count, t, tlb_user_op, MPI_COMM_WORLD);
 	} else {
-		r.err = MPI_Reduce(send, recv, count, t, tlb_user_op, root, MPI_COMM_WORLD);
+		r.err = req ? MPI_Ireduce(send, recv, count, t, tlb_user_op, root, MPI_COMM_WORLD, req)
+		            : MPI_Reduce(send, recv, count, t, tlb_user_op, root, MPI_COMM_WORLD);
 	}
 	if (n > 0 && (e = MPI_Type_free(&t)) != MPI_SUCCESS && r.err == MPI_SUCCESS) {
 		r.err = e;
@@ -195,6 +236,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -274,6 +316,11 @@ func (w *mpiWorld) tick() {
 // and each of them calls MPI directly.
 type Comm struct {
 	rank, size int
+
+	launcher Launcher // read from the environment before MPI_Init
+	cpus     int      // this node's online CPUs
+	envIdle  Idle     // the policy of IdleEnv, read by each Run
+	yield    bool     // the resolved idle policy is IdleYield
 }
 
 // Request is a non-blocking operation in flight, returned by Isend and
@@ -389,6 +436,8 @@ func (w *mpiWorld) serve(jobs <-chan func(), errc chan<- error) {
 
 func (w *mpiWorld) start() error {
 	var provided, rank, size C.int
+	// Read the launcher before MPI_Init, which may add variables of its own.
+	launcher := DetectLauncher(os.Getenv)
 	if err := mpiError("MPI_Init_thread", C.tlb_init_thread(&provided)); err != nil {
 		err.(*Error).Class = ClassInit
 		return err
@@ -406,7 +455,7 @@ func (w *mpiWorld) start() error {
 	if err := mpiError("MPI_Comm_size", C.tlb_comm_size(&size)); err != nil {
 		return err
 	}
-	w.comm = Comm{rank: int(rank), size: int(size)}
+	w.comm = Comm{rank: int(rank), size: int(size), launcher: launcher, cpus: int(C.tlb_online_cpus())}
 	return nil
 }
 
@@ -476,6 +525,13 @@ func (w *mpiWorld) stop() error {
 // the size mpirun or srun gave, any other n must equal it. Run initialises
 // MPI if Init was not called, and then finalises it before returning.
 //
+// Before f runs, Run checks the launch and returns a *LaunchError (exit
+// code 2) without running f when the launcher started several tasks but
+// MPI made each a world of one (a build started by another MPI's mpirun, or
+// by srun with the wrong --mpi plugin: the message names the fix), when n
+// differs from the launcher's size, or when IdleEnv has a bad value. The
+// rank starts with the idle policy of IdleEnv (see Comm.SetIdle).
+//
 // When f fails (returns an error or panics) in a world of more than one
 // rank, Run prints "rank R: error" to stderr and calls MPI_Abort, with the
 // code of the error's ExitCode method if it has one (1 otherwise, and for
@@ -489,10 +545,13 @@ func Run(n int, f func(c *Comm) error) error {
 	if err := w.init(); err != nil {
 		return fmt.Errorf("mpi: Run: %w", err)
 	}
-	var err error
-	if size := w.comm.size; n != 0 && n != size {
-		err = fmt.Errorf("mpi: Run: mpirun gave %d ranks but %d were asked (under MPI the size comes from mpirun or srun; ask for 0 or %d)", size, n, size)
-	} else {
+	c := &w.comm
+	err := checkLaunch(c.launcher, Implementation, c.size, n)
+	if err == nil {
+		c.envIdle, err = envIdle(os.Getenv)
+	}
+	if err == nil {
+		c.SetIdle(IdleDefault)
 		w.do(func() { w.runRank(f, &err) })
 	}
 	if own {
@@ -538,6 +597,44 @@ func (w *mpiWorld) runRank(f func(*Comm) error, out *error) {
 
 // Rank returns this process's rank, 0 ≤ Rank < Size.
 func (c *Comm) Rank() int { return c.rank }
+
+// SetIdle sets how this rank waits in blocking calls from now on (see
+// Idle): IdleDefault takes IdleEnv's policy, IdleAuto (and any value that
+// is no policy) yields when the launcher put more ranks on this node than
+// it has CPUs. Each Run starts with IdleDefault.
+func (c *Comm) SetIdle(p Idle) {
+	c.yield = resolveIdle(p, c.envIdle, c.launcher, c.cpus) == IdleYield
+}
+
+// pause sleeps between two polls of an idle wait. The sleep is nanosleep on
+// MPI's thread: time.Sleep on a goroutine locked to its thread hands the
+// thread over twice per sleep and oversleeps by a millisecond and more.
+func (b *backoff) pause() {
+	if d := b.next(); d > 0 {
+		C.tlb_sleep(C.long(d))
+	}
+}
+
+// Idle returns the policy this rank waits with: IdleSpin or IdleYield.
+func (c *Comm) Idle() Idle {
+	if c.yield {
+		return IdleYield
+	}
+	return IdleSpin
+}
+
+// LibraryVersion returns the MPI library's version string
+// (MPI_Get_library_version, which MPI allows before MPI_Init and after
+// MPI_Finalize), with trailing white space removed. Call it outside a run or
+// from the rank function: MPI_THREAD_FUNNELED allows no other thread while
+// MPI runs.
+func LibraryVersion() string {
+	var v [C.MPI_MAX_LIBRARY_VERSION_STRING + 1]C.char
+	if code := C.tlb_library_version(&v[0], C.int(len(v))); code != C.MPI_SUCCESS {
+		return fmt.Sprintf("unknown (MPI_Get_library_version failed with code %d)", int(code))
+	}
+	return strings.TrimRight(C.GoString(&v[0]), " \t\r\n")
+}
 
 // Size returns the number of ranks mpirun or srun started.
 func (c *Comm) Size() int { return c.size }
@@ -608,6 +705,13 @@ func (c *Comm) Send(buf []byte, dest, tag int) error {
 		return err
 	}
 	theWorld.tick()
+	if c.yield {
+		// MPI_Send waits, spinning, for the receiver of a long message.
+		_, err := yieldingCall(fn, false, func(req *C.MPI_Request) C.int {
+			return C.tlb_isend(ptr(buf), n, C.int(dest), C.int(tag), req)
+		}, ptr(buf))
+		return err
+	}
 	return mpiError(fn, C.tlb_send(ptr(buf), n, C.int(dest), C.int(tag)))
 }
 
@@ -723,9 +827,55 @@ func (r *Request) Test() (Status, bool, error) {
 func (r *Request) Wait() (Status, error) {
 	if !r.done {
 		theWorld.tick()
-		r.complete("MPI_Wait", C.tlb_wait(&r.req, boolInt(r.recv)))
+		if theWorld.comm.yield {
+			// A local copy: cgo's pointer check would see r's Pinner
+			// behind &r.req passed on through await.
+			req := r.req
+			res := await(&req, boolInt(r.recv))
+			r.req = req
+			r.complete("MPI_Wait", res)
+		} else {
+			r.complete("MPI_Wait", C.tlb_wait(&r.req, boolInt(r.recv)))
+		}
 	}
 	return r.status, r.err
+}
+
+// await polls the request req with MPI_Test until it completes, pausing
+// between polls (IdleYield), and returns the last MPI_Test's result.
+func await(req *C.MPI_Request, recv C.int) C.tlb_result {
+	var b backoff
+	for {
+		res := C.tlb_test(req, recv)
+		if res.err != C.MPI_SUCCESS || res.flag != 0 {
+			return res
+		}
+		b.pause()
+		theWorld.tick()
+	}
+}
+
+// yieldingCall is a blocking call made of a non-blocking one, for
+// IdleYield: start starts the operation with request *req, and await
+// completes it. bufs are the buffers MPI uses until then, pinned meanwhile;
+// recv says whether the status has a count (MPI_Get_count).
+func yieldingCall(fn string, recv bool, start func(req *C.MPI_Request) C.int, bufs ...unsafe.Pointer) (Status, error) {
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	for _, p := range bufs {
+		if p != nil {
+			pin.Pin(p)
+		}
+	}
+	var req C.MPI_Request
+	if err := mpiError(fn, start(&req)); err != nil {
+		return Status{}, err
+	}
+	res := await(&req, boolInt(recv))
+	if err := resultError(fn, res); err != nil {
+		return Status{}, err
+	}
+	return statusOf(res), nil
 }
 
 func boolInt(b bool) C.int {
@@ -752,6 +902,11 @@ func (c *Comm) Recv(buf []byte, source, tag int) (Status, error) {
 		return Status{}, err
 	}
 	theWorld.tick()
+	if c.yield {
+		return yieldingCall(fn, true, func(req *C.MPI_Request) C.int {
+			return C.tlb_irecv(ptr(buf), n, C.int(source), C.int(tag), req)
+		}, ptr(buf))
+	}
 	res := C.tlb_recv(ptr(buf), n, C.int(source), C.int(tag))
 	if err := resultError(fn, res); err != nil {
 		return Status{}, err
@@ -785,6 +940,20 @@ func (c *Comm) Probe(source, tag int) (Status, error) {
 		return Status{}, err
 	}
 	theWorld.tick()
+	if c.yield {
+		var b backoff
+		for {
+			res := C.tlb_iprobe(C.int(source), C.int(tag))
+			if err := resultError(fn, res); err != nil {
+				return Status{}, err
+			}
+			if res.flag != 0 {
+				return statusOf(res), nil
+			}
+			b.pause()
+			theWorld.tick()
+		}
+	}
 	res := C.tlb_probe(C.int(source), C.int(tag))
 	if err := resultError(fn, res); err != nil {
 		return Status{}, err
@@ -792,10 +961,21 @@ func (c *Comm) Probe(source, tag int) (Status, error) {
 	return statusOf(res), nil
 }
 
+// collective makes a collective call: blocking (call gets a nil request)
+// under IdleSpin; under IdleYield non-blocking, polled until it completes,
+// with bufs, the buffers MPI uses meanwhile, pinned.
+func (c *Comm) collective(fn string, call func(req *C.MPI_Request) C.int, bufs ...unsafe.Pointer) error {
+	theWorld.tick()
+	if !c.yield {
+		return mpiError(fn, call(nil))
+	}
+	_, err := yieldingCall(fn, false, call, bufs...)
+	return err
+}
+
 // Barrier blocks until every rank has entered it (MPI_Barrier).
 func (c *Comm) Barrier() error {
-	theWorld.tick()
-	return mpiError("MPI_Barrier", C.tlb_barrier())
+	return c.collective("MPI_Barrier", func(req *C.MPI_Request) C.int { return C.tlb_barrier(req) })
 }
 
 // Bcast copies buf of root into buf of every rank (MPI_Bcast); all ranks
@@ -809,8 +989,9 @@ func (c *Comm) Bcast(buf []byte, root int) error {
 	if err != nil {
 		return err
 	}
-	theWorld.tick()
-	return mpiError(fn, C.tlb_bcast(ptr(buf), n, C.int(root)))
+	return c.collective(fn, func(req *C.MPI_Request) C.int {
+		return C.tlb_bcast(ptr(buf), n, C.int(root), req)
+	}, ptr(buf))
 }
 
 func (c *Comm) reduceNum(send, recv []byte, k kind, op Op, root int) error {
@@ -827,8 +1008,9 @@ func (c *Comm) reduceNum(send, recv []byte, k kind, op Op, root int) error {
 	if err != nil {
 		return err
 	}
-	theWorld.tick()
-	return mpiError(fn, C.tlb_reduce_num(ptr(send), ptr(recv), n, C.int(k), C.int(op), C.int(root)))
+	return c.collective(fn, func(req *C.MPI_Request) C.int {
+		return C.tlb_reduce_num(ptr(send), ptr(recv), n, C.int(k), C.int(op), C.int(root), req)
+	}, ptr(send), ptr(recv))
 }
 
 // reduceFunc is the shared body of the user-defined reductions; root < 0
@@ -849,13 +1031,21 @@ func (c *Comm) reduceFunc(fn string, send, recv []byte, root int, combine Combin
 	w := &theWorld
 	w.tick()
 	w.combine, w.combineLen, w.combinePanic = combine, len(send), nil
-	res := C.tlb_reduce_bytes(ptr(send), ptr(recv), n, C.int(root))
+	var startErr error // names the helper call that failed
+	err = c.collective(fn, func(req *C.MPI_Request) C.int {
+		res := C.tlb_reduce_bytes(ptr(send), ptr(recv), n, C.int(root), req)
+		startErr = resultError(fn, res)
+		return res.err
+	}, ptr(send), ptr(recv))
 	p := w.combinePanic
 	w.combine, w.combinePanic = nil, nil
 	if p != nil {
 		panic(p)
 	}
-	return resultError(fn, res)
+	if startErr != nil {
+		return startErr
+	}
+	return err
 }
 
 // ReduceFunc combines the equal-length buffers send of all ranks with
@@ -886,8 +1076,9 @@ func (c *Comm) Gather(send, recv []byte, root int) error {
 	if err != nil {
 		return err
 	}
-	theWorld.tick()
-	return mpiError(fn, C.tlb_gather(ptr(send), n, ptr(recv), C.int(root)))
+	return c.collective(fn, func(req *C.MPI_Request) C.int {
+		return C.tlb_gather(ptr(send), n, ptr(recv), C.int(root), req)
+	}, ptr(send), ptr(recv))
 }
 
 // Alltoallv sends send[sdispls[r]:][:scounts[r]] to every rank r and
@@ -914,8 +1105,9 @@ func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcoun
 		}
 	}
 	p := c.size
-	theWorld.tick()
-	return mpiError(fn, C.tlb_alltoallv(ptr(send), &v[0], &v[p], ptr(recv), &v[2*p], &v[3*p]))
+	return c.collective(fn, func(req *C.MPI_Request) C.int {
+		return C.tlb_alltoallv(ptr(send), &v[0], &v[p], ptr(recv), &v[2*p], &v[3*p], req)
+	}, ptr(send), ptr(recv), unsafe.Pointer(&v[0]))
 }
 
 // Alltoall sends block r of send to rank r and receives rank r's block into
@@ -930,6 +1122,7 @@ func (c *Comm) Alltoall(send, recv []byte) error {
 	if err != nil {
 		return err
 	}
-	theWorld.tick()
-	return mpiError(fn, C.tlb_alltoall(ptr(send), ptr(recv), n))
+	return c.collective(fn, func(req *C.MPI_Request) C.int {
+		return C.tlb_alltoall(ptr(send), ptr(recv), n, req)
+	}, ptr(send), ptr(recv))
 }

@@ -6,3 +6,7 @@ package mpi
 
 // #cgo pkg-config: mpich
 import "C"
+
+// Implementation names the MPI library this binary was built for:
+// "embedded", "openmpi" or "mpich".
+const Implementation = "mpich"

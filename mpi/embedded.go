@@ -4,6 +4,7 @@ package mpi
 
 import (
 	"fmt"
+	"os"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -12,6 +13,14 @@ import (
 
 // WorldName names the world this binary was built for: "embedded" or "mpi".
 const WorldName = "embedded"
+
+// Implementation names the MPI library this binary was built for:
+// "embedded", "openmpi" or "mpich".
+const Implementation = "embedded"
+
+// LibraryVersion returns the MPI library's version string; the embedded
+// world has no MPI library and returns "embedded".
+func LibraryVersion() string { return "embedded" }
 
 // Contexts separate point-to-point traffic from collective traffic, as MPI
 // communicators do.
@@ -77,9 +86,20 @@ func Finalize() error { return nil }
 // waits for all of them. The first error or panic of any rank aborts the
 // world: every rank blocked in (or later entering) a call gets an error
 // matching ErrAborted, and Run returns the first error. n must be at least 1.
+//
+// A process started by mpirun or srun as one of several tasks would run the
+// job once per task, each on ranks of its own: Run then returns a
+// *LaunchError (exit code 2) without running f, as it does for a bad value
+// of IdleEnv.
 func Run(n int, f func(c *Comm) error) error {
 	if n < 1 {
 		return fmt.Errorf("mpi: Run: need at least 1 rank, got %d", n)
+	}
+	if err := checkLaunch(DetectLauncher(os.Getenv), Implementation, 1, 0); err != nil {
+		return err
+	}
+	if _, err := envIdle(os.Getenv); err != nil {
+		return err
 	}
 	w := &world{size: n, boxes: make([]mailbox, nctx*n), wakes: make([]chan struct{}, n),
 		done: make(chan struct{}), start: time.Now()}
@@ -123,6 +143,14 @@ func (c *Comm) Rank() int { return c.rank }
 
 // Size returns the number of ranks.
 func (c *Comm) Size() int { return c.w.size }
+
+// SetIdle sets how this rank waits in blocking calls under MPI; goroutine
+// ranks block without spinning whatever the policy, and SetIdle does
+// nothing in the embedded world.
+func (c *Comm) SetIdle(Idle) {}
+
+// Idle returns IdleYield: goroutine ranks block without spinning.
+func (c *Comm) Idle() Idle { return IdleYield }
 
 // Wtime returns seconds elapsed since an arbitrary origin fixed per world.
 func (c *Comm) Wtime() float64 { return time.Since(c.w.start).Seconds() }

@@ -4,6 +4,7 @@ package mpi_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -86,6 +87,45 @@ func TestScale(t *testing.T) {
 		}
 		if got[0] != int64(n/256*(255*256/2)) {
 			t.Errorf("sum %d", got[0])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRunUnderLauncher: the embedded build started by a launcher as one of
+// several tasks stops before any rank runs, with exit code 2; as the only
+// task it runs.
+func TestRunUnderLauncher(t *testing.T) {
+	t.Setenv("OMPI_COMM_WORLD_SIZE", "2")
+	ran := false
+	err := mpi.Run(2, func(*mpi.Comm) error { ran = true; return nil })
+	var le *mpi.LaunchError
+	if !errors.As(err, &le) || le.ExitCode() != 2 || ran || !strings.Contains(err.Error(), "the embedded build (goroutine ranks, no MPI), started by Open MPI's mpirun -np 2") {
+		t.Fatalf("Run under mpirun -np 2: %v (f ran: %v), want a *LaunchError naming the launch", err, ran)
+	}
+	t.Setenv("OMPI_COMM_WORLD_SIZE", "1")
+	if err := mpi.Run(2, func(*mpi.Comm) error { return nil }); err != nil {
+		t.Fatalf("Run under mpirun -np 1: %v", err)
+	}
+}
+
+// TestIdleEnv: a bad TREELB_IDLE is an error of exit code 2 in the embedded
+// world too; a good one changes nothing there.
+func TestIdleEnv(t *testing.T) {
+	t.Setenv(mpi.IdleEnv, "sleep")
+	err := mpi.Run(2, func(*mpi.Comm) error { return nil })
+	var le *mpi.LaunchError
+	if !errors.As(err, &le) || le.ExitCode() != 2 {
+		t.Fatalf("Run with %s=sleep: %v, want a *LaunchError", mpi.IdleEnv, err)
+	}
+	t.Setenv(mpi.IdleEnv, "spin")
+	err = mpi.Run(2, func(c *mpi.Comm) error {
+		c.SetIdle(mpi.IdleSpin)
+		if c.Idle() != mpi.IdleYield {
+			return fmt.Errorf("Idle() = %v, want yield (goroutines block)", c.Idle())
 		}
 		return nil
 	})

@@ -16,6 +16,15 @@
 // posts its receive (large messages do): use Isend where that could
 // deadlock.
 //
+// Run checks the launch in both worlds: a process that mpirun or srun
+// started as one of several tasks but that finds itself alone (a build for
+// the other MPI, srun with the wrong --mpi plugin, the embedded build under
+// a launcher) stops with a *LaunchError, exit code 2, that names the fix
+// (DetectLauncher reads the launcher's environment). Under MPI a waiting
+// rank spins in MPI's blocking calls or yields its core, as Comm.SetIdle or
+// TREELB_IDLE say (see Idle); by default it yields when its node runs more
+// ranks than it has CPUs.
+//
 // A *Comm belongs to the rank function Run started: like an MPI process, it is
 // not safe for concurrent use by several goroutines. Buffers are byte slices;
 // typed reductions are the generic functions Reduce and Allreduce over int64

@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/treelb/treelb/mpi"
 	"github.com/treelb/treelb/mpi/mpitest"
@@ -59,9 +61,10 @@ func TestRunSizeMismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := mpi.Run(size+1, func(*mpi.Comm) error { return errors.New("f ran") })
-	want := fmt.Sprintf("mpirun gave %d ranks but %d were asked", size, size+1)
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("Run(%d) under mpirun -np %d: %v, want an error saying %q", size+1, size, err, want)
+	want := fmt.Sprintf("%d ranks were asked for, but the world has %d (", size+1, size)
+	var le *mpi.LaunchError
+	if !errors.As(err, &le) || le.ExitCode() != 2 || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Run(%d) under mpirun -np %d: %v, want a *LaunchError saying %q", size+1, size, err, want)
 	}
 	if err := mpi.Run(size, func(*mpi.Comm) error { return nil }); err != nil {
 		t.Fatalf("Run(%d) at the right size: %v", size, err)
@@ -99,4 +102,125 @@ func TestSizeOneError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "rank 0: panic: bang") {
 		t.Fatalf("Run returned %v, want rank 0's panic", err)
 	}
+}
+
+// TestLibraryVersion: the MPI library says what it is, and it is the one
+// the build asked for.
+func TestLibraryVersion(t *testing.T) {
+	v := mpi.LibraryVersion()
+	want := map[string]string{"openmpi": "Open MPI", "mpich": "MPICH"}[mpi.Implementation]
+	if !strings.Contains(v, want) {
+		t.Fatalf("LibraryVersion() = %q in the %s build, want it to name %s", v, mpi.Implementation, want)
+	}
+}
+
+// TestSetIdle: SetIdle chooses the policy, and each Run starts again from
+// TREELB_IDLE's (auto when unset: spin unless the node is crowded).
+func TestSetIdle(t *testing.T) {
+	forSizes(t, func(c *mpi.Comm) error {
+		for _, p := range []mpi.Idle{mpi.IdleSpin, mpi.IdleYield} {
+			c.SetIdle(p)
+			if c.Idle() != p {
+				return fmt.Errorf("SetIdle(%v): Idle() = %v", p, c.Idle())
+			}
+		}
+		c.SetIdle(mpi.IdleAuto)
+		if p := c.Idle(); p != mpi.IdleSpin && p != mpi.IdleYield {
+			return fmt.Errorf("SetIdle(auto): Idle() = %v", p)
+		}
+		return nil
+	})
+	env, err := mpi.ParseIdle(os.Getenv(mpi.IdleEnv))
+	if err != nil || env == mpi.IdleDefault || env == mpi.IdleAuto {
+		return
+	}
+	forSizes(t, func(c *mpi.Comm) error {
+		if c.Idle() != env {
+			return fmt.Errorf("with %s=%v, Run starts with Idle() = %v", mpi.IdleEnv, env, c.Idle())
+		}
+		return nil
+	})
+}
+
+// TestIdleYields: under IdleYield a rank that waits in Probe, Recv, Wait or
+// a collective for a message that comes 300 ms later uses little CPU time,
+// where MPI's blocking calls (IdleSpin) keep a core busy. Rank 0 sleeps,
+// then serves every other rank; the others measure the CPU time of their
+// process (all its threads) over the wait.
+func TestIdleYields(t *testing.T) {
+	const delay = 300 * time.Millisecond
+	waits := []struct {
+		name string
+		wait func(c *mpi.Comm) error
+	}{
+		{"Probe", func(c *mpi.Comm) error {
+			st, err := c.Probe(0, 5)
+			if err == nil {
+				_, err = c.Recv(make([]byte, st.Count), 0, 5)
+			}
+			return err
+		}},
+		{"Recv", func(c *mpi.Comm) error { _, err := c.Recv(make([]byte, 8), 0, 5); return err }},
+		{"Wait", func(c *mpi.Comm) error {
+			r, err := c.Irecv(make([]byte, 8), 0, 5)
+			if err == nil {
+				_, err = r.Wait()
+			}
+			return err
+		}},
+		{"Barrier", func(c *mpi.Comm) error { return c.Barrier() }},
+		{"Allreduce", func(c *mpi.Comm) error { return mpi.Allreduce(c, []int64{1}, make([]int64, 1), mpi.Sum) }},
+	}
+	forSizes(t, func(c *mpi.Comm) error {
+		if c.Size() < 2 {
+			return nil
+		}
+		c.SetIdle(mpi.IdleYield)
+		for _, w := range waits {
+			collective := w.name == "Barrier" || w.name == "Allreduce"
+			if c.Rank() == 0 {
+				time.Sleep(delay)
+				if collective {
+					if err := w.wait(c); err != nil {
+						return err
+					}
+				} else {
+					for r := 1; r < c.Size(); r++ {
+						if err := c.Send(make([]byte, 8), r, 5); err != nil {
+							return err
+						}
+					}
+				}
+			} else {
+				cpu0, t0 := cpuTime(), time.Now()
+				if err := w.wait(c); err != nil {
+					return err
+				}
+				cpu, wall := cpuTime()-cpu0, time.Since(t0)
+				t.Logf("rank %d, %s: %v of CPU in %v", c.Rank(), w.name, cpu, wall)
+				if wall < delay/2 {
+					return fmt.Errorf("%s returned after %v, before rank 0 sent", w.name, wall)
+				}
+				if cpu > wall/4 {
+					return fmt.Errorf("%s under IdleYield used %v of CPU in %v", w.name, cpu, wall)
+				}
+			}
+			// Start the next wait together.
+			c.SetIdle(mpi.IdleSpin)
+			if err := c.Barrier(); err != nil {
+				return err
+			}
+			c.SetIdle(mpi.IdleYield)
+		}
+		return nil
+	})
+}
+
+// cpuTime is the user and system time of this process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

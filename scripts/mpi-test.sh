@@ -4,7 +4,10 @@
 # For each implementation it builds every listed package's test binary with
 # -tags mpi (Open MPI) or -tags mpi,mpich (MPICH), runs it under that
 # implementation's mpirun at each listed size, each run under a timeout, and
-# runs the abort test (a failing rank must end an mpirun -np 3 job). Missing
+# runs the abort test (a failing rank must end an mpirun -np 3 job). Then,
+# for launch mistakes, each build under the other implementation's mpirun
+# and the embedded build under both must stop with exit status 2 and say
+# why (mpi.LaunchError). Missing
 # MPI packages are installed with apt-get when we are root and have it;
 # otherwise the MPI tests are SKIPPED, saying why, and the script exits 0.
 #
@@ -24,6 +27,7 @@ export GOFLAGS=${GOFLAGS:--buildvcs=false}
 # The MPI test list, run once per implementation.
 mpi_tests() {
 	run_mpi_pkg ./mpi 1 2 4
+	TREELB_IDLE=yield run_mpi_pkg ./mpi 2
 	run_mpi_abort
 	run_mpi_pkg ./hashtable 1 2 4
 	run_mpi_pkg ./apps/dht 1 2
@@ -35,6 +39,7 @@ mpi_tests() {
 		run_mpi_cmd golomb 4 '"length":44,' --json --balancer "$b" 9
 	done
 	run_mpi_bad_input golomb 3 2 x
+	run_launch_mistake golomb "$impl" 2 "3 ranks were asked for, but the world has 2" --np 3 9
 	run_mpi_pkg ./apps/fifteen/parallel 2
 	run_mpi_cmd fifteen 2 '"length":42,' --json --korf 79
 	run_mpi_bad_input fifteen 2 2 --korf 101
@@ -87,7 +92,45 @@ run_mpi_bad_input() {
 	fi
 }
 
-impl_tags() { case $1 in openmpi) echo mpi ;; mpich) echo mpi,mpich ;; esac; }
+# run_launch_mistake APP BUILD NP WANT ARGS...: apps/APP built for BUILD
+# (openmpi, mpich or embedded) under $impl's mpirun -np NP must end with
+# exit status 2 and a message containing WANT.
+run_launch_mistake() {
+	local app=$1 build=$2 np=$3 want=$4 bin rc=0
+	shift 4
+	bin="$work/$app.$build"
+	if [ ! -x "$bin" ] && ! $GO build -tags "$(impl_tags "$build")" -o "$bin" "./apps/$app"; then
+		echo "FAIL $app [$build]: build failed"
+		failures+=("$app [$build] build")
+		return
+	fi
+	timeout -k 10 60 $(impl_mpirun "$impl") -np "$np" "$bin" "$@" >"$work/log" 2>&1 || rc=$?
+	if [ "$rc" -eq 2 ] && grep -qF -- "$want" "$work/log"; then
+		echo "ok   $build build of $app $* under $impl mpirun -np $np: status 2, says: $want"
+	else
+		cat "$work/log"
+		echo "FAIL $build build of $app $* under $impl mpirun -np $np: exit status $rc, want 2 and a message with: $want"
+		failures+=("launch mistake: $build under $impl")
+	fi
+}
+
+# launch_mistakes: the builds started by the wrong launcher, under $impl's
+# mpirun; needs the pkg-config file of the other implementation.
+launch_mistakes() {
+	local other
+	run_launch_mistake golomb embedded 2 "this is the embedded build (goroutine ranks, no MPI), started by" 9
+	other=$([ "$impl" = openmpi ] && echo mpich || echo openmpi)
+	if ! pkg-config --exists "$(impl_pc "$other")" 2>/dev/null; then
+		echo "SKIPPED: the $other build under $impl's mpirun (no pkg-config $(impl_pc "$other"))"
+		return
+	fi
+	case $impl in
+	openmpi) run_launch_mistake golomb mpich 2 "this is an MPICH build, started by Open MPI's mpirun -np 2" 9 ;;
+	mpich) run_launch_mistake golomb openmpi 2 "this is an Open MPI build, started by MPICH's mpiexec (Hydra) -np 2" 9 ;;
+	esac
+}
+
+impl_tags() { case $1 in openmpi) echo mpi ;; mpich) echo mpi,mpich ;; embedded) echo "" ;; esac; }
 impl_pc() { case $1 in openmpi) echo ompi-c ;; mpich) echo mpich ;; esac; }
 impl_mpirun() {
 	case $1 in
@@ -166,6 +209,7 @@ for impl in $IMPLS; do
 	ran="$ran $impl"
 	echo "--- MPI tests with $impl (-tags $(impl_tags "$impl"))"
 	mpi_tests
+	launch_mistakes
 done
 
 if [ "${#failures[@]}" -gt 0 ]; then

@@ -21,6 +21,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/treelb/treelb/internal/version"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/mpi"
 )
@@ -247,6 +248,7 @@ func errWriter(app *cli.App) io.Writer {
 
 // run runs app with args and returns the exit status, printing errors.
 func run(app *cli.App, args []string) int {
+	app.Version = version.Get().String() // --version, -v: the build and its MPI library
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	usage := func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: err} }
 	app.OnUsageError = usage

@@ -1,0 +1,211 @@
+package mpi
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// LauncherKind is the kind of program that started this process, as its
+// environment tells. The zero value, LaunchNone, is a process started
+// directly.
+type LauncherKind int
+
+// The launchers treelb recognises, in the order DetectLauncher tries them:
+// an MPI launcher's own variables come first, because mpirun and Hydra run
+// under Slurm too (their ranks then also see srun's variables, from the
+// step that started the launcher's daemons).
+const (
+	LaunchNone    LauncherKind = iota
+	LaunchOpenMPI              // Open MPI's mpirun, mpiexec or prterun: OMPI_COMM_WORLD_SIZE
+	LaunchHydra                // MPICH's mpiexec.hydra (mpirun.mpich): PMI_SIZE with MPI_LOCALNRANKS or HYDI_CONTROL_FD
+	LaunchSrun                 // Slurm's srun: SLURM_STEP_NUM_TASKS
+	LaunchPMI                  // another PMI-1 or PMI-2 launcher: PMI_SIZE
+	LaunchPMIx                 // another PMIx launcher: PMIX_RANK, with no size
+)
+
+var launcherNames = [...]string{"no launcher", "Open MPI's mpirun", "MPICH's mpiexec (Hydra)", "srun", "a PMI launcher", "a PMIx launcher"}
+
+// String names the launcher for messages.
+func (k LauncherKind) String() string {
+	if k >= 0 && int(k) < len(launcherNames) {
+		return launcherNames[k]
+	}
+	return fmt.Sprintf("LauncherKind(%d)", int(k))
+}
+
+// Launcher is what the environment says about the program that started this
+// process. The zero value is a process started directly. Slurm's batch step
+// (the sbatch script itself, or salloc's shell) is no launcher: it sets
+// SLURM_NTASKS but starts one process, and only srun starts tasks.
+type Launcher struct {
+	Kind LauncherKind
+	// Plugin is srun's MPI plugin (SLURM_MPI_TYPE: pmix, pmi2, ...), "none"
+	// when srun was given none; empty for the other launchers.
+	Plugin string
+	// Tasks is the number of processes the launcher started, 0 if unknown.
+	Tasks int
+	// Rank is this process's number among them.
+	Rank int
+	// LocalTasks is the number of processes it started on this node, 0 if
+	// unknown.
+	LocalTasks int
+	// CPUs is the number of CPUs of this node the launcher gave its tasks
+	// (Slurm's SLURM_CPUS_ON_NODE), 0 if it does not say.
+	CPUs int
+}
+
+// DetectLauncher reads the launcher from the environment through getenv
+// (os.Getenv, or a map's lookup in tests). Variables that do not parse as
+// numbers count as unset.
+func DetectLauncher(getenv func(string) string) Launcher {
+	num := func(name string) int {
+		v, err := strconv.Atoi(strings.TrimSpace(getenv(name)))
+		if err != nil || v < 0 {
+			return 0
+		}
+		return v
+	}
+	switch {
+	case num("OMPI_COMM_WORLD_SIZE") > 0:
+		return Launcher{Kind: LaunchOpenMPI, Tasks: num("OMPI_COMM_WORLD_SIZE"), Rank: num("OMPI_COMM_WORLD_RANK"),
+			LocalTasks: num("OMPI_COMM_WORLD_LOCAL_SIZE")}
+	case num("PMI_SIZE") > 0 && (getenv("MPI_LOCALNRANKS") != "" || getenv("HYDI_CONTROL_FD") != ""):
+		return Launcher{Kind: LaunchHydra, Tasks: num("PMI_SIZE"), Rank: num("PMI_RANK"), LocalTasks: num("MPI_LOCALNRANKS")}
+	case num("SLURM_STEP_NUM_TASKS") > 0:
+		l := Launcher{Kind: LaunchSrun, Plugin: getenv("SLURM_MPI_TYPE"), Tasks: num("SLURM_STEP_NUM_TASKS"),
+			Rank: num("SLURM_PROCID"), CPUs: num("SLURM_CPUS_ON_NODE")}
+		if l.Plugin == "" {
+			l.Plugin = "none"
+		}
+		if num("SLURM_STEP_NUM_NODES") == 1 {
+			l.LocalTasks = l.Tasks
+		} else {
+			l.LocalTasks = tasksOnNode(getenv("SLURM_STEP_TASKS_PER_NODE"), num("SLURM_NODEID"))
+		}
+		return l
+	case num("PMI_SIZE") > 0:
+		return Launcher{Kind: LaunchPMI, Tasks: num("PMI_SIZE"), Rank: num("PMI_RANK")}
+	case getenv("PMIX_RANK") != "":
+		return Launcher{Kind: LaunchPMIx, Rank: num("PMIX_RANK")}
+	}
+	return Launcher{}
+}
+
+// tasksOnNode returns the tasks of node i of Slurm's compressed per-node
+// list ("2(x3),1": two tasks on each of three nodes, then one), 0 if the
+// list does not say.
+func tasksOnNode(list string, i int) int {
+	for _, item := range strings.Split(list, ",") {
+		n, rep := item, 1
+		if j := strings.Index(item, "(x"); j >= 0 && strings.HasSuffix(item, ")") {
+			r, err := strconv.Atoi(item[j+2 : len(item)-1])
+			if err != nil || r < 1 {
+				return 0
+			}
+			n, rep = item[:j], r
+		}
+		v, err := strconv.Atoi(n)
+		if err != nil || v < 0 {
+			return 0
+		}
+		if i < rep {
+			return v
+		}
+		i -= rep
+	}
+	return 0
+}
+
+// String describes the launch as a command line would, e.g. "srun
+// --mpi=pmix -n 4" or "Open MPI's mpirun -np 4".
+func (l Launcher) String() string {
+	switch l.Kind {
+	case LaunchNone:
+		return "no launcher"
+	case LaunchSrun:
+		return fmt.Sprintf("srun --mpi=%s -n %d", l.Plugin, l.Tasks)
+	case LaunchPMIx:
+		return l.Kind.String()
+	}
+	return fmt.Sprintf("%v -np %d", l.Kind, l.Tasks)
+}
+
+// LaunchError says that the launcher and this binary's world disagree: a
+// binary built for another MPI, or for none, started by mpirun or srun; a
+// number of ranks other than the launcher's; a bad TREELB_ setting. Its exit
+// code is 2, as for bad input: nothing ran.
+type LaunchError struct {
+	Msg string
+}
+
+func (e *LaunchError) Error() string { return "mpi: " + e.Msg }
+
+// ExitCode is 2.
+func (e *LaunchError) ExitCode() int { return 2 }
+
+// buildName names a build of this package (Implementation) for messages.
+func buildName(impl string) string {
+	switch impl {
+	case "openmpi":
+		return "an Open MPI build"
+	case "mpich":
+		return "an MPICH build"
+	}
+	return "the embedded build (goroutine ranks, no MPI)"
+}
+
+// launchAdvice says which launchers start a build of this package.
+func launchAdvice(impl string) string {
+	switch impl {
+	case "openmpi":
+		return "Start it with Open MPI's mpirun (mpirun.openmpi) or srun --mpi=pmix, or use the MPICH build (bin/mpich/) with this launcher"
+	case "mpich":
+		return "Start it with MPICH's mpirun (mpirun.mpich, mpiexec.hydra) or srun --mpi=pmi2, or use the Open MPI build (bin/openmpi/) with this launcher"
+	}
+	return "Start it once, without mpirun or srun, and choose the ranks with --np; for mpirun or srun use an MPI build (make mpi: bin/openmpi/; make mpi MPI=mpich: bin/mpich/)"
+}
+
+// mismatchCause names the likely cause of a launch whose tasks each found
+// a world of one rank, with its fix; empty when there is nothing to add.
+func mismatchCause(l Launcher, impl string) string {
+	switch {
+	case impl == "embedded":
+		return ""
+	case l.Kind == LaunchSrun && impl == "mpich" && l.Plugin != "pmi2":
+		return "; use srun --mpi=pmi2 (SRUN_MPI=pmi2 for the batch scripts)"
+	case l.Kind == LaunchSrun && impl == "openmpi" && l.Plugin != "pmix":
+		return "; use srun --mpi=pmix (SRUN_MPI=pmix for the batch scripts)"
+	case l.Kind == LaunchSrun:
+		return "; srun's plugin is the usual one, so this Slurm's MPI support does not fit the build's MPI library"
+	case l.Kind == LaunchHydra && impl == "mpich", l.Kind == LaunchOpenMPI && impl == "openmpi":
+		return "; the launcher comes from another installation than the build's MPI library (check PATH and --version)"
+	}
+	return ""
+}
+
+// checkLaunch compares the launch l with the world this process joined:
+// impl is the build (Implementation), size the world's size (1 in the
+// embedded world: the process is alone), n the size the caller asked Run
+// for (0: the launcher's). A launcher that started several tasks of which
+// each found itself alone in a world of one runs as many independent copies
+// of the job; that, and a size other than n, is a *LaunchError.
+func checkLaunch(l Launcher, impl string, size, n int) error {
+	if l.Tasks > 1 && size == 1 {
+		what := "each of its tasks is a world of one rank"
+		if impl == "embedded" {
+			what = "each task would start ranks of its own"
+		}
+		return &LaunchError{Msg: fmt.Sprintf("this is %s, started by %s: %s, and the job would run %d times%s. %s",
+			buildName(impl), l, what, l.Tasks, mismatchCause(l, impl), launchAdvice(impl))}
+	}
+	if impl != "embedded" && n != 0 && n != size {
+		by := "started without mpirun or srun"
+		if l.Kind != LaunchNone {
+			by = l.String()
+		}
+		return &LaunchError{Msg: fmt.Sprintf("%d ranks were asked for, but the world has %d (%s): under MPI the launcher sets the number of ranks; ask for %d or leave it unset",
+			n, size, by, size)}
+	}
+	return nil
+}

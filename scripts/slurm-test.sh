@@ -1,0 +1,291 @@
+#!/usr/bin/env bash
+# slurm-test.sh: the Slurm batch scripts for real, on a one-node Slurm that
+# this script starts on localhost and stops again.
+#
+# As root on Linux it installs slurm-wlm and munge with apt-get when they
+# are missing (saying so), writes a Slurm configuration for this machine's
+# CPUs and memory into a temporary directory, starts munged (as user munge),
+# slurmctld and slurmd there on free ports, and for each MPI implementation
+# (Open MPI: srun --mpi=pmix; MPICH: srun --mpi=pmi2):
+#   - submits scripts/slurm/golomb.sbatch 10 on 4 tasks and checks the ruler
+#     of length 55 found by a world of 4 ranks;
+#   - submits scripts/slurm/speedup.sbatch golomb 10 on 4 tasks and checks
+#     its five runs (seq; rp on 1, 2 and 4 ranks);
+#   - submits golomb.sbatch with the other implementation's plugin
+#     (SRUN_MPI), which must fail: the MPICH build under --mpi=pmix with
+#     exit status 2 and a message naming --mpi=pmi2 (mpi.LaunchError), the
+#     Open MPI build under --mpi=pmi2 in Open MPI's own MPI_Init;
+# and checks that the embedded build stops with status 2 under srun -n 2
+# and in golomb.sbatch. It waits for the jobs, checks their outputs and
+# states, and stops the daemons it started. Without root, Linux, apt-get or
+# an MPI implementation it says which Slurm tests it SKIPPED and why, and
+# exits 0.
+#
+#   scripts/slurm-test.sh                    # both implementations
+#   MPI_IMPLS=mpich scripts/slurm-test.sh    # one of them
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+
+GO=${GO:-go}
+IMPLS=${MPI_IMPLS:-openmpi mpich}
+TIMEOUT=${SLURM_TEST_TIMEOUT:-240} # seconds for all jobs together
+SLURM_DEBS="slurm-wlm munge"
+export GOFLAGS=${GOFLAGS:--buildvcs=false}
+start=$SECONDS
+
+skip() {
+	echo "SKIPPED: the Slurm tests (golomb.sbatch, speedup.sbatch, wrong srun plugin, embedded build under srun) for $IMPLS: $*"
+	exit 0
+}
+
+daemons_missing() {
+	local c
+	for c in munged slurmctld slurmd sbatch srun squeue scontrol sinfo; do
+		command -v "$c" >/dev/null || echo -n "$c "
+	done
+}
+
+[ "$(uname -s)" = Linux ] || skip "not Linux"
+[ "$(id -u)" -eq 0 ] || skip "slurmd must run as root (run make test as root)"
+if [ -n "$(daemons_missing)" ] && command -v apt-get >/dev/null; then
+	echo "installing $SLURM_DEBS with apt-get (missing: $(daemons_missing))"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq && apt-get install -y -qq $SLURM_DEBS >/dev/null || echo "apt-get install failed"
+fi
+[ -z "$(daemons_missing)" ] || skip "missing $(daemons_missing)(install $SLURM_DEBS as root)"
+id munge >/dev/null 2>&1 || skip "no user munge to run munged as"
+command -v runuser >/dev/null || skip "no runuser to start munged as user munge"
+
+impl_tags() { case $1 in openmpi) echo mpi ;; mpich) echo mpi,mpich ;; embedded) echo "" ;; esac; }
+impl_pc() { case $1 in openmpi) echo ompi-c ;; mpich) echo mpich ;; esac; }
+impl_plugin() { case $1 in openmpi) echo pmix ;; mpich) echo pmi2 ;; esac; }
+other_plugin() { case $1 in openmpi) echo pmi2 ;; mpich) echo pmix ;; esac; }
+
+impls=""
+for impl in $IMPLS; do
+	if pkg-config --exists "$(impl_pc "$impl")" 2>/dev/null; then
+		impls="$impls $impl"
+	else
+		echo "SKIPPED: the Slurm tests of $impl: pkg-config finds no $(impl_pc "$impl") (scripts/mpi-test.sh installs it)"
+	fi
+done
+
+work=$(mktemp -d /tmp/treelb-slurm.XXXXXX)
+chmod 755 "$work"
+mkdir -p "$work/munge-etc" "$work/munge-run" "$work/state" "$work/spool" "$work/log" "$work/out" "$work/bin"
+
+# stop: cancel our jobs, stop the daemons we started (by their pid files),
+# remove the directory.
+stop() {
+	local f pid i
+	if [ -f "$work/slurm.conf" ] && [ -f "$work/slurmctld.pid" ]; then
+		scancel --quiet $(squeue -h -o %i 2>/dev/null) 2>/dev/null || true
+	fi
+	for f in slurmd slurmctld munge-run/munged; do
+		[ -f "$work/$f.pid" ] || continue
+		pid=$(cat "$work/$f.pid")
+		kill "$pid" 2>/dev/null || continue
+		for i in $(seq 50); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+	done
+	rm -rf "$work"
+}
+trap stop EXIT
+
+# A free TCP port from $1 on.
+free_port() {
+	local p
+	for p in $(seq "$1" $(($1 + 200))); do
+		if ! ss -Htln "sport = :$p" 2>/dev/null | grep -q .; then
+			echo "$p"
+			return
+		fi
+	done
+	echo "$1"
+}
+
+# munged with a key, socket and logs of its own.
+dd if=/dev/urandom of="$work/munge-etc/munge.key" bs=1024 count=1 status=none
+chown -R munge:munge "$work/munge-etc" "$work/munge-run"
+chmod 700 "$work/munge-etc"
+chmod 400 "$work/munge-etc/munge.key"
+runuser -u munge -- munged --socket="$work/munge-run/munge.sock" --key-file="$work/munge-etc/munge.key" \
+	--pid-file="$work/munge-run/munged.pid" --log-file="$work/munge-etc/munged.log" \
+	--seed-file="$work/munge-etc/munged.seed" || {
+	cat "$work/munge-etc/munged.log" 2>/dev/null
+	echo "FAIL: munged did not start"
+	exit 1
+}
+
+# The configuration: one node, this machine (slurmd -C: CPUs, sockets,
+# cores, threads and memory as slurmd sees them).
+host=$(hostname -s)
+node=$(slurmd -C | head -1 | sed 's/ UpTime=.*//')
+node=${node/NodeName=* CPUs=/NodeName=$host CPUs=}
+ctld_port=$(free_port 16817)
+slurmd_port=$(free_port $((ctld_port + 1)))
+cat >"$work/slurm.conf" <<EOF
+ClusterName=treelbtest
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$work/munge-run/munge.sock
+CredType=cred/munge
+StateSaveLocation=$work/state
+SlurmdSpoolDir=$work/spool
+SlurmctldPidFile=$work/slurmctld.pid
+SlurmdPidFile=$work/slurmd.pid
+SlurmctldLogFile=$work/log/slurmctld.log
+SlurmdLogFile=$work/log/slurmd.log
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MpiDefault=none
+ReturnToService=2
+MinJobAge=600
+$node NodeAddr=127.0.0.1 State=UNKNOWN
+PartitionName=treelb Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+EOF
+export SLURM_CONF=$work/slurm.conf
+unset SRUN_MPI BIN RESULTS
+
+slurmctld -f "$SLURM_CONF" && slurmd -f "$SLURM_CONF" || {
+	tail -20 "$work"/log/*.log
+	echo "FAIL: slurmctld or slurmd did not start"
+	exit 1
+}
+for i in $(seq 60); do
+	[ "$(sinfo -h -o %T 2>/dev/null)" = idle ] && break
+	sleep 0.5
+done
+if [ "$(sinfo -h -o %T 2>/dev/null)" != idle ]; then
+	sinfo || true
+	tail -20 "$work"/log/*.log
+	echo "FAIL: the Slurm node did not come up"
+	exit 1
+fi
+echo "--- Slurm up on $host (ports $ctld_port, $slurmd_port) in $((SECONDS - start))s: $node"
+
+failures=()
+fail() {
+	failures+=("$1")
+	echo "FAIL $1"
+}
+
+# Builds: golomb for each implementation, and the embedded one.
+for b in $impls embedded; do
+	mkdir -p "$work/bin/$b"
+	$GO build -tags "$(impl_tags "$b")" -o "$work/bin/$b/golomb" ./apps/golomb || fail "golomb [$b] build"
+done
+
+# submit NAME [VAR=VALUE...] -- SBATCH_ARGS...: submit a job from the
+# repository's root with the given environment, its output in
+# $work/out/NAME.out; remembers NAME's job id.
+declare -A jobs
+submit() {
+	local name=$1 id
+	shift
+	local envs=()
+	while [ "$1" != -- ]; do
+		envs+=("$1")
+		shift
+	done
+	shift
+	if id=$(env "${envs[@]}" sbatch --parsable --chdir="$repo" -o "$work/out/$name.out" "$@"); then
+		jobs[$name]=${id%%;*}
+	else
+		fail "$name: sbatch failed"
+	fi
+}
+
+for impl in $impls; do
+	bin=$work/bin/$impl
+	submit "golomb-$impl" BIN="$bin" -- -O -n 4 scripts/slurm/golomb.sbatch 10
+	submit "speedup-$impl" BIN="$bin" RESULTS="$work/out/speedup-$impl" -- -O -n 4 scripts/slurm/speedup.sbatch golomb 10
+	submit "wrong-plugin-$impl" BIN="$bin" SRUN_MPI="$(other_plugin "$impl")" -- -O -n 2 scripts/slurm/golomb.sbatch 9
+done
+submit "golomb-embedded" BIN="$work/bin/embedded" -- -O -n 2 scripts/slurm/golomb.sbatch 9
+
+# The embedded build under srun directly.
+rc=0
+timeout -k 10 60 srun -O -n 2 "$work/bin/embedded/golomb" 9 >"$work/out/srun-embedded.out" 2>&1 || rc=$?
+if [ "$rc" -eq 2 ] && grep -qF "this is the embedded build (goroutine ranks, no MPI), started by srun" "$work/out/srun-embedded.out"; then
+	echo "ok   embedded build under srun -n 2: status 2, says why"
+else
+	cat "$work/out/srun-embedded.out"
+	fail "embedded build under srun -n 2: exit status $rc, want 2 and a message"
+fi
+
+# Wait for every job to leave the queue.
+deadline=$((SECONDS + TIMEOUT))
+while [ -n "$(squeue -h -o %i)" ]; do
+	if [ "$SECONDS" -ge "$deadline" ]; then
+		squeue
+		fail "jobs still queued or running after ${TIMEOUT}s"
+		break
+	fi
+	sleep 1
+done
+
+# state NAME: the job's final state and exit code, e.g. "COMPLETED 0:0".
+state() {
+	scontrol -o show job "${jobs[$1]}" | sed -n 's/.*JobState=\([A-Z_]*\) .*ExitCode=\([0-9:]*\).*/\1 \2/p'
+}
+
+# check_job NAME STATE TEXT...: the job ended in STATE (e.g. "COMPLETED
+# 0:0") and its output contains every TEXT.
+check_job() {
+	local name=$1 want=$2 got t
+	shift 2
+	[ -n "${jobs[$name]:-}" ] || return
+	got=$(state "$name")
+	for t in "$@"; do
+		if ! grep -qF -- "$t" "$work/out/$name.out"; then
+			cat "$work/out/$name.out"
+			fail "$name (job ${jobs[$name]}, $got): the output does not say $t"
+			return
+		fi
+	done
+	if [ "$got" != "$want" ]; then
+		cat "$work/out/$name.out"
+		fail "$name (job ${jobs[$name]}): $got, want $want"
+		return
+	fi
+	echo "ok   $name (job ${jobs[$name]}): $got"
+}
+
+for impl in $impls; do
+	check_job "golomb-$impl" "COMPLETED 0:0" '"ranks":4,"world":"mpi"' '"length":55,'
+	if [ -n "${jobs[speedup-$impl]:-}" ]; then
+		lines="$work/out/speedup-$impl/speedup-${jobs[speedup-$impl]}.jsonl"
+		got=$(sed -n 's/.*"balancer":"\([a-z]*\)","ranks":\([0-9]*\),.*"length":55,.*/\1 \2/p' "$lines" 2>/dev/null | tr '\n' ' ')
+		if [ "$got" = "seq 1 rp 1 rp 2 rp 4 " ]; then
+			check_job "speedup-$impl" "COMPLETED 0:0" "results in $lines"
+		else
+			cat "$work/out/speedup-$impl.out" "$lines" 2>/dev/null || true
+			fail "speedup-$impl: runs of length 55: '$got', want seq 1, rp 1, 2 and 4"
+		fi
+	fi
+	case $impl in
+	mpich) check_job "wrong-plugin-$impl" "FAILED 2:0" "this is an MPICH build, started by srun --mpi=pmix -n 2" "use srun --mpi=pmi2" ;;
+	openmpi) check_job "wrong-plugin-$impl" "FAILED 1:0" 'launched using "srun"' ;;
+	esac
+done
+check_job golomb-embedded "FAILED 2:0" "is the embedded build (no MPI)"
+
+if [ "${#failures[@]}" -gt 0 ]; then
+	echo "--- slurmctld and slurmd logs"
+	tail -15 "$work/log/slurmctld.log" "$work/log/slurmd.log" || true
+	echo "FAIL: Slurm tests failed: ${failures[*]}"
+	exit 1
+fi
+echo "Slurm tests passed for:${impls:- none} (and the embedded build) in $((SECONDS - start))s"
