@@ -53,7 +53,8 @@ type Common struct {
 	Quiet    bool
 	Budget   int64
 	Options  lb.Options
-	info     lb.Info // the balancer, unless Seq
+	Idle     mpi.Idle // how waiting ranks wait under MPI (--idle)
+	info     lb.Info  // the balancer, unless Seq
 }
 
 // optionFlags are the balancer options' flags, by the names lb.Info uses.
@@ -68,6 +69,7 @@ func Flags() []cli.Flag {
 	}
 	return []cli.Flag{
 		&cli.IntFlag{Name: "np", Value: runtime.NumCPU(), Usage: fmt.Sprintf("ranks of the embedded or simulated world, 1..%d (under mpirun/srun the launcher's size; a different --np is an error)", MaxNP)},
+		&cli.StringFlag{Name: "idle", Usage: "under MPI, how waiting ranks wait: spin, yield (poll and sleep, for more ranks than cores) or auto (yield when the launcher put more ranks on the node than it has CPUs); default: $" + mpi.IdleEnv + ", else auto"},
 		&cli.StringFlag{Name: "world", Value: world, Usage: "where the ranks run: embedded (goroutines), mpi (the -tags mpi build under mpirun or srun) or sim (simulated, virtual time)"},
 		&cli.StringFlag{Name: "balancer", Aliases: []string{"b"}, Value: "rp", Usage: "load balancer: seq (sequential solver) or one of " + strings.Join(lb.Names(), ", ") + "; 'help' lists them"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the ranks' random sources"},
@@ -164,6 +166,12 @@ func Parse(c *cli.Context) (Common, error) {
 	}
 	if cm.Budget < 1 {
 		return cm, Usagef("--budget %d: need at least 1 node", cm.Budget)
+	}
+	if c.IsSet("idle") {
+		var err error
+		if cm.Idle, err = mpi.ParseIdle(c.String("idle")); err != nil {
+			return cm, Usagef("--idle: %v", err)
+		}
 	}
 	if err := cm.Options.Validate(); err != nil {
 		return cm, &UsageError{Err: err}

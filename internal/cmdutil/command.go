@@ -94,6 +94,7 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 		}
 		var verdict error
 		err := mpi.Run(n, func(comm *mpi.Comm) error {
+			comm.SetIdle(cm.Idle)
 			r := &Run{Common: cm, App: spec.App, Comm: comm, Context: c}
 			in, err := agreeOnInput(comm, c, perr, func() (I, error) { return spec.Read(c, cm) })
 			if err != nil {
