@@ -57,6 +57,9 @@ func (c *core) init(env Env) {
 	c.stats.Rank = env.Rank
 	if b, ok := env.App.(Bounded); ok {
 		c.bounded, c.sense = b, b.Sense()
+		// The incumbent before the search is every rank's (the problem is
+		// known to all): only what a rank finds is worth a broadcast.
+		c.bound, c.hasBound = b.Incumbent()
 	}
 	c.stopper, _ = env.App.(Stopper)
 }

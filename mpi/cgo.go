@@ -961,6 +961,34 @@ func (c *Comm) Probe(source, tag int) (Status, error) {
 	return statusOf(res), nil
 }
 
+// ProbeWithin is Probe that gives up after d: it reports false when no
+// message from source with tag arrived in time. It is not an MPI call but
+// what an idle rank needs that waits for messages and for a moment of its
+// own (lb's driver holding back a request): MPI_Iprobe polled with the
+// back-off of IdleYield until the deadline, whatever the idle policy.
+func (c *Comm) ProbeWithin(source, tag int, d time.Duration) (Status, bool, error) {
+	const fn = "MPI_Iprobe"
+	if err := c.check(fn, source, tag, true); err != nil {
+		return Status{}, false, err
+	}
+	deadline := time.Now().Add(d)
+	var b backoff
+	for {
+		theWorld.tick()
+		res := C.tlb_iprobe(C.int(source), C.int(tag))
+		if err := resultError(fn, res); err != nil {
+			return Status{}, false, err
+		}
+		if res.flag != 0 {
+			return statusOf(res), true, nil
+		}
+		if !time.Now().Before(deadline) {
+			return Status{}, false, nil
+		}
+		b.pause()
+	}
+}
+
 // collective makes a collective call: blocking (call gets a nil request)
 // under IdleSpin; under IdleYield non-blocking, polled until it completes,
 // with bufs, the buffers MPI uses meanwhile, pinned.

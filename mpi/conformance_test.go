@@ -12,6 +12,7 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/treelb/treelb/mpi"
 	"github.com/treelb/treelb/mpi/mpitest"
@@ -137,6 +138,42 @@ func TestProbe(t *testing.T) {
 		}
 		if _, ok, _ := c.Iprobe(mpi.AnySource, 5); ok {
 			return fmt.Errorf("Iprobe found a received message")
+		}
+		return c.Barrier()
+	})
+}
+
+// TestProbeWithin: a timed probe gives up after its time on an empty
+// queue, and finds a message that arrives while it waits, or was there.
+func TestProbeWithin(t *testing.T) {
+	forSizes(t, func(c *mpi.Comm) error {
+		p, me := c.Size(), c.Rank()
+		t0 := time.Now()
+		if _, ok, err := c.ProbeWithin(mpi.AnySource, 77, 20*time.Millisecond); err != nil || ok {
+			return fmt.Errorf("ProbeWithin on an empty queue: %v %v", ok, err)
+		}
+		if d := time.Since(t0); d < 20*time.Millisecond {
+			return fmt.Errorf("ProbeWithin gave up after %v, before its 20 ms", d)
+		}
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+		// Rank me sends to me+1 after a pause; the receiver waits for it
+		// with a deadline far away.
+		from := (me - 1 + p) % p
+		if me%2 == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if err := c.Send([]byte{byte(me)}, (me+1)%p, 77); err != nil {
+			return err
+		}
+		st, ok, err := c.ProbeWithin(from, 77, time.Minute)
+		if err != nil || !ok || st.Source != from || st.Tag != 77 || st.Count != 1 {
+			return fmt.Errorf("ProbeWithin: %+v %v %v", st, ok, err)
+		}
+		buf := make([]byte, 1)
+		if _, err := c.Recv(buf, from, 77); err != nil {
+			return err
 		}
 		return c.Barrier()
 	})

@@ -375,6 +375,32 @@ func (c *Comm) Probe(source, tag int) (Status, error) {
 	}
 }
 
+// ProbeWithin is Probe that gives up after d: it reports false when no
+// message from source with tag arrived in time. It is not an MPI call but
+// what an idle rank needs that waits for messages and for a moment of its
+// own (lb's driver holding back a request).
+func (c *Comm) ProbeWithin(source, tag int, d time.Duration) (Status, bool, error) {
+	if err := c.check("MPI_Probe", source, tag, true); err != nil {
+		return Status{}, false, err
+	}
+	mb := &c.w.boxes[c.rank]
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		if st, ok, _ := mb.probe(source, tag); ok {
+			return st, true, nil
+		}
+		select {
+		case <-c.wake:
+		case <-timer.C:
+			st, ok, _ := mb.probe(source, tag)
+			return st, ok, nil
+		case <-c.w.done:
+			return Status{}, false, &Error{Func: "MPI_Probe", Class: ClassAborted, Msg: "world aborted"}
+		}
+	}
+}
+
 // Collectives run in their own context with point-to-point messages between
 // ranks: binomial trees for Bcast and Reduce, direct exchange for Gather and
 // Alltoallv. Every rank must call them in the same order.

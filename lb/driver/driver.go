@@ -17,6 +17,7 @@ package driver
 import (
 	"encoding/binary"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/treelb/treelb/lb"
@@ -65,7 +66,7 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 	if err := c.Barrier(); err != nil {
 		return nil, fmt.Errorf("lb: %w", err)
 	}
-	d := loop{c: c, b: b}
+	d := loop{c: c, b: b, throttle: throttles(c), maxPause: maxPauseFor(c.Size(), runtime.GOMAXPROCS(0))}
 	start := time.Now()
 	if err := d.run(app, budget); err != nil {
 		return nil, fmt.Errorf("lb: rank %d: %w", c.Rank(), err)
@@ -87,6 +88,46 @@ type loop struct {
 	pending []*mpi.Request
 	work    time.Duration
 	idle    time.Duration
+
+	// Request throttling when ranks outnumber cores (see throttles): a
+	// request that follows a rejection is held back for a pause that
+	// doubles with every rejection in a row, from minPause to maxPause,
+	// and the pause ends when work arrives.
+	throttle  bool
+	maxPause  time.Duration
+	pause     time.Duration
+	held      *lb.Msg
+	heldUntil time.Time
+}
+
+// The pauses of request throttling: from minPause, doubling up to
+// pausePerRank for every rank beyond a core, within [2 ms, 100 ms], so that
+// the idle ranks' requests together stay well below what the cores can
+// route while busy ranks work.
+const (
+	minPause     = 20 * time.Microsecond
+	pausePerRank = 50 * time.Microsecond
+)
+
+// maxPauseFor returns the longest pause for size ranks on cores cores.
+func maxPauseFor(size, cores int) time.Duration {
+	return min(max(time.Duration(size/max(cores, 1))*pausePerRank, 2*time.Millisecond), 100*time.Millisecond)
+}
+
+// throttles reports whether the ranks of c outnumber the cores they run on:
+// the embedded world's goroutine ranks beyond GOMAXPROCS, or MPI ranks
+// that wait by yielding (mpi.IdleYield, which auto chooses on an
+// oversubscribed node). Then an idle rank's requests are throttled: each
+// rejection is answered by the next request immediately in random polling
+// (seed 002, Fig. 1), and idle ranks that share a core with busy ones would
+// otherwise spend it asking each other for work that none of them has. A
+// held request is a message the network delays; the balancer does not see
+// the difference.
+func throttles(c *mpi.Comm) bool {
+	if mpi.WorldName == "embedded" {
+		return c.Size() > runtime.GOMAXPROCS(0)
+	}
+	return c.Idle() == mpi.IdleYield
 }
 
 func (d *loop) run(app lb.App, budget int64) error {
@@ -117,16 +158,26 @@ func (d *loop) run(app lb.App, budget int64) error {
 			}
 			continue
 		}
-		// Idle: block until a message arrives (seed 002 Fig. 1: "blockingly").
+		// Idle: block until a message arrives (seed 002 Fig. 1: "blockingly"),
+		// or the held request is due.
 		t0 := time.Now()
-		st, err := d.c.Probe(mpi.AnySource, mpi.AnyTag)
+		st, ok, err := d.wait()
 		d.idle += time.Since(t0)
 		if err != nil {
 			return err
 		}
+		if !ok {
+			if err := d.release(); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := d.receive(st); err != nil {
 			return err
 		}
+	}
+	if d.held != nil {
+		return fmt.Errorf("done with a request to rank %d held back", d.held.To)
 	}
 	for _, r := range d.pending {
 		if _, err := r.Wait(); err != nil {
@@ -134,6 +185,16 @@ func (d *loop) run(app lb.App, budget int64) error {
 		}
 	}
 	return nil
+}
+
+// wait blocks until a message arrives, or until the held request is due
+// (ok false).
+func (d *loop) wait() (mpi.Status, bool, error) {
+	if d.held == nil {
+		st, err := d.c.Probe(mpi.AnySource, mpi.AnyTag)
+		return st, err == nil, err
+	}
+	return d.c.ProbeWithin(mpi.AnySource, mpi.AnyTag, time.Until(d.heldUntil))
 }
 
 func (d *loop) receive(st mpi.Status) error {
@@ -144,17 +205,50 @@ func (d *loop) receive(st mpi.Status) error {
 	if _, err := d.c.Recv(buf, st.Source, st.Tag); err != nil {
 		return err
 	}
+	if d.throttle {
+		switch lb.Kind(st.Tag) {
+		case lb.KReject:
+			d.pause = min(max(2*d.pause, minPause), d.maxPause)
+		case lb.KWork:
+			d.pause = 0
+		}
+	}
 	d.b.Deliver(lb.Msg{From: st.Source, To: d.c.Rank(), Kind: lb.Kind(st.Tag), Data: buf})
 	return d.flush()
 }
 
+// send starts sending m.
+func (d *loop) send(m lb.Msg) error {
+	r, err := d.c.Isend(m.Data, m.To, int(m.Kind))
+	if err != nil {
+		return err
+	}
+	d.pending = append(d.pending, r)
+	return nil
+}
+
+// release sends the held request.
+func (d *loop) release() error {
+	m := d.held
+	d.held = nil
+	return d.send(*m)
+}
+
 func (d *loop) flush() error {
 	for _, m := range d.b.Outbox() {
-		r, err := d.c.Isend(m.Data, m.To, int(m.Kind))
-		if err != nil {
+		if d.held != nil && (m.To == d.held.To || time.Now().After(d.heldUntil)) {
+			// Keep the order of the pair (and never hold past the due time).
+			if err := d.release(); err != nil {
+				return err
+			}
+		}
+		if d.throttle && d.pause > 0 && m.Kind == lb.KRequest && d.held == nil {
+			d.held, d.heldUntil = &m, time.Now().Add(d.pause)
+			continue
+		}
+		if err := d.send(m); err != nil {
 			return err
 		}
-		d.pending = append(d.pending, r)
 	}
 	// Drop completed sends, keeping order.
 	k := 0

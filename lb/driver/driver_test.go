@@ -14,10 +14,9 @@ import (
 // the embedded MPI world: exhaustive counts equal the sequential ones, and
 // branch-and-bound and first-solution searches give the sequential answer.
 func TestDriverEmbedded(t *testing.T) {
-	const depth = 19
-	sizes := []int{1, 2, 3, 7, 16}
+	depth, sizes := 19, []int{1, 2, 3, 7, 16}
 	if testing.Short() {
-		sizes = []int{1, 3, 7}
+		depth, sizes = 16, []int{1, 3, 7}
 	}
 	for _, v := range lbtest.Variants() {
 		for _, p := range sizes {
