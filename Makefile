@@ -2,7 +2,7 @@
 GO      ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all run test test-go test-mpi test-slurm test-clone vet bench mpi clean
+.PHONY: all run test test-go test-fuzz test-mpi test-slurm test-clone vet bench mpi clean
 
 all: test
 
@@ -15,7 +15,12 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
 
-test: vet test-clone test-go test-mpi test-slurm
+test: vet test-clone test-go test-fuzz test-mpi test-slurm
+
+# Every fuzz test of a decoder of outside bytes, a few seconds each on top of
+# its committed corpus (which every go test runs).
+test-fuzz:
+	bash scripts/fuzz.sh
 
 # The repository alone: a fresh clone runs the README's quick start.
 test-clone:

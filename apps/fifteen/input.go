@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -119,16 +120,22 @@ func loadKorf(path string) ([]puzzle.Instance, error) {
 	return ins, nil
 }
 
-// readFile reads one instance per line from path: 16 numbers separated by
-// blanks or commas; '#' starts a comment, and blank lines are skipped.
+// readFile reads one instance per line from path (see readBoards).
 func readFile(path string) ([]instance, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--file: %w", err)
 	}
 	defer f.Close()
+	return readBoards(f, path)
+}
+
+// readBoards reads one instance per line from r, the file called name: 16
+// numbers separated by blanks or commas; '#' starts a comment, and blank
+// lines are skipped. Errors name the line.
+func readBoards(r io.Reader, name string) ([]instance, error) {
 	var out []instance
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -137,7 +144,7 @@ func readFile(path string) ([]instance, error) {
 		if len(fields) == 0 {
 			continue
 		}
-		label := fmt.Sprintf("%s:%d", path, line)
+		label := fmt.Sprintf("%s:%d", name, line)
 		st, err := board(fields)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", label, err)
@@ -145,10 +152,10 @@ func readFile(path string) ([]instance, error) {
 		out = append(out, instance{Label: label, Start: st})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("--file %s: after line %d: %w", path, line, err)
+		return nil, fmt.Errorf("--file %s: after line %d: %w", name, line, err)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("--file %s: no instance in the file", path)
+		return nil, fmt.Errorf("--file %s: no instance in the file", name)
 	}
 	return out, nil
 }

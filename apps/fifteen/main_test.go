@@ -29,6 +29,14 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	return p
 }
 
+// TestExampleFile: the example the README and --help show parses.
+func TestExampleFile(t *testing.T) {
+	ins, err := readFile("boards.txt")
+	if err != nil || len(ins) != 3 || ins[0].Start.String() != korf12 {
+		t.Fatalf("boards.txt: %v %+v", err, ins)
+	}
+}
+
 // TestInstances checks the input parsing in process: what is accepted, in
 // which order, and the error of each kind of bad input.
 func TestInstances(t *testing.T) {

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
+)
+
+// TestCommand builds golomb and runs it as a user would: the answer, one
+// node count per run (the header's equals the statistics' total), flags
+// before or after the argument, the worlds, and exit status 2 with a
+// message for every kind of bad input.
+func TestCommand(t *testing.T) {
+	bin := cmdtest.Build(t)
+	run := func(args ...string) (string, string, int) { return cmdtest.Run(t, bin, args...) }
+
+	for _, args := range [][]string{
+		{"--json", "--stats", "--np", "3", "10"},
+		{"10", "--np", "3", "--stats", "--json"},
+		{"--json", "--stats", "--np", "64", "--world", "sim", "-b", "koso", "10"},
+		{"--json", "--stats", "-b", "seq", "10"},
+	} {
+		stdout, stderr, code := run(args...)
+		if code != 0 {
+			t.Fatalf("golomb %q: exit %d: %s", args, code, stderr)
+		}
+		var out struct {
+			App, Balancer, World string
+			Ranks                int
+			Length, Marks        int
+			Nodes                int64
+			Ruler                []int
+			Stats                *struct{ Total struct{ Nodes int64 } }
+		}
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatalf("golomb %q: %v\n%s", args, err, stdout)
+		}
+		if out.App != "golomb" || out.Marks != 10 || out.Length != 55 || len(out.Ruler) != 10 || out.Nodes <= 0 {
+			t.Errorf("golomb %q: %+v", args, out)
+		}
+		if out.Balancer != "seq" && (out.Stats == nil || out.Stats.Total.Nodes != out.Nodes) {
+			t.Errorf("golomb %q: %d nodes, statistics %+v", args, out.Nodes, out.Stats)
+		}
+	}
+	if stdout, _, code := run("-q", "--count", "60", "9", "--np", "2"); code != 0 || stdout != "97759\n" {
+		t.Errorf("--count 60 9: exit %d, output %q", code, stdout)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "exactly one argument"},
+		{[]string{"1"}, "from 2 to"},
+		{[]string{"x"}, "from 2 to"},
+		{[]string{"9", "10"}, "exactly one argument"},
+		{[]string{"--count", "0", "9"}, "--count 0"},
+		{[]string{"-b", "nope", "9"}, "unknown balancer"},
+		{[]string{"9", "--bogus"}, "not defined"},
+		{[]string{"9", "-b", "koso", "--pair-sync"}, "does not use it"},
+		{[]string{"9", "-b", "static", "--levels", "40"}, "split levels"},
+		{[]string{"9", "--np", "100000"}, "--np"},
+	} {
+		stdout, stderr, code := run(c.args...)
+		if code != 2 || !strings.HasPrefix(stderr, "golomb: ") || !strings.Contains(stderr, c.want) || stdout != "" {
+			t.Errorf("golomb %q: exit %d, stderr %q, stdout %q; want exit 2 and %q", c.args, code, stderr, stdout, c.want)
+		}
+	}
+	if stdout, _, code := run("--help"); code != 0 || !strings.Contains(stdout, "--count") || !strings.Contains(stdout, "--world") {
+		t.Errorf("--help: exit %d\n%s", code, stdout)
+	}
+	if stdout, _, code := run("--version"); code != 0 || !strings.Contains(stdout, "mpi library") {
+		t.Errorf("--version: exit %d\n%s", code, stdout)
+	}
+}

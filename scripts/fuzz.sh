@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# fuzz.sh: every Go fuzz test of the repository (the decoders of bytes from
+# outside: task encodings, input files, parsers, checkpoints) fuzzed for a
+# short bounded time each. The committed corpora (testdata/fuzz/) run with
+# every `go test`; this adds new random inputs on top.
+#
+#   scripts/fuzz.sh              # FUZZTIME per target (default 4s)
+#   FUZZTIME=1m scripts/fuzz.sh  # longer, by hand
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+FUZZTIME=${FUZZTIME:-4s}
+export GOFLAGS=${GOFLAGS:--buildvcs=false}
+failed=0
+# Every package with a fuzz test, and its fuzz tests' names.
+for pkg in $($GO list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{end}}' ./...); do
+	for name in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$pkg"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
+		rel=./${pkg#"$PWD"/}
+		start=$SECONDS
+		if out=$($GO test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" "$rel" 2>&1); then
+			echo "ok   fuzz $rel $name ($((SECONDS - start))s)"
+		else
+			echo "$out" | tail -20
+			echo "FAIL fuzz $rel $name"
+			failed=1
+		fi
+	done
+done
+exit $failed
