@@ -127,10 +127,10 @@ type SimParams struct {
 // Validate reports the first invalid parameter.
 func (sp SimParams) Validate() error {
 	switch {
-	case !(sp.Alpha >= 0 && sp.Alpha <= 1000):
-		return fmt.Errorf("load factor alpha = %g, need 0 ≤ alpha ≤ 1000", sp.Alpha)
-	case !(sp.Beta >= 0 && sp.Beta <= 1000):
-		return fmt.Errorf("load factor beta = %g, need 0 ≤ beta ≤ 1000", sp.Beta)
+	case !(sp.Alpha > 0 && sp.Alpha <= 1000):
+		return fmt.Errorf("load factor alpha = %g, need 0 < alpha ≤ 1000 (with alpha = 0 every load of Fig. 1 is 0 and η is 0/0)", sp.Alpha)
+	case !(sp.Beta > 0 && sp.Beta <= 1000):
+		return fmt.Errorf("load factor beta = %g, need 0 < beta ≤ 1000 (with beta = 0 the load XY is 0 and its η is 0/0)", sp.Beta)
 	case sp.Runs < 2:
 		return fmt.Errorf("%d runs, need at least 2", sp.Runs)
 	case sp.Model != SimBernoulli && sp.Model != SimPoisson:

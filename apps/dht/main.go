@@ -57,7 +57,7 @@ type rounds struct {
 	Rounds int
 }
 
-func readRounds(c *cli.Context, _ cmdutil.Common) (rounds, error) {
+func readRounds(c *cli.Context, cm cmdutil.Common) (rounds, error) {
 	if c.NArg() != 0 {
 		return rounds{}, cmdutil.Usagef("unexpected arguments %q (see --help)", c.Args().Slice())
 	}
@@ -73,6 +73,16 @@ func readRounds(c *cli.Context, _ cmdutil.Common) (rounds, error) {
 	n := c.Int("rounds")
 	if n < 1 {
 		return rounds{}, cmdutil.Usagef("--rounds %d: need at least 1", n)
+	}
+	// Every rank holds q buckets of both tables (8 bytes a head) and about
+	// (α + β)·q elements of 24 bytes, twice over while they are dispatched.
+	p := float64(cm.NP)
+	if cm.World == cmdutil.WorldMPI {
+		p = 1 // each process holds its own rank's share
+	}
+	need := p * float64(rp.Q) * (16 + 48*(rp.Alpha+rp.Beta))
+	if err := cmdutil.CheckMemory(need, fmt.Sprintf("%g ranks with -Q %d, alpha %g and beta %g", p, rp.Q, rp.Alpha, rp.Beta)); err != nil {
+		return rounds{}, err
 	}
 	return rounds{Params: rp, Rounds: n}, nil
 }
@@ -144,16 +154,23 @@ func writeFiles(dir string, r *hashtable.Reproduction) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	// Each file is written to a temporary file first and renamed, so a
+	// failure leaves no half-written file (an empty PNG, say).
 	write := func(name string, f func(*os.File) error) error {
-		fh, err := os.Create(filepath.Join(dir, name))
+		fh, err := os.CreateTemp(dir, "."+name+".*")
 		if err != nil {
 			return err
 		}
 		if err := f(fh); err != nil {
 			fh.Close()
+			os.Remove(fh.Name())
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		return fh.Close()
+		if err := fh.Close(); err != nil {
+			os.Remove(fh.Name())
+			return err
+		}
+		return os.Rename(fh.Name(), filepath.Join(dir, name))
 	}
 	if err := write("fig1.csv", func(f *os.File) error { return hashtable.WriteSimCSV(f, r.Fig1) }); err != nil {
 		return err

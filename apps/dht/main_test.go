@@ -4,25 +4,34 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/treelb/treelb/hashtable"
+	"github.com/treelb/treelb/internal/cmdutil"
 	"github.com/treelb/treelb/mpi"
 )
 
+// run runs the command in process as Main would and returns its output and
+// an error for a non-zero exit status.
 func run(args ...string) (string, error) {
 	app := newApp()
 	var out bytes.Buffer
 	app.Writer, app.ErrWriter = &out, &out
-	app.ExitErrHandler = func(*cli.Context, error) {}
-	err := app.Run(append([]string{"dht"}, args...))
-	return out.String(), err
+	if code := cmdutil.Execute(app, append([]string{"dht"}, args...)); code != 0 {
+		return out.String(), exitError(code)
+	}
+	return out.String(), nil
 }
+
+// exitError is a non-zero exit status.
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+func (e exitError) ExitCode() int { return int(e) }
 
 func TestRounds(t *testing.T) {
 	if mpi.WorldName != "embedded" {
@@ -63,7 +72,8 @@ func TestBadInput(t *testing.T) {
 	for _, args := range [][]string{
 		{"-Q", "0"}, {"--alpha", "-1"}, {"--beta", "-0.5"}, {"--alloc", "cyclic"}, {"--rounds", "0"},
 		{"--np", "0"}, {"surplus"}, {"sim", "--runs", "1"}, {"sim", "--model", "gauss"}, {"sim", "--alpha", "-4"},
-		{"sim", "--max-p", "2"}, {"sim", "--table-runs", "10"},
+		{"sim", "--max-p", "2"}, {"sim", "--table-runs", "10"}, {"sim", "--alpha", "0"}, {"sim", "--beta", "0"},
+		{"sim", "--bogus"}, {"-Q", "2000000000000", "--np", "2"}, {"--alpha", "1e9", "--np", "2"},
 	} {
 		_, err := run(args...)
 		var ec mpi.ExitCoder

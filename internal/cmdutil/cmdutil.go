@@ -167,6 +167,11 @@ func Parse(c *cli.Context) (Common, error) {
 	if cm.Budget < 1 {
 		return cm, Usagef("--budget %d: need at least 1 node", cm.Budget)
 	}
+	if cm.World == WorldEmbedded && cm.Balancer != Seq {
+		if err := CheckMemory(float64(cm.NP)*BytesPerEmbeddedRank, fmt.Sprintf("--np %d goroutine ranks", cm.NP)); err != nil {
+			return cm, err
+		}
+	}
 	if c.IsSet("idle") {
 		var err error
 		if cm.Idle, err = mpi.ParseIdle(c.String("idle")); err != nil {
@@ -243,7 +248,7 @@ func (cm Common) Config() lb.Config {
 // Flags may stand anywhere on the command line, before or after the
 // positional arguments (ReorderArgs).
 func Main(app *cli.App) {
-	os.Exit(run(app, os.Args))
+	os.Exit(Execute(app, os.Args))
 }
 
 // errWriter is where app's errors go.
@@ -254,8 +259,10 @@ func errWriter(app *cli.App) io.Writer {
 	return os.Stderr
 }
 
-// run runs app with args and returns the exit status, printing errors.
-func run(app *cli.App, args []string) int {
+// Execute runs app with args (args[0] the program's name) and returns the
+// exit status, printing errors on app.ErrWriter; Main is Execute with the
+// process's arguments, and tests call it in process.
+func Execute(app *cli.App, args []string) int {
 	app.Version = version.Get().String() // --version, -v: the build and its MPI library
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	usage := func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: err} }

@@ -60,7 +60,7 @@ func runArgs(spec Spec[int], args ...string) (int, string) {
 	app := testApp(Action(spec))
 	var out bytes.Buffer
 	app.Writer, app.ErrWriter = &out, &out
-	return run(app, append([]string{"t"}, args...)), out.String()
+	return Execute(app, append([]string{"t"}, args...)), out.String()
 }
 
 // TestAction: flags anywhere, the world and the ranks the flags choose,
@@ -205,7 +205,7 @@ func TestSubcommands(t *testing.T) {
 		}}}
 		var out bytes.Buffer
 		app.Writer, app.ErrWriter = &out, &out
-		code := run(app, append([]string{"t"}, strings.Fields(tc.args)...))
+		code := Execute(app, append([]string{"t"}, strings.Fields(tc.args)...))
 		if code != tc.code || !strings.Contains(out.String(), tc.want) {
 			t.Errorf("%q: status %d, output %q; want %d and %q", tc.args, code, out.String(), tc.code, tc.want)
 		}
@@ -220,5 +220,24 @@ func TestFlagsNamed(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{"np", "seed"}) {
 		t.Fatalf("%v", names)
+	}
+}
+
+// TestCheckMemory: sizes beyond the machine's memory are usage errors.
+func TestCheckMemory(t *testing.T) {
+	avail, ok := AvailableMemory()
+	if !ok {
+		t.Skip("no /proc/meminfo")
+	}
+	if err := CheckMemory(float64(avail)/2, "half"); err != nil {
+		t.Errorf("half the available memory: %v", err)
+	}
+	err := CheckMemory(float64(avail)*4, "four times")
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "four times need about") {
+		t.Errorf("four times the available memory: %v", err)
+	}
+	if got := FormatBytes(3 << 30); got != "3 GiB" {
+		t.Errorf("FormatBytes(3 GiB) = %q", got)
 	}
 }
