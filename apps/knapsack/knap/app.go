@@ -27,7 +27,9 @@ type App struct {
 	bestSet []bool // best solution found on this rank, by position in pr.item
 	nodes   int64
 
-	up, dn []int32 // Core: runs of reduced items (see upCore)
+	up, dn   []int32 // Core: runs of reduced items (see upCore)
+	path     []int32 // Core: path[d] is the item flipped at depth d of the current node
+	maxDepth int     // Core: levels of one recursive descent (maxRecursion; tests lower it)
 }
 
 // NewApp returns a rank's App for searching in with s. It checks the
@@ -43,6 +45,7 @@ func NewApp(in *Instance, s Search) (*App, error) {
 	pr := prepare(in)
 	a := &App{pr: pr, search: s, z: pr.greedy, best: pr.greedy, bestSet: slices.Clone(pr.greedySet)}
 	if s == Core {
+		a.maxDepth = maxRecursion
 		a.up, a.dn = make([]int32, pr.n), make([]int32, pr.n)
 		for k := range a.up {
 			a.up[k], a.dn[k] = int32(k), int32(k)

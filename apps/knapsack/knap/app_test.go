@@ -25,6 +25,9 @@ func schedule(t *testing.T, in *Instance, s Search, ranks int, rng *rand.Rand, f
 		if err != nil {
 			t.Fatal(err)
 		}
+		if rng.IntN(2) == 0 {
+			a.maxDepth = 1 + rng.IntN(3) // the recursion stops and restarts often
+		}
 		if fixed >= 0 {
 			a.Improve(fixed)
 		}

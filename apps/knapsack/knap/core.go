@@ -5,8 +5,8 @@ import (
 	"fmt"
 )
 
-// The expanding-core search (Pisinger's expknap, EJOR 87, 1995) as an
-// explicit stack. A node is a solution (ps, ws) that differs from the break
+// The expanding-core search (Pisinger's expknap, EJOR 87, 1995), kept on an
+// explicit stack between two Work calls (see workCore). A node is a solution (ps, ws) that differs from the break
 // solution in the items it flipped on the way down; ps is its profit and
 // ws its weight minus the capacity. A node with ws ≤ 0 fits: its children
 // pack one more item t ≥ its next-to-add cursor, in ratio order, leaving out
@@ -61,69 +61,171 @@ func (a *App) nextCore(f *cframe, z int64) (int, bool) {
 	return k, !less(pr.narrow, f.ps-z-1, it[k].w, f.ws, it[k].p)
 }
 
-// workCore expands up to budget nodes of the core search. The current
-// frame lives in local variables; a frame is stored on the stack when it
-// gets a child and reloaded when the search returns to it.
+// workCore expands up to budget nodes of the core search: it explores
+// the subtree below the top frame of the stack recursively (add and
+// remove), and when the budget runs out the recursion stores its levels as
+// frames on the stack, so that Split and AppendBinary see an explicit stack
+// between two calls. The recursion is faster than a loop over the explicit
+// stack: the current node's numbers stay in registers and each return goes
+// straight back to the loop of the right kind.
 func (t *Task) workCore(budget int64) int64 {
 	a := t.a
-	pr := a.pr
-	it, narrow := pr.item, pr.narrow
-	n := len(it)
-	z := a.z
-	st := t.st
-	base := t.base
-	if len(st) <= base {
+	if len(t.st) <= t.base || budget <= 0 {
 		return 0
 	}
-	top := len(st) - 1
-	f := st[top]
-	var nodes int64
-	for nodes < budget {
-		var k int
-		var pruned bool
+	if len(a.path) < len(t.st) {
+		a.path = make([]int32, len(t.st), 2*len(t.st))
+	}
+	for d, f := range t.st {
+		a.path[d] = f.flip
+	}
+	w := coreWalk{a: a, it: a.pr.item, path: a.path, narrow: a.pr.narrow, z: a.z, left: budget, st: t.st}
+	for len(w.st) > t.base {
+		d := len(w.st) - 1
+		w.limit = d + a.maxDepth
+		f := w.st[d]
+		var done bool
 		if f.ws <= 0 {
-			k = a.upCore(int(f.t), int(f.step), z)
-			pruned = k >= n || less(narrow, f.ps-z-1, it[k].w, f.ws, it[k].p)
+			done = w.add(d, f.ps, f.ws, int(f.s), int(f.t), int(f.step))
 		} else {
-			k = a.downCore(int(f.s), int(f.step), z)
-			pruned = k < 0 || less(narrow, f.ps-z-1, it[k].w, f.ws, it[k].p)
+			done = w.remove(d, f.ps, f.ws, int(f.s), int(f.t), int(f.step))
 		}
-		if pruned { // this frame is done: back to its parent
-			if top == base {
-				st = st[:top]
+		if !done {
+			w.st = w.st[:w.deepest+1]
+			if w.left == 0 {
 				break
 			}
-			top--
-			f = st[top]
-			continue
+			continue // stopped at the depth limit: go on from there
 		}
-		if f.ws <= 0 {
-			f.t = int32(min(k+int(f.step), n))
-			st[top] = f
-			f = cframe{ps: f.ps + it[k].p, ws: f.ws + it[k].w, s: f.s, t: int32(k + 1), flip: int32(k), step: 1}
+		w.st = w.st[:d]
+	}
+	t.st = w.st
+	return budget - w.left
+}
+
+// coreWalk is the state of one workCore call.
+type coreWalk struct {
+	a       *App
+	it      []item
+	path    []int32 // a.path
+	narrow  bool
+	z       int64    // the incumbent; a.z is updated with it
+	left    int64    // nodes left in the budget
+	st      []cframe // the task's stack; suspended levels are stored here
+	deepest int      // depth of the deepest suspended level
+	limit   int      // depth at which the recursion stops and stores its levels
+}
+
+// maxRecursion bounds how deep one recursive descent of workCore goes
+// (about 100 bytes of goroutine stack a level) before it stores its levels
+// on the explicit stack and starts again from the deepest (App.maxDepth).
+const maxRecursion = 1 << 14
+
+// add explores the remaining children of a node at depth d that fits
+// (ws ≤ 0): pack item k ≥ t, k = t + i·step, the first first. It returns
+// false when the budget ran out, after storing the node's frame, its cursor
+// at the next child, in w.st[d].
+func (w *coreWalk) add(d int, ps, ws int64, s, t, step int) bool {
+	it := w.it
+	n := len(it)
+	for {
+		k := t
+		if k < n && it[k].u <= w.z {
+			k = w.a.upCore(k, step, w.z)
+		}
+		if k >= n || less(w.narrow, ps-w.z-1, it[k].w, ws, it[k].p) {
+			return true
+		}
+		if w.left == 0 || d == w.limit {
+			w.suspend(d, cframe{ps: ps, ws: ws, s: int32(s), t: int32(k), step: int32(step)})
+			return false
+		}
+		w.left--
+		t = k + step
+		p, x := ps+it[k].p, ws+it[k].w
+		var ok bool
+		if w.enter(d+1, k, p, x) {
+			ok = w.add(d+1, p, x, s, k+1, 1)
 		} else {
-			f.s = int32(max(k-int(f.step), -1))
-			st[top] = f
-			f = cframe{ps: f.ps - it[k].p, ws: f.ws - it[k].w, s: int32(k - 1), t: f.t, flip: int32(k), step: 1}
+			ok = w.remove(d+1, p, x, s, k+1, 1)
 		}
-		nodes++
-		top++
-		if top == len(st) {
-			st = append(st, f)
-		} else {
-			st[top] = f
-		}
-		if f.ws <= 0 && f.ps > z {
-			z = f.ps
-			a.improveCore(st[:top+1])
+		if !ok {
+			w.st[d] = cframe{ps: ps, ws: ws, s: int32(s), t: int32(min(t, n)), flip: w.path[d], step: int32(step)}
+			return false
 		}
 	}
-	if len(st) > base {
-		st = st[:top+1]
-		st[top] = f
+}
+
+// remove is add for a node that is overfull (ws > 0): its children remove
+// item k ≤ s, k = s − i·step, the first first.
+func (w *coreWalk) remove(d int, ps, ws int64, s, t, step int) bool {
+	it := w.it
+	for {
+		k := s
+		if k >= 0 && it[k].u <= w.z {
+			k = w.a.downCore(k, step, w.z)
+		}
+		if k < 0 || less(w.narrow, ps-w.z-1, it[k].w, ws, it[k].p) {
+			return true
+		}
+		if w.left == 0 || d == w.limit {
+			w.suspend(d, cframe{ps: ps, ws: ws, s: int32(k), t: int32(t), step: int32(step)})
+			return false
+		}
+		w.left--
+		s = k - step
+		p, x := ps-it[k].p, ws-it[k].w
+		var ok bool
+		if w.enter(d+1, k, p, x) {
+			ok = w.add(d+1, p, x, k-1, t, 1)
+		} else {
+			ok = w.remove(d+1, p, x, k-1, t, 1)
+		}
+		if !ok {
+			w.st[d] = cframe{ps: ps, ws: ws, s: int32(max(s, -1)), t: int32(t), flip: w.path[d], step: int32(step)}
+			return false
+		}
 	}
-	t.st = st
-	return nodes
+}
+
+// enter records the node at depth d reached by flipping item k, with
+// profit p and excess weight x, on the path and, if it fits and beats the
+// incumbent, as the incumbent. It reports whether the node fits.
+func (w *coreWalk) enter(d, k int, p, x int64) bool {
+	if d == len(w.path) {
+		w.grow()
+	}
+	w.path[d] = int32(k)
+	if x > 0 {
+		return false
+	}
+	if p > w.z {
+		w.improve(d, p)
+	}
+	return true
+}
+
+// grow makes room for one more level on the path.
+func (w *coreWalk) grow() {
+	w.a.path = append(w.a.path, 0)
+	w.path = w.a.path
+}
+
+// improve records the node at depth d, with profit ps, as the incumbent.
+func (w *coreWalk) improve(d int, ps int64) {
+	w.z = ps
+	w.a.improveCore(w.path[1:d+1], ps)
+}
+
+// suspend stores the frame f of the deepest node that stopped, for the
+// budget or at the depth limit, at depth d, making room on the stack.
+func (w *coreWalk) suspend(d int, f cframe) {
+	for len(w.st) <= d {
+		w.st = append(w.st, cframe{})
+	}
+	f.flip = w.path[d]
+	w.st[d] = f
+	w.deepest = d
 }
 
 // upCore returns the first item k' = k + i·step, i ≥ 0, whose reduction
@@ -160,17 +262,18 @@ func (a *App) downCore(k, step int, z int64) int {
 	return k
 }
 
-// improveCore records the solution of the top of st as the App's best.
-func (a *App) improveCore(st []cframe) {
+// improveCore records as the App's best the solution with profit ps that
+// flips the items flips from the break solution.
+func (a *App) improveCore(flips []int32, ps int64) {
 	pr := a.pr
 	set := a.bestSet
 	for k := range set {
 		set[k] = k < pr.b
 	}
-	for _, f := range st[1:] {
-		set[f.flip] = !set[f.flip]
+	for _, k := range flips {
+		set[k] = !set[k]
 	}
-	a.z, a.best = st[len(st)-1].ps, st[len(st)-1].ps
+	a.z, a.best = ps, ps
 }
 
 // emptyCore reports whether no frame the task owns has a child left.
