@@ -23,7 +23,6 @@ type App struct {
 	search Search
 
 	z       int64  // incumbent, search items only (without pr.alwaysP)
-	best    int64  // profit of bestSet, search items only
 	bestSet []bool // best solution found on this rank, by position in pr.item
 	nodes   int64
 
@@ -43,7 +42,7 @@ func NewApp(in *Instance, s Search) (*App, error) {
 		return nil, fmt.Errorf("knapsack: unknown search %d", int(s))
 	}
 	pr := prepare(in)
-	a := &App{pr: pr, search: s, z: pr.greedy, best: pr.greedy, bestSet: slices.Clone(pr.greedySet)}
+	a := &App{pr: pr, search: s, z: pr.greedy, bestSet: slices.Clone(pr.greedySet)}
 	if s == Core {
 		a.maxDepth = maxRecursion
 		a.up, a.dn = make([]int32, pr.n), make([]int32, pr.n)

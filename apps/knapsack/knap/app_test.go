@@ -318,3 +318,102 @@ func TestIncumbent(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkAllocations: the searches allocate only to grow their stacks,
+// not per node: a whole search of 10^5..10^6 nodes allocates a few dozen
+// times, most of it in NewApp, the same with one Work call or slices of 100
+// nodes.
+func TestWorkAllocations(t *testing.T) {
+	in, err := Generate(GenConfig{Class: Sanders, M: 2000, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []Search{Core, HS} {
+		for _, slice := range []int64{math.MaxInt64, 100} {
+			var nodes int64
+			allocs := testing.AllocsPerRun(2, func() {
+				a, err := NewApp(in, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				root := a.Root()
+				for !root.Empty() {
+					root.Work(slice)
+				}
+				nodes = a.Result().Nodes
+			})
+			t.Logf("%v in slices of %d: %.0f allocations for %d nodes", s, slice, allocs, nodes)
+			if nodes < 100_000 || allocs > 60 {
+				t.Errorf("%v in slices of %d: %.0f allocations for %d nodes", s, slice, allocs, nodes)
+			}
+		}
+	}
+}
+
+// TestSplitFreshRoot: a root that has not worked yet splits, again and
+// again, as static placement and fast initialisation split it; so do the
+// pieces. Worked on other ranks, the pieces find the optimum, and with the
+// optimum as the incumbent from the start (nothing to find, pruning fixed)
+// they expand exactly the nodes of the sequential search.
+func TestSplitFreshRoot(t *testing.T) {
+	in, err := Generate(GenConfig{Class: Sanders, M: 300, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := dpOptimum(in)
+	for _, s := range []Search{Core, HS} {
+		for _, fixed := range []bool{false, true} {
+			seq, err := NewApp(in, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			apps := make([]*App, 8)
+			for i := range apps {
+				apps[i], _ = NewApp(in, s)
+				if fixed {
+					apps[i].Improve(opt)
+					seq.Improve(opt)
+				}
+			}
+			for r := seq.Root(); !r.Empty(); {
+				r.Work(math.MaxInt64)
+			}
+			root := apps[0].Root()
+			pool := []lb.Task{root}
+			pieceSplits := 0
+			for level := 0; level < 3; level++ { // as static placement with k = 3
+				var next []lb.Task
+				for _, task := range pool {
+					next = append(next, task)
+					if piece := task.Split(); piece != nil {
+						next = append(next, piece)
+						if task != root {
+							pieceSplits++
+						}
+					}
+				}
+				pool = next
+			}
+			if len(pool) < 4 || !fixed && pieceSplits == 0 {
+				t.Fatalf("%v: %d pieces after 3 rounds of splits, %d of them split off by pieces", s, len(pool), pieceSplits)
+			}
+			res := Result{}
+			for i, task := range pool {
+				b, _ := task.AppendBinary(nil)
+				u, err := apps[i].Unmarshal(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for !u.Empty() {
+					u.Work(math.MaxInt64)
+				}
+				res = apps[i].Combine(res, apps[i].Result())
+			}
+			if !fixed {
+				checkResult(t, in, res, opt, fmt.Sprintf("%v pieces of a fresh root", s))
+			} else if want := seq.Result().Nodes; res.Nodes != want || want == 0 {
+				t.Fatalf("%v: the pieces expand %d nodes, the sequential search %d", s, res.Nodes, want)
+			}
+		}
+	}
+}

@@ -273,7 +273,7 @@ func (a *App) improveCore(flips []int32, ps int64) {
 	for _, k := range flips {
 		set[k] = !set[k]
 	}
-	a.z, a.best = ps, ps
+	a.z = ps
 }
 
 // emptyCore reports whether no frame the task owns has a child left.

@@ -16,8 +16,10 @@ import (
 // and backtracking tries the deepest one first. A run of packed items with
 // open alternatives is one hrange on the stack.
 //
-// Nodes: each node whose bound beats the incumbent counts once, the root
-// included; the chain of items packed at a node is part of that node.
+// Nodes: each node whose bound beats the incumbent counts once; the chain
+// of items packed at a node is part of that node. The first node of a task
+// (the root, or the piece Split gives away) is expanded when the task is
+// made, so that it can split at once, and counted by its first Work call.
 
 // hrange is a run of items a..b−1 packed in the current path, each with its
 // left-out alternative still open; cap and prof are the capacity left and
@@ -39,11 +41,26 @@ type hsState struct {
 	j    int
 	cap  int64
 	prof int64
+
+	owed int64 // nodes expanded before the first Work call, counted by it
 }
 
-// rootHS returns the HS search's root: nothing decided.
+// rootHS returns the HS search's root task: nothing decided, and the root
+// node already expanded, so that the task has alternatives to split off
+// before it works.
 func (a *App) rootHS() *Task {
-	return &Task{a: a, search: HS, h: hsState{have: true, cap: a.pr.c}}
+	t := &Task{a: a, search: HS, h: hsState{have: true, cap: a.pr.c}}
+	t.expandFirst()
+	return t
+}
+
+// expandFirst expands the task's pending node, a task's first, and leaves
+// its count to the task's first Work call: the rank that works the task
+// counts it, wherever it was expanded.
+func (t *Task) expandFirst() {
+	if t.a.expandHS(&t.h) {
+		t.h.owed = 1
+	}
 }
 
 // breakFrom returns the break item from j with capacity cap: the first k ≥
@@ -86,8 +103,8 @@ func (t *Task) workHS(budget int64) int64 {
 	a := t.a
 	pr := a.pr
 	h := &t.h
-	z := a.z
-	var nodes int64
+	nodes := min(h.owed, budget)
+	h.owed -= nodes
 	for nodes < budget {
 		if !h.have {
 			if len(h.rs) == 0 {
@@ -103,25 +120,36 @@ func (t *Task) workHS(budget int64) int64 {
 				h.rs = h.rs[:len(h.rs)-1]
 			}
 		}
-		k, p, rest, ok := pr.boundHS(h.j, h.cap, h.prof, z)
-		if !ok {
-			h.have = false
-			continue
+		if a.expandHS(h) {
+			nodes++
 		}
-		nodes++
-		if k == pr.n { // everything left fits: a leaf
-			z = p
-			a.improveHS(h)
-			// Leaving out any of items j..n−1 now loses profit: no range.
-			h.have = false
-			continue
-		}
-		if k > h.j {
-			h.rs = append(h.rs, hrange{a: int32(h.j), b: int32(k), cap: h.cap, prof: h.prof})
-		}
-		h.j, h.cap, h.prof = k+1, rest, p // item k does not fit: left out
 	}
 	return nodes
+}
+
+// expandHS evaluates the pending node of h: when its bound beats the
+// incumbent, it packs the items that fit, leaves out the first that does
+// not and makes the next node pending, or, when everything left fits,
+// records the leaf as the incumbent; it reports whether the bound beat the
+// incumbent.
+func (a *App) expandHS(h *hsState) bool {
+	pr := a.pr
+	k, p, rest, ok := pr.boundHS(h.j, h.cap, h.prof, a.z)
+	if !ok {
+		h.have = false
+		return false
+	}
+	if k == pr.n { // everything left fits: a leaf
+		a.improveHS(h)
+		// Leaving out any of items j..n−1 now loses profit: no range.
+		h.have = false
+		return true
+	}
+	if k > h.j {
+		h.rs = append(h.rs, hrange{a: int32(h.j), b: int32(k), cap: h.cap, prof: h.prof})
+	}
+	h.j, h.cap, h.prof = k+1, rest, p // item k does not fit: left out
+	return true
 }
 
 // improveHS records the leaf of h (the pending node with everything after
@@ -141,7 +169,6 @@ func (a *App) improveHS(h *hsState) {
 		}
 	}
 	a.z = h.prof + pr.P[pr.n] - pr.P[h.j]
-	a.best = a.z
 }
 
 // splitHS gives away the shallowest open alternative whose bound still
@@ -163,6 +190,7 @@ func (t *Task) splitHS() *Task {
 				lo: i + 1, ex: append(append(make([]int32, 0, len(h.ex)+1), h.ex...), int32(i)),
 				have: true, j: i + 1, cap: r.cap, prof: r.prof,
 			}}
+			o.expandFirst() // so that the piece, too, can split before it works
 		}
 		h.lo = i + 1 // item i is packed for good in this task
 		r.cap -= pr.item[i].w
@@ -177,12 +205,13 @@ func (t *Task) splitHS() *Task {
 	return nil
 }
 
-// appendHS encodes an HS task as unsigned varints: lo, the left-out items
-// before lo (as gaps), the runs (as gaps and lengths) and the pending node's
-// position (as a gap) if there is one.
+// appendHS encodes an HS task as unsigned varints: the nodes owed, lo, the
+// left-out items before lo (as gaps), the runs (as gaps and lengths) and the
+// pending node's position (as a gap) if there is one.
 func (t *Task) appendHS(b []byte) []byte {
 	h := &t.h
 	b = append(b, tagHS)
+	b = binary.AppendUvarint(b, uint64(h.owed))
 	b = binary.AppendUvarint(b, uint64(h.lo))
 	b = binary.AppendUvarint(b, uint64(len(h.ex)))
 	prev := 0
@@ -209,9 +238,9 @@ func (t *Task) appendHS(b []byte) []byte {
 func (a *App) unmarshalHS(d *decoder) (*Task, error) {
 	pr := a.pr
 	n := pr.n
-	t := a.rootHS()
+	t := &Task{a: a, search: HS}
 	h := &t.h
-	h.have = false
+	h.owed = int64(d.uint(1, "nodes owed"))
 	h.lo = int(d.uint(uint64(n), "lo"))
 	nex := d.count("left-out items")
 	if d.err != nil {

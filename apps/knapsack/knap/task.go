@@ -76,7 +76,7 @@ func (t *Task) Empty() bool {
 	if t.search == Core {
 		return t.emptyCore()
 	}
-	return !t.h.have && len(t.h.rs) == 0
+	return !t.h.have && len(t.h.rs) == 0 && t.h.owed == 0
 }
 
 // split is Split with a concrete result type; see app.go.
