@@ -7,13 +7,14 @@
 // directory (a git clone, never committed: Pisinger's code is for academic
 // use and may not be redistributed), compiles it with gcc -O2 and a driver
 // of our own that reads the text format and times expknap() alone, and then
-// runs, for every repetition, every instance with expknap (as a process)
-// and with our searches (in this process). Both sides time sorting and
-// search, not reading the instance, in CPU time (CLOCK_PROCESS_CPUTIME_ID
-// in C, getrusage of the whole process in Go), which a shared machine
-// disturbs far less than wall time; wall times are printed too. It prints
-// the load average before and after, the median times and the ratios
-// ours/expknap, and checks that the optimal profits agree.
+// runs, for every repetition, every instance with expknap and with our
+// searches, each in a process of its own (ours: this program again, with
+// -solve). Both sides time sorting and search, not reading the instance, in
+// CPU time (CLOCK_PROCESS_CPUTIME_ID in C, getrusage of the whole process
+// in Go), which a shared machine disturbs far less than wall time; wall
+// times are printed too. It prints the load average before and after, the
+// median times and the ratios ours/expknap, and checks that the optimal
+// profits agree.
 //
 //	go run ./scripts/knapsack-vs-expknap
 //	go run ./scripts/knapsack-vs-expknap -search core,hs -reps 5
@@ -84,14 +85,22 @@ func main() {
 	seeds := flag.Int("seeds", 10, "instances: seeds 1..N")
 	reps := flag.Int("reps", 3, "runs of each (median reported)")
 	searches := flag.String("search", "core", "our searches, comma-separated: core, hs")
+	solve := flag.String("solve", "", "internal: solve this instance file with -search and print what the C driver prints")
 	flag.Parse()
+	if *solve != "" {
+		if err := solveFile(*solve, *searches); err != nil {
+			fmt.Fprintln(os.Stderr, "knapsack-vs-expknap:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*repo, *commit, *class, *m, *seeds, *reps, strings.Split(*searches, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "knapsack-vs-expknap:", err)
 		os.Exit(1)
 	}
 }
 
-// peerRun is one run of expknap.
+// peerRun is one run of expknap or of ours; iterations are our nodes.
 type peerRun struct {
 	profit, weight, iterations int64
 	cpu, wall                  float64 // seconds
@@ -140,18 +149,19 @@ func run(repo, commit, className string, m, nSeeds, reps int, searchNames []stri
 
 	loadBefore := loadavg()
 	peer := make([][]peerRun, nSeeds)
-	ours := make([][][]knap.Result, len(searches)) // [search][seed][rep]
-	oursCPU := make([][][]float64, len(searches))
-	oursWall := make([][][]float64, len(searches))
+	ours := make([][][]peerRun, len(searches)) // [search][seed][rep]
 	for s := range searches {
-		ours[s] = make([][]knap.Result, nSeeds)
-		oursCPU[s] = make([][]float64, nSeeds)
-		oursWall[s] = make([][]float64, nSeeds)
+		ours[s] = make([][]peerRun, nSeeds)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
 	}
 	start := time.Now()
 	for range reps { // interleaved, so that a change of load hits both
-		for i, in := range ins {
-			out, err := exec.Command(bin, filepath.Join(dir, fmt.Sprintf("%d.txt", i+1))).Output()
+		for i := range ins {
+			file := filepath.Join(dir, fmt.Sprintf("%d.txt", i+1))
+			out, err := exec.Command(bin, file).Output()
 			if err != nil {
 				return fmt.Errorf("expknap on seed %d: %w", i+1, err)
 			}
@@ -161,18 +171,18 @@ func run(repo, commit, className string, m, nSeeds, reps int, searchNames []stri
 			}
 			peer[i] = append(peer[i], pr)
 			for s, search := range searches {
-				c0, t0 := cpuTime(), time.Now()
-				r, err := knap.Solve(in, search)
-				wall, cpu := time.Since(t0).Seconds(), cpuTime()-c0
+				out, err := exec.Command(self, "-solve", file, "-search", search.String()).Output()
 				if err != nil {
-					return err
+					return fmt.Errorf("%v on seed %d: %w", search, i+1, err)
 				}
-				if r.Profit != pr.profit {
-					return fmt.Errorf("seed %d: %v finds profit %d, expknap %d", i+1, search, r.Profit, pr.profit)
+				r, err := parsePeer(out)
+				if err != nil {
+					return fmt.Errorf("%v on seed %d: %w", search, i+1, err)
+				}
+				if r.profit != pr.profit {
+					return fmt.Errorf("seed %d: %v finds profit %d, expknap %d", i+1, search, r.profit, pr.profit)
 				}
 				ours[s][i] = append(ours[s][i], r)
-				oursCPU[s][i] = append(oursCPU[s][i], cpu)
-				oursWall[s][i] = append(oursWall[s][i], wall)
 			}
 		}
 	}
@@ -191,18 +201,14 @@ func run(repo, commit, className string, m, nSeeds, reps int, searchNames []stri
 	worst := make([]float64, len(searches))
 	sumPeer, sums := 0.0, make([]float64, len(searches))
 	for i := range ins {
-		var pc, pw []float64
-		for _, r := range peer[i] {
-			pc, pw = append(pc, r.cpu), append(pw, r.wall)
-		}
-		ps := median(pc)
+		ps, pw := medians(peer[i])
 		sumPeer += ps
-		line := fmt.Sprintf("%d\t%d\t%.4f (%.4f)\t%d\t", i+1, peer[i][0].profit, ps, median(pw), peer[i][0].iterations)
+		line := fmt.Sprintf("%d\t%d\t%.4f (%.4f)\t%d\t", i+1, peer[i][0].profit, ps, pw, peer[i][0].iterations)
 		for s := range searches {
-			t := median(oursCPU[s][i])
+			t, tw := medians(ours[s][i])
 			sums[s] += t
 			worst[s] = max(worst[s], t/ps)
-			line += fmt.Sprintf("%.4f (%.4f)\t%d\t%.2f\t", t, median(oursWall[s][i]), ours[s][i][0].Nodes, t/ps)
+			line += fmt.Sprintf("%.4f (%.4f)\t%d\t%.2f\t", t, tw, ours[s][i][0].iterations, t/ps)
 		}
 		fmt.Fprintln(tw, line)
 	}
@@ -244,6 +250,33 @@ func build(dir, repo, commit string) (string, error) {
 	return bin, nil
 }
 
+// solveFile solves the instance in file with the search called name and
+// prints, like the C driver, the profit, the packed weight, the CPU and wall
+// seconds of knap.Solve and its node count.
+func solveFile(file, name string) error {
+	search, err := knap.ParseSearch(name)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	in, err := knap.Parse(f, 0)
+	if err != nil {
+		return err
+	}
+	c0, t0 := cpuTime(), time.Now()
+	r, err := knap.Solve(in, search)
+	wall, cpu := time.Since(t0).Seconds(), cpuTime()-c0
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d %d %.9f %.9f %d\n", r.Profit, r.Weight, cpu, wall, r.Nodes)
+	return nil
+}
+
 // parsePeer parses the driver's output line.
 func parsePeer(out []byte) (peerRun, error) {
 	f := strings.Fields(string(out))
@@ -263,6 +296,15 @@ func parsePeer(out []byte) (peerRun, error) {
 		}
 	}
 	return r, nil
+}
+
+// medians returns the median CPU and wall seconds of runs.
+func medians(runs []peerRun) (cpu, wall float64) {
+	var c, w []float64
+	for _, r := range runs {
+		c, w = append(c, r.cpu), append(w, r.wall)
+	}
+	return median(c), median(w)
 }
 
 func median(x []float64) float64 {

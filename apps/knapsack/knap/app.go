@@ -27,7 +27,7 @@ type App struct {
 	nodes   int64
 
 	up, dn   []int32 // Core: runs of reduced items (see upCore)
-	path     []int32 // Core: path[d] is the item flipped at depth d of the current node
+	path     []int32 // Core: path[d] is the item flipped at depth d ≤ n of the current node
 	maxDepth int     // Core: levels of one recursive descent (maxRecursion; tests lower it)
 }
 
@@ -45,6 +45,7 @@ func NewApp(in *Instance, s Search) (*App, error) {
 	a := &App{pr: pr, search: s, z: pr.greedy, bestSet: slices.Clone(pr.greedySet)}
 	if s == Core {
 		a.maxDepth = maxRecursion
+		a.path = make([]int32, pr.n+1) // a path flips each item at most once
 		a.up, a.dn = make([]int32, pr.n), make([]int32, pr.n)
 		for k := range a.up {
 			a.up[k], a.dn[k] = int32(k), int32(k)

@@ -73,9 +73,6 @@ func (t *Task) workCore(budget int64) int64 {
 	if len(t.st) <= t.base || budget <= 0 {
 		return 0
 	}
-	if len(a.path) < len(t.st) {
-		a.path = make([]int32, len(t.st), 2*len(t.st))
-	}
 	for d, f := range t.st {
 		a.path[d] = f.flip
 	}
@@ -122,10 +119,14 @@ type coreWalk struct {
 const maxRecursion = 1 << 14
 
 // add explores the remaining children of a node at depth d that fits
-// (ws ≤ 0): pack item k ≥ t, k = t + i·step, the first first. It returns
-// false when the budget ran out, after storing the node's frame, its cursor
-// at the next child, in w.st[d].
+// (ws ≤ 0): pack item k ≥ t, k = t + i·step, the first first. It first
+// records the node as the incumbent if it beats it (a resumed node or the
+// root cannot). It returns false when the budget ran out, after storing the
+// node's frame, its cursor at the next child, in w.st[d].
 func (w *coreWalk) add(d int, ps, ws int64, s, t, step int) bool {
+	if ps > w.z {
+		w.improve(d, ps)
+	}
 	it := w.it
 	n := len(it)
 	for {
@@ -143,8 +144,9 @@ func (w *coreWalk) add(d int, ps, ws int64, s, t, step int) bool {
 		w.left--
 		t = k + step
 		p, x := ps+it[k].p, ws+it[k].w
+		w.path[d+1] = int32(k)
 		var ok bool
-		if w.enter(d+1, k, p, x) {
+		if x <= 0 {
 			ok = w.add(d+1, p, x, s, k+1, 1)
 		} else {
 			ok = w.remove(d+1, p, x, s, k+1, 1)
@@ -175,8 +177,9 @@ func (w *coreWalk) remove(d int, ps, ws int64, s, t, step int) bool {
 		w.left--
 		s = k - step
 		p, x := ps-it[k].p, ws-it[k].w
+		w.path[d+1] = int32(k)
 		var ok bool
-		if w.enter(d+1, k, p, x) {
+		if x <= 0 {
 			ok = w.add(d+1, p, x, k-1, t, 1)
 		} else {
 			ok = w.remove(d+1, p, x, k-1, t, 1)
@@ -186,29 +189,6 @@ func (w *coreWalk) remove(d int, ps, ws int64, s, t, step int) bool {
 			return false
 		}
 	}
-}
-
-// enter records the node at depth d reached by flipping item k, with
-// profit p and excess weight x, on the path and, if it fits and beats the
-// incumbent, as the incumbent. It reports whether the node fits.
-func (w *coreWalk) enter(d, k int, p, x int64) bool {
-	if d == len(w.path) {
-		w.grow()
-	}
-	w.path[d] = int32(k)
-	if x > 0 {
-		return false
-	}
-	if p > w.z {
-		w.improve(d, p)
-	}
-	return true
-}
-
-// grow makes room for one more level on the path.
-func (w *coreWalk) grow() {
-	w.a.path = append(w.a.path, 0)
-	w.path = w.a.path
 }
 
 // improve records the node at depth d, with profit ps, as the incumbent.
