@@ -25,6 +25,9 @@ func schedule(t *testing.T, in *Instance, s Search, ranks int, rng *rand.Rand, f
 		if err != nil {
 			t.Fatal(err)
 		}
+		if r > 0 && rng.IntN(2) == 0 {
+			a = apps[0].Clone() // shares the sorted items, starts afresh
+		}
 		if rng.IntN(2) == 0 {
 			a.maxDepth = 1 + rng.IntN(3) // the recursion stops and restarts often
 		}
@@ -306,6 +309,11 @@ func TestIncumbent(t *testing.T) {
 		}
 		if r := a.Result(); r.Profit != 16 || fmt.Sprint(r.Items) != "[0 2 3 4]" || r.Weight != 12 {
 			t.Fatalf("%v: result %+v, want profit 16 with items 0, 2, 3, 4", s, r)
+		}
+		if c := a.Clone(); c.Result().Nodes != 0 || c.Result().Profit != 15 {
+			t.Fatalf("%v: a clone of a solved App starts with %+v, want the greedy start", s, c.Result())
+		} else if v, _ := c.Incumbent(); v != 15 {
+			t.Fatalf("%v: a clone of a solved App has incumbent %d, want 15", s, v)
 		}
 		b, _ := NewApp(in, s)
 		b.Improve(16)

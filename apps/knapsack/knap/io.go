@@ -79,7 +79,7 @@ func (r *lineReader) more() bool {
 // Errors name the line: a missing or extra line, a line with the wrong
 // number of fields, a count that does not match the item lines, a negative
 // number, a non-number, a number or a sum of profits or of weights that
-// overflows (see Instance.Validate).
+// overflows (see Instance.Validate). It takes time linear in the input.
 func Parse(r io.Reader, scale int64) (*Instance, error) {
 	if scale < 0 {
 		return nil, fmt.Errorf("knapsack: negative scale %d", scale)
