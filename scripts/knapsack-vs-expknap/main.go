@@ -190,7 +190,7 @@ func run(repo, commit, className string, m, nSeeds, reps int, searchNames []stri
 
 	fmt.Printf("# %s, m = %d, seeds 1..%d, %d runs each, median seconds of CPU time (wall in parentheses),\n", class, m, nSeeds, reps)
 	fmt.Printf("# sorting and search, no I/O; ratios of CPU times\n")
-	fmt.Printf("# expknap: %s at %s, gcc -O2, own driver; ours: %s, in process\n", repo, commit[:12], runtime.Version())
+	fmt.Printf("# expknap: %s at %s, gcc -O2, own driver; ours: %s, this program with -solve\n", repo, commit[:12], runtime.Version())
 	fmt.Printf("# load average before: %s# load average after:  %s# wall time of the runs: %.1f s\n", loadBefore, loadAfter, time.Since(start).Seconds())
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "seed\tprofit\texpknap s\texpknap iterations\t"

@@ -44,7 +44,12 @@ type problem struct {
 // prepare builds the search problem of a valid instance in O(n log n) time.
 func prepare(in *Instance) *problem {
 	pr := &problem{in: in}
-	var idx []int32
+	type keyed struct {
+		p, w int64
+		i    int32
+	}
+	items := make([]keyed, 0, len(in.Profit))
+	var sp, sw, maxP, maxW int64
 	for i, p := range in.Profit {
 		w := in.Weight[i]
 		switch {
@@ -52,35 +57,28 @@ func prepare(in *Instance) *problem {
 			pr.always = append(pr.always, i)
 			pr.alwaysP += p
 		case p > 0 && w <= in.Capacity:
-			idx = append(idx, int32(i))
+			items = append(items, keyed{p: p, w: w, i: int32(i)})
+			sp, sw = sp+p, sw+w
+			maxP, maxW = max(maxP, p), max(maxW, w)
 		}
 	}
-	var sp, sw, maxP, maxW int64
-	for _, i := range idx {
-		sp += in.Profit[i]
-		sw += in.Weight[i]
-		maxP = max(maxP, in.Profit[i])
-		maxW = max(maxW, in.Weight[i])
-	}
-	pr.narrow = fitsProduct(sp+1, maxW) && fitsProduct(sw, maxP)
-	slices.SortFunc(idx, func(i, j int32) int {
-		pi, wi, pj, wj := in.Profit[i], in.Weight[i], in.Profit[j], in.Weight[j]
+	narrow := fitsProduct(sp+1, maxW) && fitsProduct(sw, maxP)
+	slices.SortFunc(items, func(x, y keyed) int {
 		switch {
-		case less(pr.narrow, pj, wi, pi, wj): // p_i/w_i > p_j/w_j
+		case less(narrow, y.p, x.w, x.p, y.w): // p_x/w_x > p_y/w_y
 			return -1
-		case less(pr.narrow, pi, wj, pj, wi):
+		case less(narrow, x.p, y.w, y.p, x.w):
 			return 1
 		}
-		return cmp.Compare(i, j)
+		return cmp.Compare(x.i, y.i)
 	})
-	n := len(idx)
-	pr.n, pr.orig = n, idx
-	pr.item = make([]item, n)
+	n := len(items)
+	pr.n, pr.narrow = n, narrow
+	pr.item, pr.orig = make([]item, n), make([]int32, n)
 	pr.P, pr.W = make([]int64, n+1), make([]int64, n+1)
-	for k, i := range idx {
-		p, w := in.Profit[i], in.Weight[i]
-		pr.item[k] = item{p: p, w: w}
-		pr.P[k+1], pr.W[k+1] = pr.P[k]+p, pr.W[k]+w
+	for k, it := range items {
+		pr.item[k], pr.orig[k] = item{p: it.p, w: it.w}, it.i
+		pr.P[k+1], pr.W[k+1] = pr.P[k]+it.p, pr.W[k]+it.w
 	}
 	pr.c = min(in.Capacity, pr.W[n])
 	b := 0
