@@ -61,7 +61,8 @@ func newApp(pr *problem, s Search) *App {
 // Clone returns an App for another rank, as NewApp would return it (the
 // greedy start incumbent, no nodes), sharing a's sorted items, which never
 // change: O(n) time and memory instead of NewApp's O(n log n) and copy of
-// the items, for many ranks in one process.
+// the items, for many ranks in one process. Apps that share items may be
+// used concurrently, each by one goroutine.
 func (a *App) Clone() *App {
 	return newApp(a.pr, a.search)
 }

@@ -425,3 +425,31 @@ func TestSplitFreshRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestClonesConcurrently: Apps that share their items (Clone) search at
+// the same time in goroutines, as the ranks of the embedded world do (run
+// with -race to check that they share nothing they write).
+func TestClonesConcurrently(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	in := randomInstance(t, rng, StronglyCorrelated, 60)
+	want := dpOptimum(in)
+	for _, s := range []Search{Core, HS} {
+		first, err := NewApp(in, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results := make(chan Result)
+		for range 4 {
+			a := first.Clone()
+			go func() {
+				for r := a.Root(); !r.Empty(); {
+					r.Work(7)
+				}
+				results <- a.Result()
+			}()
+		}
+		for range 4 {
+			checkResult(t, in, <-results, want, fmt.Sprintf("%v clone", s))
+		}
+	}
+}

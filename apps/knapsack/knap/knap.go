@@ -30,7 +30,13 @@
 //     branches outward from the break item, adding items below it when the
 //     knapsack has room and removing items above it when it is overfull, so
 //     that the search stays in the few items around the break item where the
-//     optimal solution differs from the greedy one.
+//     optimal solution differs from the greedy one. Its tree and its bound
+//     are expknap's; expknap also sorts lazily, only the intervals the
+//     search reaches, while here the items are sorted once up front (well
+//     under a millisecond for 2000 items) so that every rank numbers them
+//     alike. The core still grows only as far as the bounds let the search
+//     go, and Pisinger's reduction test skips the items that cannot be
+//     flipped in a better solution.
 //
 // Nodes counts the nodes a search expands: the nodes whose bound beats the
 // incumbent when they are reached (Core: not its root, the break solution,
