@@ -79,7 +79,7 @@ func (t *Task) workCore(budget int64) int64 {
 	w := coreWalk{a: a, it: a.pr.item, path: a.path, narrow: a.pr.narrow, z: a.z, left: budget, st: t.st}
 	for len(w.st) > t.base {
 		d := len(w.st) - 1
-		w.limit = d + a.maxDepth
+		w.limit, w.deepest = d+a.maxDepth, 0
 		f := w.st[d]
 		var done bool
 		if f.ws <= 0 {
@@ -109,7 +109,7 @@ type coreWalk struct {
 	z       int64    // the incumbent; a.z is updated with it
 	left    int64    // nodes left in the budget
 	st      []cframe // the task's stack; suspended levels are stored here
-	deepest int      // depth of the deepest suspended level
+	deepest int      // depth of the deepest level stored when the recursion stopped
 	limit   int      // depth at which the recursion stops and stores its levels
 }
 
@@ -121,8 +121,11 @@ const maxRecursion = 1 << 14
 // add explores the remaining children of a node at depth d that fits
 // (ws ≤ 0): pack item k ≥ t, k = t + i·step, the first first. It first
 // records the node as the incumbent if it beats it (a resumed node or the
-// root cannot). It returns false when the budget ran out, after storing the
-// node's frame, its cursor at the next child, in w.st[d].
+// root cannot). A child that is a leaf (see leaf) is counted and settled
+// without a call: most nodes are leaves, and a call costs more than the
+// test. add returns false when the budget ran out or the depth limit was
+// reached, after storing the node's frame, its cursor at the next child,
+// in w.st[d].
 func (w *coreWalk) add(d int, ps, ws int64, s, t, step int) bool {
 	if ps > w.z {
 		w.improve(d, ps)
@@ -137,23 +140,12 @@ func (w *coreWalk) add(d int, ps, ws int64, s, t, step int) bool {
 		if k >= n || less(w.narrow, ps-w.z-1, it[k].w, ws, it[k].p) {
 			return true
 		}
-		if w.left == 0 || d == w.limit {
-			w.suspend(d, cframe{ps: ps, ws: ws, s: int32(s), t: int32(k), step: int32(step)})
-			return false
+		if !w.spend(d, k) {
+			return w.store(d, ps, ws, s, k, step)
 		}
-		w.left--
 		t = k + step
-		p, x := ps+it[k].p, ws+it[k].w
-		w.path[d+1] = int32(k)
-		var ok bool
-		if x <= 0 {
-			ok = w.add(d+1, p, x, s, k+1, 1)
-		} else {
-			ok = w.remove(d+1, p, x, s, k+1, 1)
-		}
-		if !ok {
-			w.st[d] = cframe{ps: ps, ws: ws, s: int32(s), t: int32(min(t, n)), flip: w.path[d], step: int32(step)}
-			return false
+		if p, x := ps+it[k].p, ws+it[k].w; !w.leaf(p, x, s, k+1) && !(x <= 0 && w.add(d+1, p, x, s, k+1, 1) || x > 0 && w.remove(d+1, p, x, s, k+1, 1)) {
+			return w.store(d, ps, ws, s, min(t, n), step)
 		}
 	}
 }
@@ -170,42 +162,66 @@ func (w *coreWalk) remove(d int, ps, ws int64, s, t, step int) bool {
 		if k < 0 || less(w.narrow, ps-w.z-1, it[k].w, ws, it[k].p) {
 			return true
 		}
-		if w.left == 0 || d == w.limit {
-			w.suspend(d, cframe{ps: ps, ws: ws, s: int32(k), t: int32(t), step: int32(step)})
-			return false
+		if !w.spend(d, k) {
+			return w.store(d, ps, ws, k, t, step)
 		}
-		w.left--
 		s = k - step
-		p, x := ps-it[k].p, ws-it[k].w
-		w.path[d+1] = int32(k)
-		var ok bool
-		if x <= 0 {
-			ok = w.add(d+1, p, x, k-1, t, 1)
-		} else {
-			ok = w.remove(d+1, p, x, k-1, t, 1)
-		}
-		if !ok {
-			w.st[d] = cframe{ps: ps, ws: ws, s: int32(max(s, -1)), t: int32(t), flip: w.path[d], step: int32(step)}
-			return false
+		if p, x := ps-it[k].p, ws-it[k].w; !w.leaf(p, x, k-1, t) && !(x <= 0 && w.add(d+1, p, x, k-1, t, 1) || x > 0 && w.remove(d+1, p, x, k-1, t, 1)) {
+			return w.store(d, ps, ws, max(s, -1), t, step)
 		}
 	}
+}
+
+// spend takes one node, the child at depth d+1 that flips item k, from the
+// budget and puts it on the path; it reports false, taking nothing, when
+// the budget is spent or depth d is the recursion's limit.
+func (w *coreWalk) spend(d, k int) bool {
+	if w.left == 0 || d == w.limit {
+		return false
+	}
+	w.left--
+	w.path[d+1] = int32(k)
+	return true
+}
+
+// leaf reports whether the node with profit p, excess weight x and cursors
+// s and t certainly has nothing to explore: it does not beat the incumbent
+// (add would record it), and its first child is out of range or already
+// fails the bound, and so do the later ones. On wide instances it tests
+// the range only; add and remove find out the rest.
+func (w *coreWalk) leaf(p, x int64, s, t int) bool {
+	k := s
+	if x <= 0 {
+		if p > w.z {
+			return false
+		}
+		k = t
+	}
+	it := w.it
+	if k < 0 || k >= len(it) {
+		return true
+	}
+	return w.narrow && (p-w.z-1)*it[k].w < x*it[k].p
+}
+
+// store puts the frame of the node at depth d, with its cursors s and t,
+// on the stack, making room, and returns false for its caller to return.
+// It is rare, and kept out of the hot loops.
+//
+//go:noinline
+func (w *coreWalk) store(d int, ps, ws int64, s, t, step int) bool {
+	for len(w.st) <= d {
+		w.st = append(w.st, cframe{})
+	}
+	w.st[d] = cframe{ps: ps, ws: ws, s: int32(s), t: int32(t), flip: w.path[d], step: int32(step)}
+	w.deepest = max(w.deepest, d)
+	return false
 }
 
 // improve records the node at depth d, with profit ps, as the incumbent.
 func (w *coreWalk) improve(d int, ps int64) {
 	w.z = ps
 	w.a.improveCore(w.path[1:d+1], ps)
-}
-
-// suspend stores the frame f of the deepest node that stopped, for the
-// budget or at the depth limit, at depth d, making room on the stack.
-func (w *coreWalk) suspend(d int, f cframe) {
-	for len(w.st) <= d {
-		w.st = append(w.st, cframe{})
-	}
-	f.flip = w.path[d]
-	w.st[d] = f
-	w.deepest = d
 }
 
 // upCore returns the first item k' = k + i·step, i ≥ 0, whose reduction
