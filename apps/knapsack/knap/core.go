@@ -5,10 +5,11 @@ import (
 	"fmt"
 )
 
-// The expanding-core search (Pisinger's expknap, EJOR 87, 1995), kept on an
-// explicit stack between two Work calls (see workCore). A node is a solution (ps, ws) that differs from the break
-// solution in the items it flipped on the way down; ps is its profit and
-// ws its weight minus the capacity. A node with ws ≤ 0 fits: its children
+// The expanding-core search (Pisinger's expknap, EJOR 87, 1995), kept on
+// an explicit stack between two Work calls (see workCore). A node is a
+// solution (ps, ws) that differs from the break solution in the items it
+// flipped on the way down; ps is its profit and ws its weight minus the
+// capacity. A node with ws ≤ 0 fits: its children
 // pack one more item t ≥ its next-to-add cursor, in ratio order, leaving out
 // the items skipped; a node with ws > 0 is overfull: its children remove one
 // more item s ≤ its next-to-remove cursor, going up the ratio order. The
@@ -114,7 +115,7 @@ type coreWalk struct {
 }
 
 // maxRecursion bounds how deep one recursive descent of workCore goes
-// (about 100 bytes of goroutine stack a level) before it stores its levels
+// (about 200 bytes of goroutine stack a level) before it stores its levels
 // on the explicit stack and starts again from the deepest (App.maxDepth).
 const maxRecursion = 1 << 14
 
