@@ -1,0 +1,250 @@
+package knap
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// maxLine is the longest line Parse reads.
+const maxLine = 1 << 20
+
+// lineReader reads the non-blank lines of an instance, with one line of
+// lookahead, counting physical lines from 1.
+type lineReader struct {
+	sc     *bufio.Scanner
+	phys   int      // physical lines scanned
+	line   int      // number of the current line; at the end, one past the last
+	fields []string // fields of the current line, nil at the end
+	err    error    // read error, reported once the lines run out
+
+	peeked     bool // a line is buffered in peekLine, peekFields
+	peekLine   int
+	peekFields []string
+	peekOK     bool
+}
+
+// read scans up to the next non-blank line.
+func (r *lineReader) read() (int, []string, bool) {
+	for r.sc.Scan() {
+		r.phys++
+		if f := strings.Fields(r.sc.Text()); len(f) > 0 {
+			return r.phys, f, true
+		}
+	}
+	if err := r.sc.Err(); err != nil && r.err == nil {
+		r.err = fmt.Errorf("knapsack: after line %d: %w", r.phys, err)
+	}
+	return r.phys + 1, nil, false
+}
+
+// next makes the next non-blank line current; false at the end of the
+// input or on a read error (then in r.err).
+func (r *lineReader) next() bool {
+	if r.peeked {
+		r.peeked = false
+		r.line, r.fields = r.peekLine, r.peekFields
+		return r.peekOK
+	}
+	var ok bool
+	r.line, r.fields, ok = r.read()
+	return ok
+}
+
+// more reports whether another non-blank line follows the current one,
+// without making it current.
+func (r *lineReader) more() bool {
+	if !r.peeked {
+		r.peekLine, r.peekFields, r.peekOK = r.read()
+		r.peeked = true
+	}
+	return r.peekOK
+}
+
+// Parse reads an instance in the common text format: a line with the number
+// of items n, n lines "profit weight", and a line with the capacity; fields
+// are separated by blanks, and blank lines are ignored.
+//
+// With scale 0 every number must be a non-negative integer. With scale ≥ 1
+// profits, weights and the capacity may be decimal numbers (digits with at
+// most one decimal point, no exponent); each is multiplied by scale exactly
+// and rounded to the nearest integer, halves up. The count n is always an
+// integer.
+//
+// Errors name the line: a missing or extra line, a line with the wrong
+// number of fields, a count that does not match the item lines, a negative
+// number, a non-number, a number or a sum of profits or of weights that
+// overflows (see Instance.Validate). It takes time linear in the input.
+func Parse(r io.Reader, scale int64) (*Instance, error) {
+	if scale < 0 {
+		return nil, fmt.Errorf("knapsack: negative scale %d", scale)
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), maxLine)
+	lr := &lineReader{sc: sc}
+	if !lr.next() {
+		if lr.err != nil {
+			return nil, lr.err
+		}
+		return nil, errors.New("knapsack: empty input: want the number of items on line 1")
+	}
+	if len(lr.fields) != 1 {
+		return nil, fmt.Errorf("knapsack: line %d: want the number of items alone, got %d fields", lr.line, len(lr.fields))
+	}
+	n64, err := parseNumber(lr.fields[0], 0, "item count")
+	if err != nil {
+		return nil, fmt.Errorf("knapsack: line %d: %w", lr.line, err)
+	}
+	if n64 > MaxItems {
+		return nil, fmt.Errorf("knapsack: line %d: %d items, at most %d supported", lr.line, n64, MaxItems)
+	}
+	n, countLine := int(n64), lr.line
+	in := &Instance{Profit: make([]int64, 0, min(n, 1<<16)), Weight: make([]int64, 0, min(n, 1<<16))}
+	var sp, sw int64
+	for i := range n {
+		if !lr.next() {
+			if lr.err != nil {
+				return nil, lr.err
+			}
+			return nil, fmt.Errorf("knapsack: line %d: input ends after %d of the %d items declared on line %d, and the capacity line is missing", lr.line, i, n, countLine)
+		}
+		if len(lr.fields) == 1 && !lr.more() {
+			return nil, fmt.Errorf("knapsack: line %d: count mismatch: line %d declares %d items, but only %d item lines precede the capacity", lr.line, countLine, n, i)
+		}
+		if len(lr.fields) != 2 {
+			return nil, fmt.Errorf("knapsack: line %d: want \"profit weight\" for item %d, got %d fields", lr.line, i+1, len(lr.fields))
+		}
+		p, err := parseNumber(lr.fields[0], scale, "profit")
+		if err != nil {
+			return nil, fmt.Errorf("knapsack: line %d: %w", lr.line, err)
+		}
+		w, err := parseNumber(lr.fields[1], scale, "weight")
+		if err != nil {
+			return nil, fmt.Errorf("knapsack: line %d: %w", lr.line, err)
+		}
+		if sp > math.MaxInt64-1-p {
+			return nil, fmt.Errorf("knapsack: line %d: %w", lr.line, errSumProfit)
+		}
+		if sw > math.MaxInt64-w {
+			return nil, fmt.Errorf("knapsack: line %d: %w", lr.line, errSumWeight)
+		}
+		sp, sw = sp+p, sw+w
+		in.Profit = append(in.Profit, p)
+		in.Weight = append(in.Weight, w)
+	}
+	if !lr.next() {
+		if lr.err != nil {
+			return nil, lr.err
+		}
+		return nil, fmt.Errorf("knapsack: line %d: the capacity line is missing after the %d items", lr.line, n)
+	}
+	if len(lr.fields) == 2 {
+		return nil, fmt.Errorf("knapsack: line %d: count mismatch: line %d declares %d items, but more item lines follow", lr.line, countLine, n)
+	}
+	if len(lr.fields) != 1 {
+		return nil, fmt.Errorf("knapsack: line %d: want the capacity alone, got %d fields", lr.line, len(lr.fields))
+	}
+	if in.Capacity, err = parseNumber(lr.fields[0], scale, "capacity"); err != nil {
+		return nil, fmt.Errorf("knapsack: line %d: %w", lr.line, err)
+	}
+	if lr.next() {
+		return nil, fmt.Errorf("knapsack: line %d: extra line after the capacity", lr.line)
+	}
+	if lr.err != nil {
+		return nil, lr.err
+	}
+	return in, nil
+}
+
+// parseNumber parses one field, a non-negative integer with scale 0 or a
+// decimal number to multiply by scale ≥ 1 and round, halves up.
+func parseNumber(s string, scale int64, what string) (int64, error) {
+	if strings.HasPrefix(s, "-") {
+		return 0, fmt.Errorf("negative %s %s", what, s)
+	}
+	if scale == 0 {
+		v, err := strconv.ParseInt(s, 10, 64)
+		switch {
+		case err == nil:
+			return v, nil
+		case errors.Is(err, strconv.ErrRange):
+			return 0, fmt.Errorf("%s %s overflows int64", what, s)
+		case isDecimal(s):
+			return 0, fmt.Errorf("%s %s is not an integer (decimal numbers need a scale)", what, s)
+		default:
+			return 0, fmt.Errorf("%s %q is not a number", what, s)
+		}
+	}
+	if !isDecimal(s) {
+		return 0, fmt.Errorf("%s %q is not a number", what, s)
+	}
+	ip, fp, _ := strings.Cut(strings.TrimPrefix(s, "+"), ".")
+	m, _ := new(big.Int).SetString("0"+ip+fp, 10) // digits only: cannot fail
+	m.Mul(m, big.NewInt(scale))
+	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(len(fp))), nil)
+	q, rem := new(big.Int).QuoRem(m, den, new(big.Int))
+	if rem.Lsh(rem, 1).Cmp(den) >= 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	if !q.IsInt64() {
+		return 0, fmt.Errorf("%s %s × %d overflows int64", what, s, scale)
+	}
+	return q.Int64(), nil
+}
+
+// isDecimal reports whether s is an optional '+', digits, and at most one
+// decimal point, with at least one digit.
+func isDecimal(s string) bool {
+	s = strings.TrimPrefix(s, "+")
+	digits, points := 0, 0
+	for _, c := range []byte(s) {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.':
+			points++
+		default:
+			return false
+		}
+	}
+	return digits > 0 && points <= 1
+}
+
+// WriteTo writes the instance in the format Parse reads, integers only:
+// n, then "profit weight" per item, then the capacity, one per line. It
+// implements io.WriterTo.
+func (in *Instance) WriteTo(w io.Writer) (int64, error) {
+	bw := bufio.NewWriter(w)
+	var written int64
+	var buf []byte
+	put := func(b []byte) error {
+		k, err := bw.Write(b)
+		written += int64(k)
+		return err
+	}
+	buf = strconv.AppendInt(buf[:0], int64(in.Len()), 10)
+	if err := put(append(buf, '\n')); err != nil {
+		return written, fmt.Errorf("knapsack: writing: %w", err)
+	}
+	for i, p := range in.Profit {
+		buf = strconv.AppendInt(buf[:0], p, 10)
+		buf = append(buf, ' ')
+		buf = strconv.AppendInt(buf, in.Weight[i], 10)
+		if err := put(append(buf, '\n')); err != nil {
+			return written, fmt.Errorf("knapsack: writing: %w", err)
+		}
+	}
+	buf = strconv.AppendInt(buf[:0], in.Capacity, 10)
+	if err := put(append(buf, '\n')); err != nil {
+		return written, fmt.Errorf("knapsack: writing: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return written, fmt.Errorf("knapsack: writing: %w", err)
+	}
+	return written, nil
+}
