@@ -58,6 +58,9 @@ func (l *leaves) leaf(j uint64) Task {
 	t := l.app.Root()
 	x := l.pi.At(j) - 1
 	for b := 0; b < l.k && t != nil; b++ {
+		if t.Empty() {
+			return nil // every leaf below is empty: no need to split on
+		}
 		if piece := t.Split(); x>>b&1 == 1 {
 			t = piece
 		}
