@@ -72,7 +72,7 @@ func (g *geometric) init(p Params, maxDepth int) {
 // at the given height, capped at MaxChildren, or leafCount.
 func (g *geometric) count(h uint32, height int) int32 {
 	if g.fixed != nil {
-		if height < g.p.Depth {
+		if height == 0 || height < g.p.Depth { // the root always has b_0
 			return g.fixed.count(h)
 		}
 		return 0 // b_i = 0: p = 1, ln(1−p) = −∞, the quotient is ±0

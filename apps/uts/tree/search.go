@@ -60,6 +60,42 @@ type Search struct {
 	b     *batch
 }
 
+// Kernel names a way of hashing children.
+type Kernel string
+
+const (
+	// AVX512 hashes sixteen children at once with AVX-512F instructions.
+	AVX512 Kernel = "avx512"
+	// CryptoSHA1 hashes one child at a time with crypto/sha1 (which uses
+	// the SHA extensions where the processor has them).
+	CryptoSHA1 Kernel = "crypto/sha1"
+)
+
+// BestKernel returns the kernel searches use by default: AVX512 where the
+// processor and operating system support it, CryptoSHA1 elsewhere.
+func BestKernel() Kernel {
+	if hasAVX512 {
+		return AVX512
+	}
+	return CryptoSHA1
+}
+
+// SetKernel makes the search hash with k; AVX512 is an error without
+// AVX-512 support.
+func (s *Search) SetKernel(k Kernel) error {
+	switch {
+	case k == CryptoSHA1:
+		s.multi = false
+	case k == AVX512 && hasAVX512:
+		s.multi = true
+	case k == AVX512:
+		return fmt.Errorf("uts: kernel %s: the processor or system lacks AVX-512F", k)
+	default:
+		return fmt.Errorf("uts: unknown kernel %q (%s or %s)", k, AVX512, CryptoSHA1)
+	}
+	return nil
+}
+
 // NewSearch returns the search of the whole tree, adding its statistics to
 // c.
 func (t *Tree) NewSearch(c *Counts) *Search {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -94,6 +95,8 @@ var referenceTrees = []struct {
 	{"-t 1 -a 3 -d 3 -b 60 -r 1", 246048, 241059, 3, true},
 	{"-t 1 -a 2 -d 7 -b 100 -r 3", 86032, 69620, 13, true},
 	{"-t 1 -a 0 -d 7 -b 3 -r 123456789", 1, 1, 0, true},
+	{"-t 1 -a 3 -d 0 -b 4 -r 1", 9, 8, 1, true},       // the root of a fixed tree has b_0 whatever d
+	{"-t 1 -a 3 -d -2 -b 40 -r 7", 101, 100, 1, true}, // a geometric root is capped too
 }
 
 func TestReferenceTrees(t *testing.T) {
@@ -206,5 +209,56 @@ func TestGeometricSlowPath(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestKernels(t *testing.T) {
+	tr := MustNew(Defaults())
+	x := tr.NewSearch(&Counts{})
+	if err := x.SetKernel(CryptoSHA1); err != nil || x.multi {
+		t.Errorf("crypto/sha1: %v", err)
+	}
+	err := x.SetKernel(AVX512)
+	if hasAVX512 != (err == nil) || x.multi != hasAVX512 {
+		t.Errorf("avx512 with support %v: %v", hasAVX512, err)
+	}
+	if x.SetKernel("md5") == nil {
+		t.Error("md5 accepted")
+	}
+	if (BestKernel() == AVX512) != hasAVX512 {
+		t.Error(BestKernel())
+	}
+}
+
+// TestRandomReferenceTrees counts 255 random trees (15 million nodes in
+// all) and compares with the reference's statistics in
+// testdata/reference_random.txt.
+func TestRandomReferenceTrees(t *testing.T) {
+	data, err := os.ReadFile("testdata/reference_random.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "|")
+		p, err := ParseArgs(strings.Fields(f[0]))
+		if err != nil {
+			t.Fatalf("%s: %v", f[0], err)
+		}
+		nodes, _ := strconv.ParseInt(f[1], 10, 64)
+		depth, _ := strconv.Atoi(f[2])
+		leaves, _ := strconv.ParseInt(f[3], 10, 64)
+		tr, err := New(p)
+		if err != nil {
+			t.Fatalf("%s: %v", f[0], err)
+		}
+		checkCounts(t, f[0], tr.Count(), nodes, depth, leaves)
+		n++
+	}
+	if n != 255 {
+		t.Errorf("%d trees, want 255", n)
 	}
 }
