@@ -52,54 +52,18 @@ func (e *entry) pending() int64 {
 // implements lb.Task. Its statistics go to the Counts given when it was
 // made (one per rank). It is not safe for concurrent use.
 type Search struct {
-	t     *Tree
-	c     *Counts
-	multi bool // hash with the 16-lane kernel
-	root  bool // the root is still to be counted
-	stack []entry
-	b     *batch
-}
-
-// Kernel names a way of hashing children.
-type Kernel string
-
-const (
-	// AVX512 hashes sixteen children at once with AVX-512F instructions.
-	AVX512 Kernel = "avx512"
-	// CryptoSHA1 hashes one child at a time with crypto/sha1 (which uses
-	// the SHA extensions where the processor has them).
-	CryptoSHA1 Kernel = "crypto/sha1"
-)
-
-// BestKernel returns the kernel searches use by default: AVX512 where the
-// processor and operating system support it, CryptoSHA1 elsewhere.
-func BestKernel() Kernel {
-	if hasAVX512 {
-		return AVX512
-	}
-	return CryptoSHA1
-}
-
-// SetKernel makes the search hash with k; AVX512 is an error without
-// AVX-512 support.
-func (s *Search) SetKernel(k Kernel) error {
-	switch {
-	case k == CryptoSHA1:
-		s.multi = false
-	case k == AVX512 && hasAVX512:
-		s.multi = true
-	case k == AVX512:
-		return fmt.Errorf("uts: kernel %s: the processor or system lacks AVX-512F", k)
-	default:
-		return fmt.Errorf("uts: unknown kernel %q (%s or %s)", k, AVX512, CryptoSHA1)
-	}
-	return nil
+	t      *Tree
+	c      *Counts
+	kernel Kernel
+	root   bool // the root is still to be counted
+	stack  []entry
+	b      *batch
 }
 
 // NewSearch returns the search of the whole tree, adding its statistics to
 // c.
 func (t *Tree) NewSearch(c *Counts) *Search {
-	return &Search{t: t, c: c, multi: hasAVX512, root: true}
+	return &Search{t: t, c: c, kernel: BestKernel(), root: true}
 }
 
 // Count searches the whole tree sequentially.
@@ -178,21 +142,6 @@ func (s *Search) Work(budget int64) int64 {
 	return nodes
 }
 
-// hash computes the first k lanes of the batch.
-func (s *Search) hash(k int) {
-	b := s.b
-	if s.multi {
-		sha1x16(&b.out, &b.in)
-		return
-	}
-	for j := range k {
-		c := ChildState(State{b.in[0][j], b.in[1][j], b.in[2][j], b.in[3][j], b.in[4][j]}, int(b.in[5][j]))
-		for w := range 5 {
-			b.out[w][j] = c[w]
-		}
-	}
-}
-
 // splitScan is how many stack entries, from the bottom, a split divides:
 // enough for the thief to get a good share of a deep binomial stack, few
 // enough to keep a task's encoding small.
@@ -209,7 +158,7 @@ func (s *Search) split() *Search {
 	if s.root || scan == 0 || (scan == 1 && s.stack[0].pending() == 1) {
 		return nil
 	}
-	o := &Search{t: s.t, c: s.c, multi: s.multi}
+	o := &Search{t: s.t, c: s.c, kernel: s.kernel}
 	kept := s.stack[:0]
 	give := true
 	for i := range scan {
@@ -264,7 +213,7 @@ func (t *Tree) Decode(b []byte, c *Counts) (*Search, error) {
 	if len(b) < 1 || b[0] > 1 {
 		return nil, fmt.Errorf("uts: malformed task (%d bytes)", len(b))
 	}
-	s := &Search{t: t, c: c, multi: hasAVX512, root: b[0] == 1}
+	s := &Search{t: t, c: c, kernel: BestKernel(), root: b[0] == 1}
 	b = b[1:]
 	count, k := binary.Uvarint(b)
 	if k <= 0 || count > uint64(len(b))/23 {

@@ -11,25 +11,26 @@ import (
 	"testing"
 )
 
-// countWith searches t sequentially, hashing with the 16-lane kernel or
-// crypto/sha1.
-func countWith(t *Tree, multi bool) Counts {
+// countWith searches t sequentially, hashing with kernel k.
+func countWith(t *Tree, k Kernel) Counts {
 	var c Counts
 	s := t.NewSearch(&c)
-	s.multi = multi
+	s.kernel = k
 	for !s.Empty() {
 		s.Work(1 << 16)
 	}
 	return c
 }
 
-// hashPaths returns the hashing paths of this machine: crypto/sha1 always,
-// the AVX-512 kernel when the processor has it.
-func hashPaths() []bool {
-	if hasAVX512 {
-		return []bool{true, false}
+// supportedKernels returns the kernels this machine runs, the best first.
+func supportedKernels() []Kernel {
+	var ks []Kernel
+	for k := AVX512; k >= CryptoSHA1; k-- {
+		if k.Supported() {
+			ks = append(ks, k)
+		}
 	}
-	return []bool{false}
+	return ks
 }
 
 func checkCounts(t *testing.T, name string, got Counts, nodes int64, depth int, leaves int64) {
@@ -75,10 +76,10 @@ func TestSamples(t *testing.T) {
 // other fractions, the cap on m and on geometric counts, granularity,
 // negative seeds, a non-integral binomial root).
 var referenceTrees = []struct {
-	args               string
-	nodes, leaves      int64
-	depth              int
-	alsoWithCryptoSHA1 bool // small enough to count twice
+	args          string
+	nodes, leaves int64
+	depth         int
+	allKernels    bool // small enough to count with every kernel
 }{
 	{"-t 1 -a 1 -d 20 -b 6 -r 1", 3910854, 1969473, 55, false},
 	{"-t 1 -a 1 -d 6 -b 4 -r 0", 4509, 2319, 17, true},
@@ -106,54 +107,60 @@ func TestReferenceTrees(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr := MustNew(p)
-		for _, multi := range hashPaths() {
-			if !multi && !c.alsoWithCryptoSHA1 && hasAVX512 {
-				continue
+		for i, k := range supportedKernels() {
+			if i > 0 && !c.allKernels {
+				break
 			}
-			checkCounts(t, c.args, countWith(tr, multi), c.nodes, c.depth, c.leaves)
+			checkCounts(t, c.args+" with "+k.String(), countWith(tr, k), c.nodes, c.depth, c.leaves)
 		}
 	}
 }
 
-// TestHashPaths counts T1 and T3 with crypto/sha1 as well (TestSamples
-// uses the AVX-512 kernel where there is one).
-func TestHashPaths(t *testing.T) {
-	if !hasAVX512 {
-		t.Skip("no AVX-512: TestSamples already used crypto/sha1")
-	}
+// TestKernelsCount counts T1 and T3 with every other kernel as well
+// (TestSamples uses the best one).
+func TestKernelsCount(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	for _, n := range []string{"T1", "T3"} {
-		s, _ := SampleNamed(n)
-		checkCounts(t, n+" with crypto/sha1", countWith(MustNew(s.Params()), false), s.Nodes, s.Depth, s.Leaves)
+	for _, k := range supportedKernels()[1:] {
+		for _, n := range []string{"T1", "T3"} {
+			s, _ := SampleNamed(n)
+			checkCounts(t, n+" with "+k.String(), countWith(MustNew(s.Params()), k), s.Nodes, s.Depth, s.Leaves)
+		}
 	}
 }
 
-// TestSHA1x16 compares the 16-lane kernel with crypto/sha1 on random
-// states and child numbers.
-func TestSHA1x16(t *testing.T) {
-	if !hasAVX512 {
-		t.Skip("no AVX-512")
+// TestVectorKernels compares the AVX-512 and AVX2 kernels with crypto/sha1
+// on random states and child numbers.
+func TestVectorKernels(t *testing.T) {
+	if !hasAVX512 && !hasAVX2 {
+		t.Skip("no AVX2 or AVX-512")
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	var b batch
-	for range 2000 {
+	for i := range 2000 {
 		for w := range 6 {
 			for j := range lanes {
 				b.in[w][j] = r.Uint32()
 			}
 		}
-		sha1x16(&b.out, &b.in)
-		for j := range lanes {
-			var msg [24]byte
-			for w := range 6 {
-				binary.BigEndian.PutUint32(msg[4*w:], b.in[w][j])
+		for _, k := range []Kernel{AVX512, AVX2} {
+			if !k.Supported() {
+				continue
 			}
-			want := sha1.Sum(msg[:])
-			got := State{b.out[0][j], b.out[1][j], b.out[2][j], b.out[3][j], b.out[4][j]}.Bytes()
-			if got != want {
-				t.Fatalf("lane %d of %x: %x, want %x", j, msg, got, want)
+			b.out = [5][lanes]uint32{}
+			x := &Search{kernel: k, b: &b}
+			x.hash(lanes - i%2*8) // AVX2: one or both halves
+			for j := range lanes - i%2*8 {
+				var msg [24]byte
+				for w := range 6 {
+					binary.BigEndian.PutUint32(msg[4*w:], b.in[w][j])
+				}
+				want := sha1.Sum(msg[:])
+				got := State{b.out[0][j], b.out[1][j], b.out[2][j], b.out[3][j], b.out[4][j]}.Bytes()
+				if got != want {
+					t.Fatalf("%v, lane %d of %x: %x, want %x", k, j, msg, got, want)
+				}
 			}
 		}
 	}
@@ -215,17 +222,25 @@ func TestGeometricSlowPath(t *testing.T) {
 func TestKernels(t *testing.T) {
 	tr := MustNew(Defaults())
 	x := tr.NewSearch(&Counts{})
-	if err := x.SetKernel(CryptoSHA1); err != nil || x.multi {
-		t.Errorf("crypto/sha1: %v", err)
+	if x.kernel != BestKernel() {
+		t.Errorf("default kernel %v, best %v", x.kernel, BestKernel())
 	}
-	err := x.SetKernel(AVX512)
-	if hasAVX512 != (err == nil) || x.multi != hasAVX512 {
-		t.Errorf("avx512 with support %v: %v", hasAVX512, err)
+	for _, k := range []Kernel{CryptoSHA1, AVX2, AVX512} {
+		err := x.SetKernel(k)
+		if k.Supported() != (err == nil) || (err == nil && x.kernel != k) {
+			t.Errorf("%v, supported %v: %v", k, k.Supported(), err)
+		}
+		if p, err := ParseKernel(k.String()); p != k || err != nil {
+			t.Errorf("%v: parsed as %v, %v", k, p, err)
+		}
 	}
-	if x.SetKernel("md5") == nil {
+	if _, err := ParseKernel("md5"); err == nil {
 		t.Error("md5 accepted")
 	}
-	if (BestKernel() == AVX512) != hasAVX512 {
+	if x.SetKernel(Kernel(7)) == nil {
+		t.Error("kernel 7 accepted")
+	}
+	if !CryptoSHA1.Supported() || (hasAVX512 && BestKernel() != AVX512) {
 		t.Error(BestKernel())
 	}
 }
@@ -260,5 +275,22 @@ func TestRandomReferenceTrees(t *testing.T) {
 	}
 	if n != 255 {
 		t.Errorf("%d trees, want 255", n)
+	}
+}
+
+// TestTreeShared counts one tree from several goroutines at once: its
+// step tables are built lazily and must be safe to share.
+func TestTreeShared(t *testing.T) {
+	p, _ := ParseArgs(strings.Fields("-t 1 -a 2 -d 10 -b 6 -r 4"))
+	tr := MustNew(p)
+	want := MustNew(p).Count()
+	done := make(chan Counts)
+	for range 4 {
+		go func() { done <- tr.Count() }()
+	}
+	for range 4 {
+		if c := <-done; c != want {
+			t.Errorf("shared tree: %+v, want %+v", c, want)
+		}
 	}
 }

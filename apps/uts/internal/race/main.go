@@ -19,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +28,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -44,7 +46,7 @@ func main() {
 	ref := flag.String("ref", "https://github.com/perarnau/uts", "git repository of the reference: a local clone (bare or not) or a URL to clone")
 	trees := flag.String("trees", "T1L,T3L", "sample trees, comma-separated")
 	reps := flag.Int("reps", 3, "runs of each program per tree (medians reported)")
-	kernels := flag.String("kernels", "", "our hashing kernels, comma-separated (default: the best one, and crypto/sha1 when that is another)")
+	kernels := flag.String("kernels", "", "our hashing kernels, comma-separated: avx512, avx2, crypto/sha1 (default: every one this machine supports)")
 	mpi := flag.Bool("mpi", false, "also time the reference's MPI work stealing at -np 2")
 	mpirun := flag.String("mpirun", "mpirun --oversubscribe --allow-run-as-root", "launcher for -mpi")
 	out := flag.String("out", "", "also write the report to this file")
@@ -54,14 +56,21 @@ func main() {
 	if *out != "" {
 		w = io.MultiWriter(os.Stdout, &buf)
 	}
-	ks := []tree.Kernel{tree.BestKernel()}
-	if tree.BestKernel() != tree.CryptoSHA1 {
-		ks = append(ks, tree.CryptoSHA1)
+	var ks []tree.Kernel
+	for k := tree.AVX512; k >= tree.CryptoSHA1; k-- {
+		if k.Supported() {
+			ks = append(ks, k)
+		}
 	}
 	if *kernels != "" {
 		ks = nil
-		for _, k := range strings.Split(*kernels, ",") {
-			ks = append(ks, tree.Kernel(k))
+		for _, name := range strings.Split(*kernels, ",") {
+			k, err := tree.ParseKernel(name)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "race:", err)
+				os.Exit(2)
+			}
+			ks = append(ks, k)
 		}
 	}
 	if err := run(w, *ref, strings.Split(*trees, ","), *reps, ks, *mpi, strings.Fields(*mpirun)); err != nil {
@@ -104,40 +113,41 @@ func run(w io.Writer, ref string, names []string, reps int, kernels []tree.Kerne
 	gccVersion, _ := command(src, "gcc", "-dumpfullversion").Output()
 	fmt.Fprintf(w, "# UTS, sequential: treelb (apps/uts/tree, %s, kernels %v) against the C reference\n", runtime.Version(), kernels)
 	fmt.Fprintf(w, "# reference: UTS 1.1 (%s), %s, gcc %s\n", codeCommit, strings.Join(gcc, " "), strings.TrimSpace(string(gccVersion)))
-	fmt.Fprintf(w, "# %s, %d runs each, alternating; rates from each program's own timer of the search\n", time.Now().UTC().Format(time.RFC3339), reps)
+	fmt.Fprintf(w, "# %s, %d runs each, alternating; medians; seconds and rates by each program's own timer of the search;\n# ours/C: speed ratio (C's time over ours); CPU: the same by CPU time (user+system) of this process and of the C process\n", time.Now().UTC().Format(time.RFC3339), reps)
 	fmt.Fprintf(w, "# load average before: %s\n", loadavg())
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "tree\tnodes\tours\tours s\tours Mnodes/s\tC s\tC Mnodes/s\tours/C\truns ours | C (s)\t")
+	fmt.Fprintln(tw, "tree\tnodes\tours\tours s\tC s\tours Mnodes/s\tC Mnodes/s\tours/C\tCPU: ours/C\truns ours | C (s)\t")
 	for _, s := range ss {
 		t, err := tree.New(s.Params())
 		if err != nil {
 			return err
 		}
-		ours := make(map[tree.Kernel][]float64)
-		var theirs []float64
+		ours := make(map[tree.Kernel][]timing)
+		var theirs []timing
 		var c tree.Counts
 		for range reps {
 			for _, k := range kernels {
-				var sec float64
-				c, sec, err = timeOurs(t, k)
+				var tm timing
+				c, tm, err = timeOurs(t, k)
 				if err != nil {
 					return err
 				}
-				ours[k] = append(ours[k], sec)
+				ours[k] = append(ours[k], tm)
 			}
-			rc, sec, err := timeTheirs(src, "./uts-seq", nil, s.Args)
+			rc, tm, err := timeTheirs(src, "./uts-seq", nil, s.Args)
 			if err != nil {
 				return err
 			}
 			if rc != c || !matches(c, s) {
 				return fmt.Errorf("%s: ours %+v, the reference %+v, published %d nodes, depth %d, %d leaves", s.Name, c, rc, s.Nodes, s.Depth, s.Leaves)
 			}
-			theirs = append(theirs, sec)
+			theirs = append(theirs, tm)
 		}
 		for _, k := range kernels {
-			mo, mt := median(ours[k]), median(theirs)
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s | %s\t\n", s.Name, c.Nodes, k, mo, float64(c.Nodes)/mo/1e6, mt, float64(c.Nodes)/mt/1e6, mt/mo, list(ours[k]), list(theirs))
+			mo, mt := median(ours[k], wallOf), median(theirs, wallOf)
+			co, ct := median(ours[k], cpuOf), median(theirs, cpuOf)
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s | %s\t\n", s.Name, c.Nodes, k, mo, mt, float64(c.Nodes)/mo/1e6, float64(c.Nodes)/mt/1e6, mt/mo, ct/co, list(ours[k]), list(theirs))
 		}
 	}
 	tw.Flush()
@@ -160,21 +170,21 @@ func raceMPI(w io.Writer, src string, ss []tree.Sample, reps int, mpirun []strin
 	fmt.Fprintln(tw, "tree\tnodes\tC np=2 s\tC Mnodes/s\truns (s)\t")
 	launcher := append(slices.Clone(mpirun), "-np", "2")
 	for _, s := range ss {
-		var secs []float64
+		var secs []timing
 		var c tree.Counts
 		for range reps {
-			var sec float64
+			var tm timing
 			var err error
-			c, sec, err = timeTheirs(src, launcher[0], append(launcher[1:], "./uts-mpi-ws"), s.Args)
+			c, tm, err = timeTheirs(src, launcher[0], append(launcher[1:], "./uts-mpi-ws"), s.Args)
 			if err != nil {
 				return err
 			}
 			if !matches(c, s) {
 				return fmt.Errorf("%s: UTS-MPI counted %+v", s.Name, c)
 			}
-			secs = append(secs, sec)
+			secs = append(secs, tm)
 		}
-		m := median(secs)
+		m := median(secs, wallOf)
 		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%s\t\n", s.Name, c.Nodes, m, float64(c.Nodes)/m/1e6, list(secs))
 	}
 	tw.Flush()
@@ -223,19 +233,33 @@ func command(dir string, args ...string) *exec.Cmd {
 	return c
 }
 
+// timing is a run's wall time by the program's own timer and the CPU time
+// (user and system) of its process.
+type timing struct{ wall, cpu float64 }
+
 // timeOurs counts t sequentially with kernel k and returns the counts and
-// the seconds the search took.
-func timeOurs(t *tree.Tree, k tree.Kernel) (tree.Counts, float64, error) {
+// the time the search took.
+func timeOurs(t *tree.Tree, k tree.Kernel) (tree.Counts, timing, error) {
 	var c tree.Counts
 	s := t.NewSearch(&c)
 	if err := s.SetKernel(k); err != nil {
-		return c, 0, err
+		return c, timing{}, err
 	}
+	cpu0 := cpuSeconds()
 	start := time.Now()
 	for !s.Empty() {
 		s.Work(1 << 20)
 	}
-	return c, time.Since(start).Seconds(), nil
+	return c, timing{time.Since(start).Seconds(), cpuSeconds() - cpu0}, nil
+}
+
+// cpuSeconds returns the user and system time of this process.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 var (
@@ -244,22 +268,24 @@ var (
 )
 
 // timeTheirs runs a reference program on a sample's flags and returns the
-// counts and the search time it reports.
-func timeTheirs(dir, prog string, args []string, flags string) (tree.Counts, float64, error) {
+// counts, the search time it reports and its process's CPU time (with
+// mpirun, the launcher's only).
+func timeTheirs(dir, prog string, args []string, flags string) (tree.Counts, timing, error) {
 	cmd := command(dir, append(append([]string{prog}, args...), strings.Fields(flags)...)...)
 	out, err := cmd.Output()
 	if err != nil {
-		return tree.Counts{}, 0, fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
+		return tree.Counts{}, timing{}, fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
 	}
 	sm, tm := statsLine.FindSubmatch(out), timeLine.FindSubmatch(out)
 	if sm == nil || tm == nil {
-		return tree.Counts{}, 0, fmt.Errorf("%s: no statistics in its output:\n%s", strings.Join(cmd.Args, " "), out)
+		return tree.Counts{}, timing{}, fmt.Errorf("%s: no statistics in its output:\n%s", strings.Join(cmd.Args, " "), out)
 	}
 	n, _ := strconv.ParseInt(string(sm[1]), 10, 64)
 	d, _ := strconv.Atoi(string(sm[2]))
 	l, _ := strconv.ParseInt(string(sm[3]), 10, 64)
 	sec, _ := strconv.ParseFloat(string(tm[1]), 64)
-	return tree.Counts{Nodes: n, Depth: d, Leaves: l}, sec, nil
+	cpu := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	return tree.Counts{Nodes: n, Depth: d, Leaves: l}, timing{sec, cpu}, nil
 }
 
 // matches reports whether counts agree with a sample's published ones.
@@ -267,8 +293,15 @@ func matches(c tree.Counts, s tree.Sample) bool {
 	return c.Nodes == s.Nodes && (s.Depth < 0 || c.Depth == s.Depth) && (s.Leaves < 0 || c.Leaves == s.Leaves)
 }
 
-func median(x []float64) float64 {
-	y := slices.Clone(x)
+func wallOf(t timing) float64 { return t.wall }
+func cpuOf(t timing) float64  { return t.cpu }
+
+// median returns the median of f over the runs.
+func median(x []timing, f func(timing) float64) float64 {
+	y := make([]float64, len(x))
+	for i, t := range x {
+		y[i] = f(t)
+	}
 	slices.Sort(y)
 	if len(y)%2 == 1 {
 		return y[len(y)/2]
@@ -276,10 +309,11 @@ func median(x []float64) float64 {
 	return (y[len(y)/2-1] + y[len(y)/2]) / 2
 }
 
-func list(x []float64) string {
+// list gives the runs' wall times.
+func list(x []timing) string {
 	s := make([]string, len(x))
 	for i, v := range x {
-		s[i] = strconv.FormatFloat(v, 'f', 2, 64)
+		s[i] = strconv.FormatFloat(v.wall, 'f', 2, 64)
 	}
 	return strings.Join(s, " ")
 }
