@@ -101,6 +101,7 @@ func (s *Search) Work(budget int64) int64 {
 	}
 	b := s.b
 	gran := t.p.Gran
+	binomial := t.p.Type == Binomial
 	for nodes < budget && len(s.stack) > 0 {
 		// Take up to 16 pending children from the top of the stack.
 		k := 0
@@ -125,9 +126,17 @@ func (s *Search) Work(budget int64) int64 {
 		}
 		for j := range k {
 			h := b.height[j]
-			cs := State{b.out[0][j], b.out[1][j], b.out[2][j], b.out[3][j], b.out[4][j]}
-			n := t.children(cs.Rand(), int(h))
+			r := b.out[4][j] & 0x7fffffff // State.Rand
+			var n int32
+			if binomial { // below the root, inlined
+				if float64(r) < t.qScaled {
+					n = t.m
+				}
+			} else {
+				n = t.children(r, int(h))
+			}
 			if n > 0 {
+				cs := State{b.out[0][j], b.out[1][j], b.out[2][j], b.out[3][j], b.out[4][j]}
 				s.stack = append(s.stack, entry{s: cs, height: h, n: n, step: 1})
 			} else {
 				leaves++
