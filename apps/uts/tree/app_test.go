@@ -2,6 +2,7 @@ package tree
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -177,5 +178,41 @@ func TestDecodeRejects(t *testing.T) {
 	r, _ := a.Root().AppendBinary(nil)
 	if !bytes.Equal(r, []byte{1, 0}) {
 		t.Errorf("root task encodes as %v", r)
+	}
+}
+
+// TestHugeFanOut works and splits a node with more than 2³⁰ children,
+// where the child numbers and strides approach the 32-bit limit.
+func TestHugeFanOut(t *testing.T) {
+	p, _ := ParseArgs(strings.Fields("-t 3 -b 2147483647 -d 1"))
+	tr := MustNew(p)
+	var c Counts
+	x := tr.NewSearch(&c)
+	x.Work(1)
+	var parts []*Search
+	for range 40 {
+		o := x.split()
+		if o == nil {
+			break
+		}
+		parts = append(parts, o)
+	}
+	total := pendingTotal(x)
+	for _, o := range parts {
+		total += pendingTotal(o)
+		if o.stack[0].step < 1 || o.stack[0].next < 0 {
+			t.Fatalf("entry %+v", o.stack[0])
+		}
+	}
+	if want := int64(math.MaxInt32) - c.Nodes + 1; total != want {
+		t.Errorf("%d children pending after splits, want %d", total, want)
+	}
+	// The last part has one child left at most a stride away from the end.
+	last := parts[len(parts)-1]
+	for !last.Empty() {
+		last.Work(1 << 10)
+	}
+	if last.stack != nil && len(last.stack) != 0 {
+		t.Error("not exhausted")
 	}
 }

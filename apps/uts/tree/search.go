@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Counts are the statistics of a tree or of the part of it a rank
@@ -46,6 +47,10 @@ type entry struct {
 func (e *entry) pending() int64 {
 	return (int64(e.n) - int64(e.next) + int64(e.step) - 1) / int64(e.step)
 }
+
+// halvable reports whether the entry's pending children can be shared by
+// doubling the step (which must stay a 32-bit int).
+func (e *entry) halvable() bool { return e.pending() >= 2 && e.step <= math.MaxInt32/2 }
 
 // Search is a part of a tree searched depth first: the root, if it is not
 // yet counted, and a stack of nodes with children left to generate. It
@@ -113,7 +118,7 @@ func (s *Search) Work(budget int64) int64 {
 				}
 				b.in[5][k] = uint32(e.next)
 				b.height[k] = e.height + 1
-				e.next += e.step
+				e.next = int32(min(int64(e.next)+int64(e.step), int64(e.n))) // no overflow
 				k++
 			}
 			if e.next < e.n {
@@ -164,7 +169,7 @@ const splitScan = 512
 // not yet expanded, or a single pending child).
 func (s *Search) split() *Search {
 	scan := min(len(s.stack), splitScan)
-	if s.root || scan == 0 || (scan == 1 && s.stack[0].pending() == 1) {
+	if s.root || scan == 0 || (scan == 1 && !s.stack[0].halvable()) {
 		return nil
 	}
 	o := &Search{t: s.t, c: s.c, kernel: s.kernel}
@@ -172,7 +177,7 @@ func (s *Search) split() *Search {
 	give := true
 	for i := range scan {
 		e := s.stack[i]
-		if e.pending() >= 2 {
+		if e.halvable() {
 			g := e
 			g.next += e.step
 			g.step *= 2
