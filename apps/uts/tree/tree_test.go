@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // countWith searches t sequentially, hashing with kernel k.
@@ -66,7 +67,11 @@ func TestSamples(t *testing.T) {
 		if !ok {
 			t.Fatalf("no sample tree %q", n)
 		}
-		checkCounts(t, s.Name, MustNew(s.Params()).Count(), s.Nodes, s.Depth, s.Leaves)
+		start := time.Now()
+		c := MustNew(s.Params()).Count()
+		sec := time.Since(start).Seconds()
+		t.Logf("%s: %d nodes, depth %d, %d leaves; %.2f s, %.1f Mnodes/s (%v)", s.Name, c.Nodes, c.Depth, c.Leaves, sec, float64(c.Nodes)/sec/1e6, BestKernel())
+		checkCounts(t, s.Name, c, s.Nodes, s.Depth, s.Leaves)
 	}
 }
 
