@@ -28,14 +28,16 @@ func (s Sample) Params() Params {
 // and statistics as its sample_trees.sh publishes them (github.com/perarnau/
 // uts at e10c4fe, the same list as sample_trees.csh in "Original UTS
 // version 1.1", 8b0c41a). T4 sets -r twice, as there. Three statistics are
-// missing there. T3XXL's depth and leaves are filled in from a run of the
+// missing there; they come from runs on this project's machine of the
 // reference's sequential build (uts_shm.c, -DBRG_RNG, gcc 12.2 -O3, x86-64)
-// on this project's machine; its leaves agree with the tree's structure
-// (every node but the root has 0 or 2 children, so leaves = (nodes +
-// 1999)/2). The reference keeps its counts in 32-bit ints, so its size
-// there wrapped (printed as 18446744072207804821, which is 2793220501
-// − 2³² sign-extended), and it cannot count T1XXL's 3.4 billion leaves:
-// T1XXL's stay unknown (−1).
+// and of this package. The reference keeps its counts in 32-bit ints, so on
+// these trees it printed some of them wrapped and sign-extended to 64 bits.
+// T3XXL: depth 99049 and 1396611250 leaves, printed as such by the
+// reference (its size as 18446744072207804821 = 2793220501 − 2³²), and
+// counted so here; the leaves agree with the tree's structure (every node
+// but the root has 0 or 2 children, so leaves = (nodes + 1999)/2). T1XXL:
+// 3384495738 leaves, counted here; the reference printed 18446744072799080058
+// = 3384495738 − 2³².
 // The slice is new on every call.
 func Samples() []Sample {
 	return []Sample{
@@ -52,7 +54,7 @@ func Samples() []Sample {
 		// Extra large (~1.6 billion nodes).
 		{"T1XL", "-t 1 -a 3 -d 15 -b 4 -r 29", 1635119272, 15, 1308100063},
 		// Extra extra large (3–10 billion nodes).
-		{"T1XXL", "-t 1 -a 3 -d 15 -b 4 -r 19", 4230646601, 15, -1},
+		{"T1XXL", "-t 1 -a 3 -d 15 -b 4 -r 19", 4230646601, 15, 3384495738},
 		{"T3XXL", "-t 0 -b 2000 -q 0.499995 -m 2 -r 316", 2793220501, 99049, 1396611250},
 		{"T2XXL", "-t 0 -b 2000 -q 0.499999995 -m 2 -r 0", 10612052303, 216370, 5306027151},
 		// Wicked large (150–300 billion nodes).
