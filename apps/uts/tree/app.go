@@ -1,0 +1,49 @@
+package tree
+
+import (
+	"fmt"
+
+	"github.com/treelb/treelb/lb"
+)
+
+// This file holds everything that faces package lb.
+
+var _ lb.Task = (*Search)(nil)
+
+// Split gives away about half of the work (see split), or returns nil.
+func (s *Search) Split() lb.Task {
+	if o := s.split(); o != nil {
+		return o
+	}
+	return nil
+}
+
+// App is one rank's view of a UTS search: the tree and the statistics of
+// the nodes this rank generated. It is an lb application with result type
+// Counts: every rank's counts, combined, are the tree's. It is not safe for
+// concurrent use.
+type App struct {
+	t *Tree
+	c Counts
+}
+
+// NewApp returns a rank's application for tree t (which ranks may share).
+func NewApp(t *Tree) *App { return &App{t: t} }
+
+// Root returns the whole tree as a task.
+func (a *App) Root() lb.Task { return a.t.NewSearch(&a.c) }
+
+// Unmarshal decodes a task encoded by Search.AppendBinary on any rank.
+func (a *App) Unmarshal(b []byte) (lb.Task, error) {
+	s, err := a.t.Decode(b, &a.c)
+	if err != nil {
+		return nil, fmt.Errorf("uts: %v: %w", a.t, err)
+	}
+	return s, nil
+}
+
+// Result returns the statistics of the nodes generated on this rank.
+func (a *App) Result() Counts { return a.c }
+
+// Combine adds the statistics of two ranks.
+func (a *App) Combine(x, y Counts) Counts { return x.Add(y) }

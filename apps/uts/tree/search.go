@@ -1,0 +1,263 @@
+package tree
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Counts are the statistics of a tree or of the part of it a rank
+// searched, as the reference reports them: nodes, leaves and the greatest
+// depth (the root has depth 0). The zero value is the empty tree.
+type Counts struct {
+	Nodes  int64
+	Leaves int64
+	Depth  int
+}
+
+// Add returns the statistics of two disjoint parts of a tree together.
+func (c Counts) Add(o Counts) Counts {
+	return Counts{Nodes: c.Nodes + o.Nodes, Leaves: c.Leaves + o.Leaves, Depth: max(c.Depth, o.Depth)}
+}
+
+// lanes is the number of children hashed together.
+const lanes = 16
+
+// batch is the scratch space of one hashing step: lane j hashes child
+// in[5][j] of the node whose state is in[0..4][j].
+type batch struct {
+	in     [6][lanes]uint32
+	out    [5][lanes]uint32
+	height [lanes]int32
+}
+
+// entry is a node of the search stack whose children are still to be
+// generated: next, next+step, next+2·step, … below n (other children of
+// the node may belong to other tasks).
+type entry struct {
+	s      State
+	height int32
+	next   int32
+	step   int32
+	n      int32
+}
+
+// pending returns how many children of the entry are left to this task.
+func (e *entry) pending() int64 {
+	return (int64(e.n) - int64(e.next) + int64(e.step) - 1) / int64(e.step)
+}
+
+// halvable reports whether the entry's pending children can be shared by
+// doubling the step (which must stay a 32-bit int).
+func (e *entry) halvable() bool { return e.pending() >= 2 && e.step <= math.MaxInt32/2 }
+
+// Search is a part of a tree searched depth first: the root, if it is not
+// yet counted, and a stack of nodes with children left to generate. It
+// implements lb.Task. Its statistics go to the Counts given when it was
+// made (one per rank). It is not safe for concurrent use.
+type Search struct {
+	t      *Tree
+	c      *Counts
+	kernel Kernel
+	root   bool // the root is still to be counted
+	stack  []entry
+	b      *batch
+}
+
+// NewSearch returns the search of the whole tree, adding its statistics to
+// c.
+func (t *Tree) NewSearch(c *Counts) *Search {
+	return &Search{t: t, c: c, kernel: BestKernel(), root: true}
+}
+
+// Count searches the whole tree sequentially.
+func (t *Tree) Count() Counts {
+	var c Counts
+	s := t.NewSearch(&c)
+	for !s.Empty() {
+		s.Work(1 << 20)
+	}
+	return c
+}
+
+// Empty reports whether the search has nothing left.
+func (s *Search) Empty() bool { return !s.root && len(s.stack) == 0 }
+
+// Work generates about budget nodes (whole batches of up to 16, so up to 15
+// more) and returns how many. A node is counted when it is generated: its
+// number of children is known from its own state at once, so leaves never
+// enter the stack.
+func (s *Search) Work(budget int64) int64 {
+	t := s.t
+	var nodes, leaves int64
+	depth := s.c.Depth
+	if s.root {
+		s.root = false
+		nodes++
+		if n := t.children(t.root.Rand(), 0); n > 0 {
+			s.stack = append(s.stack, entry{s: t.root, n: n, step: 1})
+		} else {
+			leaves++
+		}
+	}
+	if s.b == nil && len(s.stack) > 0 {
+		s.b = new(batch)
+	}
+	b := s.b
+	gran := t.p.Gran
+	binomial := t.p.Type == Binomial
+	for nodes < budget && len(s.stack) > 0 {
+		// Take up to 16 pending children from the top of the stack.
+		k := 0
+		for k < lanes && len(s.stack) > 0 {
+			e := &s.stack[len(s.stack)-1]
+			for k < lanes && e.next < e.n {
+				for w := range 5 {
+					b.in[w][k] = e.s[w]
+				}
+				b.in[5][k] = uint32(e.next)
+				b.height[k] = e.height + 1
+				e.next = int32(min(int64(e.next)+int64(e.step), int64(e.n))) // no overflow
+				k++
+			}
+			if e.next < e.n {
+				break
+			}
+			s.stack = s.stack[:len(s.stack)-1]
+		}
+		for range gran {
+			s.hash(k)
+		}
+		for j := range k {
+			h := b.height[j]
+			r := b.out[4][j] & 0x7fffffff // State.Rand
+			var n int32
+			if binomial { // below the root, inlined
+				if float64(r) < t.qScaled {
+					n = t.m
+				}
+			} else {
+				n = t.children(r, int(h))
+			}
+			if n > 0 {
+				cs := State{b.out[0][j], b.out[1][j], b.out[2][j], b.out[3][j], b.out[4][j]}
+				s.stack = append(s.stack, entry{s: cs, height: h, n: n, step: 1})
+			} else {
+				leaves++
+			}
+			depth = max(depth, int(h))
+		}
+		nodes += int64(k)
+	}
+	s.c.Nodes += nodes
+	s.c.Leaves += leaves
+	s.c.Depth = depth
+	return nodes
+}
+
+// splitScan is how many stack entries, from the bottom, a split divides:
+// enough for the thief to get a good share of a deep binomial stack, few
+// enough to keep a task's encoding small.
+const splitScan = 512
+
+// split gives away about half of the pending children of the bottom
+// entries of the stack (the shallowest nodes, which hold the most work in
+// geometric trees; in binomial trees every subtree below the root is alike):
+// every other child of each entry with two or more, and every other entry
+// of those with one. It returns nil when there is nothing to give (the root
+// not yet expanded, or a single pending child).
+func (s *Search) split() *Search {
+	scan := min(len(s.stack), splitScan)
+	if s.root || scan == 0 || (scan == 1 && !s.stack[0].halvable()) {
+		return nil
+	}
+	o := &Search{t: s.t, c: s.c, kernel: s.kernel}
+	kept := s.stack[:0]
+	give := true
+	for i := range scan {
+		e := s.stack[i]
+		if e.halvable() {
+			g := e
+			g.next += e.step
+			g.step *= 2
+			e.step *= 2
+			o.stack = append(o.stack, g)
+			kept = append(kept, e)
+			continue
+		}
+		if give {
+			o.stack = append(o.stack, e)
+		} else {
+			kept = append(kept, e)
+		}
+		give = !give
+	}
+	s.stack = append(kept, s.stack[scan:]...)
+	return o
+}
+
+// AppendBinary appends the task: a flag byte (1 when the root is still to
+// be counted), the number of entries, then per entry the 20 state bytes
+// and the height, next child and step as uvarints (about 24 bytes).
+func (s *Search) AppendBinary(b []byte) ([]byte, error) {
+	flag := byte(0)
+	if s.root {
+		flag = 1
+	}
+	b = append(b, flag)
+	b = binary.AppendUvarint(b, uint64(len(s.stack)))
+	for i := range s.stack {
+		e := &s.stack[i]
+		sb := e.s.Bytes()
+		b = append(b, sb[:]...)
+		b = binary.AppendUvarint(b, uint64(e.height))
+		b = binary.AppendUvarint(b, uint64(e.next))
+		b = binary.AppendUvarint(b, uint64(e.step))
+	}
+	return b, nil
+}
+
+var errTrailing = errors.New("trailing bytes")
+
+// Decode decodes a task made by AppendBinary for this tree, adding its
+// statistics to c. It recomputes each node's number of children and
+// rejects a task whose nodes do not have the children it claims.
+func (t *Tree) Decode(b []byte, c *Counts) (*Search, error) {
+	if len(b) < 1 || b[0] > 1 {
+		return nil, fmt.Errorf("uts: malformed task (%d bytes)", len(b))
+	}
+	s := &Search{t: t, c: c, kernel: BestKernel(), root: b[0] == 1}
+	b = b[1:]
+	count, k := binary.Uvarint(b)
+	if k <= 0 || count > uint64(len(b))/23 {
+		return nil, fmt.Errorf("uts: malformed task: %d entries", count)
+	}
+	b = b[k:]
+	s.stack = make([]entry, 0, count)
+	for i := range count {
+		if len(b) < 20 {
+			return nil, fmt.Errorf("uts: malformed task: entry %d truncated", i)
+		}
+		st := stateOf(b)
+		b = b[20:]
+		var v [3]uint64
+		for j := range v {
+			x, k := binary.Uvarint(b)
+			if k <= 0 || x > 1<<31-1 {
+				return nil, fmt.Errorf("uts: malformed task: entry %d", i)
+			}
+			v[j], b = x, b[k:]
+		}
+		e := entry{s: st, height: int32(v[0]), next: int32(v[1]), step: int32(v[2])}
+		e.n = t.children(st.Rand(), int(e.height))
+		if e.step < 1 || e.next >= e.n {
+			return nil, fmt.Errorf("uts: malformed task: entry %d at height %d has %d children, not child %d", i, e.height, max(e.n, 0), e.next)
+		}
+		s.stack = append(s.stack, e)
+	}
+	if len(b) != 0 {
+		return nil, fmt.Errorf("uts: malformed task: %w", errTrailing)
+	}
+	return s, nil
+}
