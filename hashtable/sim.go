@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // The counting model of seed 004 §4.5: the load balance of the essential
@@ -122,7 +124,14 @@ type SimParams struct {
 	// Block, if > 0, is the size of the blocks of runs whose CVs give
 	// SimPoint.CVSE (50 to match the seed).
 	Block int
+	// Progress, if set, is called from Simulate's goroutine about every
+	// ProgressEvery (and once at the end) with the runs done and the runs
+	// in all.
+	Progress func(done, total int)
 }
+
+// ProgressEvery is how often Simulate reports progress.
+const ProgressEvery = time.Second
 
 // Validate reports the first invalid parameter.
 func (sp SimParams) Validate() error {
@@ -198,6 +207,7 @@ func Simulate(cs []PQ, sp SimParams) ([]SimPoint, error) {
 	}
 	jobs := make(chan [2]int)
 	var wg sync.WaitGroup
+	var done atomic.Int64
 	for range workers {
 		wg.Add(1)
 		go func() {
@@ -209,16 +219,26 @@ func Simulate(cs []PQ, sp SimParams) ([]SimPoint, error) {
 				for w := range NumLoads {
 					maxima[j[0]][w][j[1]] = mx[w]
 				}
+				done.Add(1)
 			}
 		}()
 	}
+	total := len(cs) * sp.Runs
+	next := time.Now().Add(ProgressEvery)
 	for i := range cs {
 		for r := range sp.Runs {
 			jobs <- [2]int{i, r}
+			if now := time.Now(); sp.Progress != nil && now.After(next) {
+				next = now.Add(ProgressEvery)
+				sp.Progress(int(done.Load()), total)
+			}
 		}
 	}
 	close(jobs)
 	wg.Wait()
+	if sp.Progress != nil {
+		sp.Progress(total, total)
+	}
 
 	var pts []SimPoint
 	for i, c := range cs {

@@ -28,8 +28,11 @@ type core struct {
 
 	// idle reports that the rank has no work; outstanding that it still
 	// waits for a reply to a request of its own (both set by the balancer).
+	// working, when set, reports that the rank holds work, for progress
+	// reports, where idle means something else (poll-and-shuffle's).
 	idle        func() bool
 	outstanding func() bool
+	working     func() bool
 
 	sent, recv int64 // counted messages
 
@@ -50,6 +53,8 @@ type core struct {
 	hasBound bool
 	stopper  Stopper // the app's early stop, nil without one
 	stopped  bool    // the search was stopped globally
+
+	status status // progress reports (progress.go)
 }
 
 func (c *core) init(env Env) {
@@ -143,6 +148,8 @@ func (c *core) handle(m Msg) bool {
 		c.startTerminate()
 	case KDrained:
 		c.drainedKids++
+	case KStatus, KStatusReply:
+		c.handleStatus(m)
 	case KExit:
 		first, n := c.children()
 		for i := range n {
@@ -213,7 +220,7 @@ func (c *core) progress() {
 		}
 		c.prevS, c.prevR, c.havePrev = s, r, true
 	}
-	if c.terminating && !c.drainSent && c.drainedKids == nkids && !c.outstanding() {
+	if c.terminating && !c.drainSent && c.drainedKids == nkids && !c.outstanding() && !c.status.pending {
 		c.drainSent = true
 		if c.rank != 0 {
 			c.send((c.rank-1)/2, KDrained, nil)

@@ -122,18 +122,20 @@ type Kind int
 // Message kinds. Work, Bound, Stop and Load messages are counted by
 // termination detection; the others are control traffic.
 const (
-	KRequest   Kind = iota + 1 // ask for work
-	KWork                      // a task
-	KReject                    // no work for you
-	KBound                     // a better incumbent: origin, value
-	KStop                      // stop the whole search: origin
-	KWave                      // termination wave down the tree: wave number
-	KReport                    // wave report up the tree: wave, sent, received
-	KTerminate                 // termination detected, drain
-	KDrained                   // subtree drained
-	KExit                      // all drained: done
-	KPair                      // synchronous balancers: phase message
-	KLoad                      // ring balancers: load information
+	KRequest     Kind = iota + 1 // ask for work
+	KWork                        // a task
+	KReject                      // no work for you
+	KBound                       // a better incumbent: origin, value
+	KStop                        // stop the whole search: origin
+	KWave                        // termination wave down the tree: wave number
+	KReport                      // wave report up the tree: wave, sent, received
+	KTerminate                   // termination detected, drain
+	KDrained                     // subtree drained
+	KExit                        // all drained: done
+	KPair                        // synchronous balancers: phase message
+	KLoad                        // ring balancers: load information
+	KStatus                      // progress: asked down the tree
+	KStatusReply                 // progress: subtree's nodes and busy ranks, up the tree
 	nKinds
 )
 
@@ -143,7 +145,7 @@ const (
 const NumKinds = int(nKinds)
 
 var kindNames = [...]string{"?", "request", "work", "reject", "bound", "stop", "wave", "report",
-	"terminate", "drained", "exit", "pair", "load"}
+	"terminate", "drained", "exit", "pair", "load", "status", "status-reply"}
 
 func (k Kind) String() string {
 	if k > 0 && k < nKinds {

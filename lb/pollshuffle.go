@@ -75,6 +75,7 @@ func newPollShuffle(env Env) (Balancer, error) {
 		b.idle = func() bool { return false } // termination is the syncs'
 	}
 	b.outstanding = func() bool { return false }
+	b.working = b.busy
 	return b, nil
 }
 

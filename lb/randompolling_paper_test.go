@@ -53,6 +53,7 @@ func (t *rangeTask) AppendBinary(b []byte) ([]byte, error) {
 // cored is a balancer whose shared machinery the tests inspect.
 type cored interface {
 	Balancer
+	Progresser
 	base() *core
 }
 
@@ -153,6 +154,7 @@ func checkTermination(info Info, p int, seed uint64) error {
 	quiet := false              // every rank idle and no counted message in flight
 	waves, wavesAtQuiet := 0, 0 // waves rank 0 started, in all and until quiet
 	detected := false           // rank 0 decided to terminate
+	var lastProgress Progress
 	send := func(ms []Msg) {
 		for _, m := range ms {
 			if m.From == 0 && m.Kind == KWave && m.To == 1 {
@@ -179,6 +181,17 @@ func checkTermination(info Info, p int, seed uint64) error {
 		if len(busy) == 0 && len(net.pairs) == 0 {
 			break
 		}
+		if rng.IntN(50) == 0 {
+			// Progress reports share the tree and the drain with
+			// termination detection.
+			bs[0].RequestProgress()
+			send(bs[0].Outbox())
+			if s, ok := bs[0].Progress(); ok && (s.Nodes > int64(nodes) || s.Nodes < lastProgress.Nodes || s.Busy > p) {
+				return fmt.Errorf("progress %+v after %+v with %d nodes worked", s, lastProgress, nodes)
+			} else if ok {
+				lastProgress = s
+			}
+		}
 		if len(busy) > 0 && (len(net.pairs) == 0 || rng.IntN(3) == 0) {
 			r := busy[rng.IntN(len(busy))]
 			n := bs[r].Task().Work(1 + rng.Int64N(40))
@@ -187,6 +200,9 @@ func checkTermination(info Info, p int, seed uint64) error {
 			send(bs[r].Outbox())
 		} else {
 			m := net.take(rng)
+			if bs[m.To].Done() {
+				return fmt.Errorf("%v from %d reached rank %d after it was done", m.Kind, m.From, m.To)
+			}
 			bs[m.To].Deliver(m)
 			send(bs[m.To].Outbox())
 		}

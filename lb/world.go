@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 )
 
 // World runs tree-shaped computations on a set of ranks: the embedded world
@@ -59,7 +60,27 @@ type Config struct {
 	// RankStats asks for every rank's statistics on rank 0
 	// (Outcome.Ranks); without it only the totals are reduced.
 	RankStats bool
+	// Progress, when set, receives on rank 0 a snapshot of the running
+	// computation about every ProgressEvery, and one when it ends, from the
+	// goroutine that called Run. Node counts include the earlier runs of
+	// the same World, so a multi-step solver's progress adds up.
+	Progress func(Progress)
+	// ProgressEvery is the interval of progress snapshots; 0 means one
+	// second.
+	ProgressEvery time.Duration
 }
+
+// progressEvery returns the configured interval or the default.
+func (c Config) progressEvery() time.Duration {
+	if c.ProgressEvery <= 0 {
+		return time.Second
+	}
+	return c.ProgressEvery
+}
+
+// ProgressEvery returns the interval of progress snapshots of cfg: its
+// ProgressEvery, or a second.
+func ProgressEvery(cfg Config) time.Duration { return cfg.progressEvery() }
 
 // DefaultBudget is the default work slice in nodes. At 10–100 ns per node a
 // slice lasts 0.1–1 ms, so an Iprobe of 0.1–0.25 µs costs well under 1% of

@@ -37,7 +37,7 @@ func newApp() *cli.App {
 		Commands: []*cli.Command{{
 			Name:  "sim",
 			Usage: "simulate the load balance without p ranks: Fig. 1 and Table 1 of seed 004",
-			Flags: append(cmdutil.FlagsNamed("seed", "json", "quiet"),
+			Flags: append(cmdutil.FlagsNamed("seed", "json", "quiet", "progress"),
 				&cli.Float64Flag{Name: "alpha", Value: 4, Usage: "load factor α"},
 				&cli.Float64Flag{Name: "beta", Value: 4, Usage: "load factor β"},
 				&cli.IntFlag{Name: "runs", Value: 50, Usage: "runs per point of Fig. 1"},
@@ -123,6 +123,9 @@ func runSim(c *cli.Context) error {
 	}
 	if tableRuns != 0 && tableRuns < 100 {
 		return cmdutil.Usagef("--table-runs %d: need 0 or at least 100", tableRuns)
+	}
+	if c.Bool("progress") || (!c.Bool("quiet") && !c.Bool("json") && cmdutil.IsTerminal(os.Stderr)) {
+		sp.Progress = cmdutil.CountProgress(c.App.ErrWriter, "dht sim", "runs")
 	}
 	r, err := hashtable.Reproduce(sp, maxP, tableRuns)
 	if err != nil {

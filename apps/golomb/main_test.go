@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -66,6 +67,19 @@ func TestCommand(t *testing.T) {
 		if code != 2 || !strings.HasPrefix(stderr, "golomb: ") || !strings.Contains(stderr, c.want) || stdout != "" {
 			t.Errorf("golomb %q: exit %d, stderr %q, stdout %q; want exit 2 and %q", c.args, code, stderr, stdout, c.want)
 		}
+	}
+	// Progress lines end with the node count of the report.
+	stdout, stderr, code := run("--progress", "--np", "2", "--json", "11")
+	var out struct{ Nodes int64 }
+	if code != 0 || json.Unmarshal([]byte(stdout), &out) != nil {
+		t.Fatalf("--progress: exit %d\n%s%s", code, stdout, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, fmt.Sprintf("] nodes %d (", out.Nodes)) {
+		t.Errorf("--progress: last line %q, want the report's %d nodes", last, out.Nodes)
+	}
+	if _, stderr, _ := run("-q", "--np", "2", "11"); stderr != "" {
+		t.Errorf("-q: stderr %q", stderr)
 	}
 	if stdout, _, code := run("--help"); code != 0 || !strings.Contains(stdout, "--count") || !strings.Contains(stdout, "--world") {
 		t.Errorf("--help: exit %d\n%s", code, stdout)

@@ -51,6 +51,7 @@ type Common struct {
 	JSON     bool
 	Stats    bool
 	Quiet    bool
+	Progress bool // --progress: progress lines on rank 0 even when stderr is no terminal
 	Budget   int64
 	Options  lb.Options
 	Idle     mpi.Idle // how waiting ranks wait under MPI (--idle)
@@ -75,7 +76,8 @@ func Flags() []cli.Flag {
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the ranks' random sources"},
 		&cli.BoolFlag{Name: "json", Usage: "print JSON on stdout"},
 		&cli.BoolFlag{Name: "stats", Usage: "print per-rank statistics"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the answer"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the answer (and no progress lines)"},
+		&cli.BoolFlag{Name: "progress", Usage: "print a progress line on stderr about once a second (the default when stderr is a terminal): elapsed time, nodes on all ranks, nodes/s, busy ranks, incumbent"},
 		&cli.Int64Flag{Name: "budget", Value: lb.DefaultBudget, Usage: "nodes of work between two polls (Δt)"},
 		&cli.BoolFlag{Name: "fast-init", Usage: "rp, ps, koso, koso-star: every rank splits the broadcast root log P times (seed 002 §4.3)"},
 		&cli.IntFlag{Name: "queue-limit", Usage: "rp, rp-local, hybrid: reject requests without splitting past this many per poll (0: 2·√P)"},
@@ -123,7 +125,7 @@ var errHelpShown = errors.New("help shown")
 // nothing else (no I/O), so every rank reaches the same verdict.
 func Parse(c *cli.Context) (Common, error) {
 	cm := Common{NP: c.Int("np"), World: c.String("world"), Balancer: c.String("balancer"), Seed: c.Uint64("seed"),
-		JSON: c.Bool("json"), Stats: c.Bool("stats"), Quiet: c.Bool("quiet"), Budget: c.Int64("budget"),
+		JSON: c.Bool("json"), Stats: c.Bool("stats"), Quiet: c.Bool("quiet"), Progress: c.Bool("progress"), Budget: c.Int64("budget"),
 		Options: lb.Options{FastInit: c.Bool("fast-init"), QueueLimit: c.Int("queue-limit"),
 			PairSync: c.Bool("pair-sync"), AskLower: c.Bool("ask-lower"), ShuffleBelow: c.Float64("shuffle-below"),
 			SplitLevels: c.Int("levels"), Permutation: c.String("perm"), Clusters: c.Int("clusters")}}

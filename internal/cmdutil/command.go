@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -47,6 +49,19 @@ type Run struct {
 	Comm *mpi.Comm
 	// Context is the command line.
 	Context *cli.Context
+
+	progress *progressPrinter // rank 0's, when progress lines are on
+}
+
+// startProgress turns progress lines on for rank 0 when the flags ask for
+// them, and returns the function that ends them.
+func (r *Run) startProgress() func() {
+	on := r.Progress || (!r.Quiet && !r.JSON && IsTerminal(os.Stderr))
+	if !on || r.Rank() != 0 || r.World == nil {
+		return func() {}
+	}
+	r.progress = &progressPrinter{w: errWriter(r.Context.App), terminal: !r.Progress || IsTerminal(os.Stderr), start: time.Now()}
+	return r.progress.finish
 }
 
 // Action returns the action of a command that reads its instance and
@@ -69,6 +84,7 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			if err != nil {
 				return err
 			}
+			defer r.startProgress()()
 			return spec.Solve(r, in)
 		}
 		if cm.World == WorldSim && perr == nil {
@@ -115,6 +131,7 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			default:
 				r.World = driver.New(comm)
 			}
+			defer r.startProgress()()
 			return spec.Solve(r, in)
 		})
 		if err != nil {
@@ -329,6 +346,9 @@ func (r *Run) Out() io.Writer { return r.Context.App.Writer }
 func (r *Run) Print(record any, human func(w io.Writer) error) error {
 	if r.Rank() != 0 {
 		return nil
+	}
+	if r.progress != nil {
+		r.progress.finish() // the last progress line, then the result
 	}
 	if r.JSON {
 		return WriteJSON(r.Out(), record)

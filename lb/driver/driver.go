@@ -31,7 +31,8 @@ const tagFinish = lb.NumKinds
 // World is an lb.World over one rank's communicator. Make one with New; it
 // belongs to the rank's goroutine and is not safe for concurrent use.
 type World struct {
-	c *mpi.Comm
+	c     *mpi.Comm
+	nodes int64 // nodes of the finished runs, for progress reports
 }
 
 // New returns the lb.World of the rank that owns c.
@@ -67,6 +68,9 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 		return nil, fmt.Errorf("lb: %w", err)
 	}
 	d := loop{c: c, b: b, throttle: throttles(c), maxPause: maxPauseFor(c.Size(), runtime.GOMAXPROCS(0))}
+	if p, ok := b.(lb.Progresser); ok && cfg.Progress != nil && c.Rank() == 0 {
+		d.progress = &progress{p: p, report: cfg.Progress, every: lb.ProgressEvery(cfg), base: w.nodes}
+	}
 	start := time.Now()
 	if err := d.run(app, budget); err != nil {
 		return nil, fmt.Errorf("lb: rank %d: %w", c.Rank(), err)
@@ -78,7 +82,39 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	return w.finish(job, app, &lb.Finish{Result: res, Stats: st, Seconds: seconds})
+	out, err := w.finish(job, app, &lb.Finish{Result: res, Stats: st, Seconds: seconds})
+	if err != nil {
+		return nil, err
+	}
+	w.nodes += out.Total.Nodes
+	if d.progress != nil {
+		cfg.Progress(lb.Progress{Nodes: w.nodes, Ranks: c.Size(), Incumbent: d.progress.last.Incumbent, HasBound: d.progress.last.HasBound})
+	}
+	return out, nil
+}
+
+// progress is rank 0's side of progress reports: it asks the balancers for a
+// snapshot every so often and passes complete ones on.
+type progress struct {
+	p      lb.Progresser
+	report func(lb.Progress)
+	every  time.Duration
+	base   int64 // nodes of the earlier runs
+	next   time.Time
+	last   lb.Progress
+}
+
+// tick asks for a snapshot when one is due and reports a new complete one.
+func (p *progress) tick(now time.Time) {
+	if s, ok := p.p.Progress(); ok && s != p.last {
+		p.last = s
+		s.Nodes += p.base
+		p.report(s)
+	}
+	if now.After(p.next) {
+		p.next = now.Add(p.every)
+		p.p.RequestProgress()
+	}
 }
 
 // loop is one rank's driver loop.
@@ -98,6 +134,8 @@ type loop struct {
 	pause     time.Duration
 	held      *lb.Msg
 	heldUntil time.Time
+
+	progress *progress // rank 0 with Config.Progress, else nil
 }
 
 // The pauses of request throttling: from minPause, doubling up to
@@ -136,6 +174,12 @@ func (d *loop) run(app lb.App, budget int64) error {
 		return err
 	}
 	for !d.b.Done() {
+		if d.progress != nil {
+			d.progress.tick(time.Now())
+			if err := d.flush(); err != nil {
+				return err
+			}
+		}
 		if t := d.b.Task(); t != nil {
 			t0 := time.Now()
 			n := t.Work(budget)
@@ -167,8 +211,10 @@ func (d *loop) run(app lb.App, budget int64) error {
 			return err
 		}
 		if !ok {
-			if err := d.release(); err != nil {
-				return err
+			if d.held != nil && !time.Now().Before(d.heldUntil) {
+				if err := d.release(); err != nil {
+					return err
+				}
 			}
 			continue
 		}
@@ -187,14 +233,21 @@ func (d *loop) run(app lb.App, budget int64) error {
 	return nil
 }
 
-// wait blocks until a message arrives, or until the held request is due
-// (ok false).
+// wait blocks until a message arrives, or until the held request or a
+// progress snapshot is due (ok false).
 func (d *loop) wait() (mpi.Status, bool, error) {
-	if d.held == nil {
+	var until time.Time
+	if d.held != nil {
+		until = d.heldUntil
+	}
+	if d.progress != nil && (until.IsZero() || d.progress.next.Before(until)) {
+		until = d.progress.next
+	}
+	if until.IsZero() {
 		st, err := d.c.Probe(mpi.AnySource, mpi.AnyTag)
 		return st, err == nil, err
 	}
-	return d.c.ProbeWithin(mpi.AnySource, mpi.AnyTag, time.Until(d.heldUntil))
+	return d.c.ProbeWithin(mpi.AnySource, mpi.AnyTag, time.Until(until))
 }
 
 func (d *loop) receive(st mpi.Status) error {

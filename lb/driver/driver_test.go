@@ -3,6 +3,7 @@ package driver_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
@@ -70,6 +71,47 @@ func TestRankStats(t *testing.T) {
 		}
 		if sum.Nodes != out.Total.Nodes || sum.MessagesSent != out.Total.MessagesSent {
 			return fmt.Errorf("per-rank sums %d nodes, %d messages; totals %d, %d", sum.Nodes, sum.MessagesSent, out.Total.Nodes, out.Total.MessagesSent)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestProgress: rank 0 gets snapshots of a running search whose node counts
+// grow, add up over the runs of one World, and end with the totals.
+func TestProgress(t *testing.T) {
+	const p = 6
+	err := mpi.Run(p, func(c *mpi.Comm) error {
+		var snaps []lb.Progress
+		cfg := lb.Config{Budget: 50, ProgressEvery: time.Millisecond,
+			Progress: func(s lb.Progress) { snaps = append(snaps, s) }}
+		w := driver.New(c)
+		var total int64
+		for run := range 2 {
+			_, out, err := lb.Run(w, cfg, func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(uint64(run), 17, lbtest.Count) })
+			if err != nil {
+				return err
+			}
+			total += out.Total.Nodes
+		}
+		if c.Rank() != 0 {
+			if len(snaps) > 0 {
+				return fmt.Errorf("rank %d got %d snapshots", c.Rank(), len(snaps))
+			}
+			return nil
+		}
+		if len(snaps) < 3 {
+			return fmt.Errorf("%d snapshots", len(snaps))
+		}
+		for i, s := range snaps {
+			if s.Ranks != p || s.Busy > p || s.Nodes > total || i > 0 && s.Nodes < snaps[i-1].Nodes {
+				return fmt.Errorf("snapshot %d: %+v after %+v (total %d nodes)", i, s, snaps[max(i-1, 0)], total)
+			}
+		}
+		if last := snaps[len(snaps)-1]; last.Nodes != total || last.Busy != 0 {
+			return fmt.Errorf("last snapshot %+v, want %d nodes and no busy rank", last, total)
 		}
 		return nil
 	})

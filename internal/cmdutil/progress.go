@@ -1,0 +1,95 @@
+package cmdutil
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/treelb/treelb/lb"
+)
+
+// progressPrinter prints rank 0's progress lines: elapsed time, nodes so far
+// on all ranks, nodes per second, busy ranks and the incumbent, from the
+// snapshots the running balancers report (lb.Config.Progress). On a
+// terminal it rewrites one line; elsewhere (--progress into a file) it
+// prints a line per snapshot. It belongs to rank 0's goroutine.
+type progressPrinter struct {
+	w         io.Writer
+	terminal  bool
+	start     time.Time
+	last      lb.Progress
+	printed   bool      // a line is on the screen since the last final one
+	lastPrint time.Time // when the last line was printed
+}
+
+// progressEvery is the least time between two progress lines.
+const progressEvery = time.Second
+
+// IsTerminal reports whether f is a terminal (a character device).
+func IsTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// report prints a snapshot, unless a line was printed less than
+// progressEvery ago.
+func (p *progressPrinter) report(s lb.Progress) {
+	p.last = s
+	if now := time.Now(); now.Sub(p.lastPrint) >= progressEvery {
+		p.lastPrint = now
+		p.print(false)
+	}
+}
+
+func (p *progressPrinter) print(final bool) {
+	elapsed := time.Since(p.start).Seconds()
+	line := fmt.Sprintf("[%7.1fs] nodes %d (%.3g/s)", elapsed, p.last.Nodes, float64(p.last.Nodes)/max(elapsed, 1e-9))
+	if !final {
+		line += fmt.Sprintf(", %d of %d ranks busy", p.last.Busy, p.last.Ranks)
+	}
+	if p.last.HasBound {
+		line += fmt.Sprintf(", bound %d", p.last.Incumbent)
+	}
+	p.printed = true
+	switch {
+	case p.terminal && final:
+		fmt.Fprintf(p.w, "\r%s\033[K\n", line)
+	case p.terminal:
+		fmt.Fprintf(p.w, "\r%s\033[K", line)
+	default:
+		fmt.Fprintln(p.w, line)
+	}
+}
+
+// finish prints the last line, the totals so far, before a result is
+// printed, when any line was printed since the last result.
+func (p *progressPrinter) finish() {
+	if p.printed {
+		p.print(true)
+		p.printed = false
+	}
+}
+
+// Config returns the run configuration of the flags, with progress reports
+// on rank 0 when they are on (--progress, or stderr a terminal and no -q).
+func (r *Run) Config() lb.Config {
+	cfg := r.Common.Config()
+	if r.progress != nil {
+		cfg.Progress = r.progress.report
+	}
+	return cfg
+}
+
+// CountProgress returns a progress callback for work counted in units (runs,
+// instances): each call prints "name: done/total units (percent), elapsed"
+// on w, a line each (callers call it about once a second).
+func CountProgress(w io.Writer, name, units string) func(done, total int) {
+	if w == nil {
+		w = os.Stderr
+	}
+	start := time.Now()
+	return func(done, total int) {
+		fmt.Fprintf(w, "%s: %d/%d %s (%.0f%%), %.1f s\n", name, done, total, units, 100*float64(done)/float64(max(total, 1)), time.Since(start).Seconds())
+	}
+}
