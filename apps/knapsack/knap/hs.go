@@ -174,9 +174,15 @@ func (a *App) improveHS(h *hsState) {
 // splitHS gives away the shallowest open alternative whose bound still
 // beats the incumbent: leaving out the first packed item of the lowest
 // run, everything before it as in the path. The alternatives it passes on
-// the way cannot beat the incumbent; their items become fixed.
+// the way cannot beat the incumbent; their items become fixed. A fresh
+// task judges the alternatives by the greedy start incumbent instead of
+// the current one, and when the piece's first node cannot beat the
+// current one it returns nil, having removed the piece from the task.
 func (t *Task) splitHS() *Task {
 	pr, h, z := t.a.pr, &t.h, t.a.z
+	if t.fresh {
+		z = pr.greedy // the start incumbent, the same on every rank
+	}
 	for len(h.rs) > 0 {
 		r := &h.rs[0]
 		i := int(r.a)
@@ -191,6 +197,9 @@ func (t *Task) splitHS() *Task {
 				have: true, j: i + 1, cap: r.cap, prof: r.prof,
 			}}
 			o.expandFirst() // so that the piece, too, can split before it works
+			if o.Empty() {
+				o = nil
+			}
 		}
 		h.lo = i + 1 // item i is packed for good in this task
 		r.cap -= pr.item[i].w
@@ -198,8 +207,8 @@ func (t *Task) splitHS() *Task {
 		if r.a++; r.a == r.b {
 			h.rs = h.rs[1:]
 		}
-		if o != nil {
-			return o
+		if ok {
+			return o // nil: fresh, and its first node cannot beat the incumbent
 		}
 	}
 	return nil
