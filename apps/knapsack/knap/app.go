@@ -126,7 +126,9 @@ func (a *App) unmarshal(b []byte) (*Task, error) {
 // when nothing left can beat the incumbent. Core: every other remaining
 // child, the next first, of the shallowest frame whose next child's bound
 // beats the incumbent. HS: the shallowest open left-out alternative whose
-// bound beats it. Alternatives passed on the way are closed.
+// bound beats it, with the alternatives after it in its run of packed
+// items up to an eighth of the run (see runShare). Alternatives passed on
+// the way are closed.
 //
 // A fresh task (made by Root, or split off a fresh task, and not worked
 // since) splits canonically instead, the same whatever the current
@@ -135,11 +137,9 @@ func (a *App) unmarshal(b []byte) (*Task, error) {
 // new root when it needs it, fast initialisation splits the root on every
 // rank, and a rank's incumbent may have grown in between. Core: every other
 // child of the shallowest frame with children left, the next first, reduced
-// or not. HS: the shallowest open alternative whose bound beats the greedy
-// start incumbent, which every rank knows; when the piece's first node
-// cannot beat the current incumbent, Split removes it from the task and
-// returns nil, although the task may have work left. Either way the pieces
-// and the rest cover every node that beats the current incumbent.
+// or not. HS: alternatives are judged by the greedy start incumbent, which
+// every rank knows, instead of the current one. Either way the pieces and
+// the rest cover every node that beats the current incumbent.
 func (t *Task) Split() lb.Task {
 	if o := t.split(); o != nil {
 		return o
