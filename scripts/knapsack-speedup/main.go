@@ -24,8 +24,11 @@
 // speedup is t_seq/t_par of the medians, both wall times taken under the
 // same load, alternately; cpu_ratio is the sequential CPU time over the
 // parallel run's CPU time of all ranks (1: the ranks together did the
-// sequential work; above 1: less). The load average is printed at the start
-// and the end and recorded per instance.
+// sequential work; above 1: less). The summary adds the cores each kind of
+// run had (CPU over wall time), which tells whether the machine let the
+// ranks run at once. The load average is printed at the start and the end
+// and recorded per instance. With -from FILE it measures nothing and
+// summarizes and plots an earlier run's CSV.
 package main
 
 import (
@@ -126,11 +129,24 @@ func run(args []string, w io.Writer) error {
 	maxSeq := fs.Float64("max-seq", 12, "leave out instances whose first sequential run takes more CPU time, in seconds")
 	maxSeconds := fs.Float64("max-seconds", 3600, "start no new instance after this many seconds")
 	out := fs.String("out", "out/knapsack-speedup", "path prefix of the output: PREFIX.csv and PREFIX.png")
+	from := fs.String("from", "", "measure nothing: summarize the CSV `FILE` of an earlier run and plot it to -out's PNG")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *from != "" {
+		rows, err := readCSV(*from)
+		if err != nil {
+			return err
+		}
+		if err := writePlot(*out+".png", rows, fmt.Sprintf("knapsack, sanders class: %s on P = %d (%s world) against the sequential search", rows[0].balancer, rows[0].ranks, rows[0].world)); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "# %s: %d instances; plot: %s.png\n", *from, len(rows), *out)
+		summarize(w, rows)
+		return nil
 	}
 	cfg := config{bin: *bin, parBin: *parBin, launch: strings.Fields(*launch), seq: strings.Fields(*seq), par: strings.Fields(*par),
 		search: *search, reps: *reps, minSeq: *minSeq, maxSeq: *maxSeq, maxSeconds: *maxSeconds, out: *out}
@@ -210,17 +226,9 @@ func campaign(cfg config, w io.Writer) error {
 	if len(rows) == 0 {
 		return errors.New("no instance measured")
 	}
-	png, err := os.Create(cfg.out + ".png")
-	if err != nil {
-		return err
-	}
 	title := fmt.Sprintf("knapsack --search %s, sanders class: %s on P = %d (%s world) against %s", cfg.search,
 		rows[0].balancer, rows[0].ranks, rows[0].world, strings.Join(cfg.seq, " "))
-	if err := plotFig4(png, rows, title); err != nil {
-		png.Close()
-		return err
-	}
-	if err := png.Close(); err != nil {
+	if err := writePlot(cfg.out+".png", rows, title); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "# knapsack speedup (seed 002 Fig. 4): --search %s, sanders class, %d instances measured, %d left out (sequential time outside %g..%g s)\n",
@@ -232,6 +240,19 @@ func campaign(cfg config, w io.Writer) error {
 	fmt.Fprintf(w, "# output: %s.csv, %s.png\n", cfg.out, cfg.out)
 	summarize(w, rows)
 	return nil
+}
+
+// writePlot writes the plot of rows to the PNG file path.
+func writePlot(path string, rows []row, title string) error {
+	png, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := plotFig4(png, rows, title); err != nil {
+		png.Close()
+		return err
+	}
+	return png.Close()
 }
 
 // measure runs one instance: a first sequential run to see its size, then
@@ -345,22 +366,28 @@ func (r row) csv() []string {
 }
 
 // summarize prints, per decade of sequential CPU time and over all
-// instances: the median speedup, the collective speedup Σt_seq/Σt_par, the
-// median ratios of CPU time and of nodes, and how many instances were
-// superlinear (speedup above P) and searched fewer nodes in parallel.
+// instances: the median speedup, the collective speedup Σt_seq/Σt_par,
+// the cores each kind of run had on average (CPU time over wall time: on a
+// shared machine the parallel run may get far fewer than P), the speedup
+// that the CPU times allow, P·cpu_seq/cpu_par (what P dedicated cores
+// would give if no rank waited; an upper bound where waiting ranks use no
+// CPU, as in the embedded world), the median and summed ratios of the
+// nodes, and how many instances were superlinear (speedup above P) and
+// searched fewer nodes in parallel.
 func summarize(w io.Writer, rows []row) {
 	p := float64(rows[0].ranks)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "sequential CPU time\tinstances\tmedian speedup\tΣt_seq/Σt_par\tmedian cpu_ratio\tmedian nodes par/seq\tΣnodes par/seq\tspeedup > P\tfewer nodes\t")
+	fmt.Fprintln(tw, "sequential CPU time\tinstances\tmedian speedup\tΣt_seq/Σt_par\tcores seq\tcores par\tmedian P·cpu_seq/cpu_par\tmedian nodes par/seq\tΣnodes par/seq\tspeedup > P\tfewer nodes\t")
 	line := func(name string, rs []row) {
 		if len(rs) == 0 {
 			return
 		}
-		var sp, cr, nr []float64
+		var sp, cs, cp, cr, nr []float64
 		var ts, tp, ns, np float64
 		super, fewer := 0, 0
 		for _, r := range rs {
-			sp, cr, nr = append(sp, r.speedup), append(cr, r.cpuRatio), append(nr, r.nodeRatio)
+			sp, cr, nr = append(sp, r.speedup), append(cr, p*r.cpuRatio), append(nr, r.nodeRatio)
+			cs, cp = append(cs, r.cpuSeq/r.tSeq), append(cp, r.cpuPar/r.tPar)
 			ts, tp = ts+r.tSeq, tp+r.tPar
 			ns, np = ns+float64(r.seqNodes), np+float64(r.parNodes[0])
 			if r.speedup > p {
@@ -370,7 +397,8 @@ func summarize(w io.Writer, rows []row) {
 				fewer++
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t\n", name, len(rs), median(sp), ts/tp, median(cr), median(nr), np/ns, super, fewer)
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t\n", name, len(rs), median(sp), ts/tp,
+			median(cs), median(cp), median(cr), median(nr), np/ns, super, fewer)
 	}
 	for lo := 1e-4; lo < 1e3; lo *= 10 {
 		var rs []row
@@ -387,6 +415,58 @@ func summarize(w io.Writer, rows []row) {
 	}
 	line("all", rows)
 	tw.Flush()
+}
+
+// readCSV reads the rows of a CSV file that an earlier campaign wrote.
+func readCSV(path string) ([]row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(recs) < 2 || !slices.Equal(recs[0], csvHeader()) {
+		return nil, fmt.Errorf("%s: not a CSV file of this program, or no rows", path)
+	}
+	rows := make([]row, 0, len(recs)-1)
+	for i, rec := range recs[1:] {
+		r, err := parseRow(rec)
+		if err != nil {
+			return nil, fmt.Errorf("%s: line %d: %w", path, i+2, err)
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// parseRow is the inverse of row.csv.
+func parseRow(rec []string) (row, error) {
+	var r row
+	var errs []error
+	atoi := func(s string) int {
+		v, err := strconv.Atoi(s)
+		errs = append(errs, err)
+		return v
+	}
+	i64 := func(s string) int64 {
+		v, err := strconv.ParseInt(s, 10, 64)
+		errs = append(errs, err)
+		return v
+	}
+	f64 := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		errs = append(errs, err)
+		return v
+	}
+	r.in.m, r.in.seed, r.profit, r.reps = atoi(rec[0]), uint64(i64(rec[1])), i64(rec[2]), atoi(rec[3])
+	r.seqNodes, r.parNodes = i64(rec[4]), [3]int64{i64(rec[5]), i64(rec[6]), i64(rec[7])}
+	r.nodeRatio, r.tSeq, r.tPar, r.speedup = f64(rec[8]), f64(rec[9]), f64(rec[10]), f64(rec[11])
+	r.cpuSeq, r.cpuPar, r.cpuRatio, r.ranks = f64(rec[12]), f64(rec[13]), f64(rec[14]), atoi(rec[15])
+	r.balancer, r.world, r.load = rec[16], rec[17], rec[18]
+	return r, errors.Join(errs...)
 }
 
 // parseInstances parses "M:SEEDS ...", SEEDS a comma-separated list of

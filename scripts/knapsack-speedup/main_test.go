@@ -50,7 +50,14 @@ func TestRun(t *testing.T) {
 			t.Errorf("summary without %q:\n%s", want, w.String())
 		}
 	}
-	for _, args := range [][]string{{"-instances", "x"}, {"-instances", "200:5-3"}, {"-search", "dp"}, {"-reps", "-1"}, {"extra"}} {
+	w.Reset()
+	if err := run([]string{"-from", prefix + ".csv", "-out", prefix + "-again"}, &w); err != nil || !strings.Contains(w.String(), "cores par") {
+		t.Errorf("-from: %v\n%s", err, w.String())
+	}
+	if _, err := os.Stat(prefix + "-again.png"); err != nil {
+		t.Error(err)
+	}
+	for _, args := range [][]string{{"-from", prefix + ".png"}, {"-instances", "x"}, {"-instances", "200:5-3"}, {"-search", "dp"}, {"-reps", "-1"}, {"extra"}} {
 		if err := run(append(args, "-bin", bin, "-out", prefix), &w); err == nil {
 			t.Errorf("%q accepted", args)
 		}
