@@ -49,6 +49,10 @@ mpi_tests() {
 	run_mpi_cmd integrate 2 '"value":3.0248004066330985e-41,' --json poly --rule relative --theta-a 1e-8
 	run_mpi_cmd integrate 2 '"nodes":4269,"leaves":2135,"height":36,' alpha --json -b koso
 	run_mpi_bad_input integrate 2 2 alpha --alpha 1
+	run_mpi_cmd knapsack 2 '"profit":33434889,' --json --budget 50 apps/knapsack/testdata/sanders-m100-seed5.txt
+	run_mpi_cmd knapsack 2 '"profit":33434889,' --json --budget 50 --search hs -b ps - <apps/knapsack/testdata/sanders-m100-seed5.txt
+	run_mpi_bad_input knapsack 2 2 apps/knapsack/testdata/missing.txt
+	run_mpi_bad_input knapsack 2 2 - < <(printf '2\n1 2\n3 -4\n5\n')
 }
 
 # balancers lists the balancer names of the golomb command's help.

@@ -2,15 +2,18 @@ package knap
 
 // This file is the glue to package lb: App is an lb.App, an
 // lb.Reducer[Result] and an lb.Bounded, and Task is an lb.Task.
-//
-// TODO(lb): lb.Bounded will also ask for Sense() lb.Sense, returning
-// lb.Maximize; add it once lb has it.
 
 import (
 	"fmt"
 	"slices"
 
 	"github.com/treelb/treelb/lb"
+)
+
+var (
+	_ lb.Reducer[Result] = (*App)(nil)
+	_ lb.Bounded         = (*App)(nil)
+	_ lb.Task            = (*Task)(nil)
 )
 
 // App is one rank's view of a knapsack search: the prepared instance, the
@@ -74,10 +77,14 @@ func (a *App) Root() lb.Task {
 
 // root returns the root task with its concrete type.
 func (a *App) root() *Task {
+	var t *Task
 	if a.search == Core {
-		return a.rootCore()
+		t = a.rootCore()
+	} else {
+		t = a.rootHS()
 	}
-	return a.rootHS()
+	t.fresh = true
+	return t
 }
 
 // Unmarshal decodes a task encoded by Task.AppendBinary on any rank of the
@@ -119,13 +126,29 @@ func (a *App) unmarshal(b []byte) (*Task, error) {
 // when nothing left can beat the incumbent. Core: every other remaining
 // child, the next first, of the shallowest frame whose next child's bound
 // beats the incumbent. HS: the shallowest open left-out alternative whose
-// bound beats it. Alternatives passed on the way are closed.
+// bound beats it, with the alternatives after it in its run of packed
+// items up to an eighth of the run (see runShare). Alternatives passed on
+// the way are closed.
+//
+// A fresh task (made by Root, or split off a fresh task, and not worked
+// since) splits canonically instead, the same whatever the current
+// incumbent, so that the pieces of roots split at different times and on
+// different ranks fit together: static placement makes each leaf from a
+// new root when it needs it, fast initialisation splits the root on every
+// rank, and a rank's incumbent may have grown in between. Core: every other
+// child of the shallowest frame with children left, the next first, reduced
+// or not. HS: alternatives are judged by the greedy start incumbent, which
+// every rank knows, instead of the current one. Either way the pieces and
+// the rest cover every node that beats the current incumbent.
 func (t *Task) Split() lb.Task {
 	if o := t.split(); o != nil {
 		return o
 	}
 	return nil
 }
+
+// Sense returns lb.Maximize: a higher profit is better.
+func (a *App) Sense() lb.Sense { return lb.Maximize }
 
 // Incumbent returns the best profit known on this rank; there always is
 // one, the greedy start solution.

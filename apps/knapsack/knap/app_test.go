@@ -169,7 +169,7 @@ func TestSplitGivesPromisingWork(t *testing.T) {
 				}
 			}
 		}
-		if pieces < 10 {
+		if pieces < 5 {
 			t.Fatalf("%v: only %d pieces", s, pieces)
 		}
 	}
@@ -402,7 +402,7 @@ func TestSplitFreshRoot(t *testing.T) {
 				}
 				pool = next
 			}
-			if len(pool) < 4 || !fixed && pieceSplits == 0 {
+			if len(pool) < 4 || pieceSplits == 0 {
 				t.Fatalf("%v: %d pieces after 3 rounds of splits, %d of them split off by pieces", s, len(pool), pieceSplits)
 			}
 			res := Result{}
@@ -450,6 +450,53 @@ func TestClonesConcurrently(t *testing.T) {
 		}
 		for range 4 {
 			checkResult(t, in, <-results, want, fmt.Sprintf("%v clone", s))
+		}
+	}
+}
+
+// TestLeavesAtGrowingIncumbent: static placement makes each leaf of the
+// k-level splitting tree from a new root when it needs it, after other
+// leaves have raised the incumbent, and fast initialisation splits a root
+// on every rank, whose incumbents may differ. Fresh tasks split by the
+// tree's structure alone, so the leaves, made in a random order on one App
+// whose incumbent grows meanwhile (by its own finds and by values below
+// the optimum told from outside), still cover the optimum.
+func TestLeavesAtGrowingIncumbent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	big, err := Generate(GenConfig{Class: Sanders, M: 300, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins := []*Instance{big}
+	for _, c := range Classes() {
+		for range 12 {
+			ins = append(ins, randomInstance(t, rng, c, 50))
+		}
+	}
+	for i, in := range ins {
+		opt := dpOptimum(in)
+		for _, s := range []Search{Core, HS} {
+			k := 1 + rng.IntN(6)
+			a, err := NewApp(in, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			greedy, _ := a.Incumbent()
+			for _, j := range rng.Perm(1 << k) {
+				if rng.IntN(3) == 0 && opt > greedy {
+					a.Improve(greedy + rng.Int64N(opt-greedy)) // below the optimum
+				}
+				var task lb.Task = a.Root()
+				for b := 0; b < k && task != nil; b++ {
+					if piece := task.Split(); j>>b&1 == 1 {
+						task = piece
+					}
+				}
+				for task != nil && !task.Empty() {
+					task.Work(int64(1 + rng.IntN(100)))
+				}
+			}
+			checkResult(t, in, a.Result(), opt, fmt.Sprintf("instance %d %v, %d leaves", i, s, 1<<k))
 		}
 	}
 }

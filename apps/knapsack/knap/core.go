@@ -33,7 +33,7 @@ type cframe struct {
 // rootCore returns the core search's root: the break solution.
 func (a *App) rootCore() *Task {
 	pr := a.pr
-	st := make([]cframe, 1, 64)
+	st := make([]cframe, 1, 8)
 	st[0] = cframe{ps: pr.psb, ws: pr.wsb - pr.c, s: int32(pr.b - 1), t: int32(pr.b), flip: -1, step: 1}
 	return &Task{a: a, search: Core, st: st}
 }
@@ -287,18 +287,25 @@ func (t *Task) emptyCore() bool {
 // splitCore gives away every other remaining child, starting with the
 // next, of the shallowest frame whose next child still beats the
 // incumbent. Frames it passes on the way have nothing left that could beat
-// it, and are closed.
+// it, and are closed. A fresh task splits the shallowest frame with a
+// child left, not moving its cursor over reduced items, which depends on
+// the incumbent.
 func (t *Task) splitCore() *Task {
 	a := t.a
 	pr, z := a.pr, a.z
 	for k := t.base; k < len(t.st); k++ {
 		f := &t.st[k]
-		if _, ok := a.nextCore(f, z); !ok {
+		if t.fresh {
+			if f.ws <= 0 && int(f.t) >= pr.n || f.ws > 0 && f.s < 0 {
+				t.base = k + 1 // no child left, whatever the incumbent
+				continue
+			}
+		} else if _, ok := a.nextCore(f, z); !ok {
 			t.closeFrame(f)
 			t.base = k + 1
 			continue
 		}
-		st := make([]cframe, k+1, k+1+32)
+		st := make([]cframe, k+1, k+1+8)
 		copy(st, t.st[:k+1])
 		o := &Task{a: t.a, search: Core, st: st, base: k}
 		old := int(f.step)

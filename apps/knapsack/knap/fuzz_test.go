@@ -54,3 +54,89 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// fuzzInstance is the instance of FuzzUnmarshal: 40 items of seed 002's
+// class, a search of a few thousand nodes.
+func fuzzInstance(tb testing.TB) (*Instance, int64) {
+	in, err := Generate(GenConfig{Class: Sanders, M: 40, Seed: 3})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return in, dpOptimum(in)
+}
+
+// FuzzUnmarshal: decoding any bytes as a task of either search either
+// fails with the package's prefix or gives a task whose encoding decodes
+// again to the same encoding, and that works to exhaustion and splits
+// without panicking; what it finds is a feasible solution no better than
+// the optimum. Tasks travel between ranks, so the decoder must survive
+// anything. The seeds below are real tasks of both searches (roots, pieces
+// of fresh and of worked tasks, worked tasks); the committed corpus is in
+// testdata/fuzz/FuzzUnmarshal.
+func FuzzUnmarshal(f *testing.F) {
+	in, opt := fuzzInstance(f) // read only: the fuzz function may share it
+	for _, s := range []Search{Core, HS} {
+		a, err := NewApp(in, s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		root := a.root()
+		for range 2 {
+			if piece := root.split(); piece != nil {
+				b, _ := piece.AppendBinary(nil)
+				f.Add(b)
+			}
+		}
+		for range 4 {
+			root.Work(50)
+			b, _ := root.AppendBinary(nil)
+			f.Add(b)
+			if piece := root.split(); piece != nil {
+				b, _ := piece.AppendBinary(nil)
+				f.Add(b)
+			}
+		}
+	}
+	f.Add([]byte{tagCore, 0, 0})
+	f.Add([]byte{tagHS, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, s := range []Search{Core, HS} {
+			a, err := NewApp(in, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			task, err := a.unmarshal(data)
+			if err != nil {
+				if !strings.HasPrefix(err.Error(), "knapsack: ") {
+					t.Fatalf("%v: error without the package prefix: %v", s, err)
+				}
+				continue
+			}
+			enc, err := task.AppendBinary(nil)
+			if err != nil {
+				t.Fatalf("%v: AppendBinary of a decoded task: %v", s, err)
+			}
+			again, err := a.unmarshal(enc)
+			if err != nil {
+				t.Fatalf("%v: the encoding %x of a decoded task does not decode: %v", s, enc, err)
+			}
+			if enc2, _ := again.AppendBinary(nil); !bytes.Equal(enc, enc2) {
+				t.Fatalf("%v: round trip changed the task: %x, then %x", s, enc, enc2)
+			}
+			for i := 0; !task.Empty() && i < 1000; i++ {
+				task.Work(100)
+				if i%3 == 0 {
+					if piece := task.split(); piece != nil {
+						for !piece.Empty() {
+							piece.Work(1 << 20)
+						}
+					}
+				}
+			}
+			r := a.Result()
+			if p, w, err := in.Check(r.Items); err != nil || p != r.Profit || w != r.Weight || p > opt {
+				t.Fatalf("%v: after the task, result %+v (items sum to %d %d: %v), optimum %d", s, r, p, w, err, opt)
+			}
+		}
+	})
+}

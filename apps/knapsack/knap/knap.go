@@ -50,7 +50,8 @@
 //
 // A Task is one subproblem of either search on an explicit depth-first
 // stack; App is one rank's view of a problem (package lb's App, Reducer and
-// Bounded interfaces, in app.go). See Task.Split for how the tree is cut.
+// Bounded interfaces, in app.go); SolveParallel runs a search on the ranks of
+// an lb.World. See Task.Split for how the tree is cut.
 //
 // The package keeps no mutable package-level state. Functions are safe for
 // concurrent use; a *Task or *App is not.

@@ -3,6 +3,8 @@ package knap
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -139,5 +141,31 @@ func TestSolveMatchesDP(t *testing.T) {
 			}
 			checkResult(t, in, r, want, fmt.Sprintf("case %d %v", i, s))
 		}
+	}
+}
+
+// TestCommittedInstance: the instance the command's tests and
+// scripts/mpi-test.sh solve (apps/knapsack/testdata, written by knapsack
+// gen --class sanders -m 100 --seed 5) is the generator's, and its DP
+// optimum is the profit the script expects.
+func TestCommittedInstance(t *testing.T) {
+	f, err := os.Open("../testdata/sanders-m100-seed5.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	in, err := Parse(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Generate(GenConfig{Class: Sanders, M: 100, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(in, want) {
+		t.Fatal("the committed instance is not gen's")
+	}
+	if opt := dpOptimum(in); opt != 33434889 {
+		t.Fatalf("DP optimum %d; scripts/mpi-test.sh expects 33434889", opt)
 	}
 }

@@ -46,6 +46,10 @@ func ParseSearch(name string) (Search, error) {
 type Task struct {
 	a      *App
 	search Search
+	// fresh says that the task has not worked since App.Root made it or
+	// Split split it off a fresh task; its splits are then canonical (see
+	// Task.Split).
+	fresh bool
 
 	// Core: frames 0..len(st)-1 from the root; those below base are the
 	// path to the first frame this task owns.
@@ -60,6 +64,7 @@ type Task struct {
 // returns early when the task is exhausted. Improvements raise the App's
 // incumbent and best solution.
 func (t *Task) Work(budget int64) int64 {
+	t.fresh = false
 	var nodes int64
 	if t.search == Core {
 		nodes = t.workCore(budget)
@@ -81,10 +86,16 @@ func (t *Task) Empty() bool {
 
 // split is Split with a concrete result type; see app.go.
 func (t *Task) split() *Task {
+	var o *Task
 	if t.search == Core {
-		return t.splitCore()
+		o = t.splitCore()
+	} else {
+		o = t.splitHS()
 	}
-	return t.splitHS()
+	if o != nil {
+		o.fresh = t.fresh
+	}
+	return o
 }
 
 // Task encodings start with a tag byte naming the search.

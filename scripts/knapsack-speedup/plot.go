@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// plotFig4 writes a PNG of two log-log panels against the sequential CPU
+// time: (a) the speedup, as seed 002's Fig. 4, with lines at 1 and P;
+// (b) the nodes of the parallel search over the sequential one's, with a
+// line at 1.
+func plotFig4(w io.Writer, rows []row, title string) error {
+	p := float64(rows[0].ranks)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	var speed, nodes plotter.XYs
+	for _, r := range rows {
+		lo, hi = min(lo, r.cpuSeq), max(hi, r.cpuSeq)
+		speed = append(speed, plotter.XY{X: r.cpuSeq, Y: r.speedup})
+		nodes = append(nodes, plotter.XY{X: r.cpuSeq, Y: r.nodeRatio})
+	}
+	lo, hi = lo/1.5, hi*1.5
+	gray := color.Gray{Y: 96}
+	type level struct {
+		label string
+		y     float64
+		color color.Color
+	}
+	panel := func(name, ylabel string, pts plotter.XYs, lines []level) (*plot.Plot, error) {
+		pl := plot.New()
+		pl.Title.Text = name
+		pl.X.Label.Text = "sequential time T_seq (CPU seconds)"
+		pl.Y.Label.Text = ylabel
+		pl.X.Scale, pl.Y.Scale = plot.LogScale{}, plot.LogScale{}
+		pl.X.Tick.Marker, pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}, steps125{}
+		pl.X.Min, pl.X.Max = lo, hi
+		ymin, ymax := 1.0, 1.0
+		for _, l := range lines {
+			ymin, ymax = min(ymin, l.y), max(ymax, l.y)
+		}
+		for _, pt := range pts {
+			ymin, ymax = min(ymin, pt.Y), max(ymax, pt.Y)
+		}
+		pl.Y.Min, pl.Y.Max = ymin/1.5, ymax*1.5
+		pl.Add(plotter.NewGrid())
+		for _, lv := range lines {
+			l, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lv.y}, {X: hi, Y: lv.y}})
+			if err != nil {
+				return nil, err
+			}
+			l.Color, l.Dashes = lv.color, []vg.Length{vg.Points(4), vg.Points(3)}
+			pl.Add(l)
+			pl.Legend.Add(lv.label, l)
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = draw.CircleGlyph{}, vg.Points(2.5)
+		sc.GlyphStyle.Color = color.RGBA{R: 31, G: 90, B: 180, A: 255}
+		pl.Add(sc)
+		pl.Legend.Add("instance (medians)", sc)
+		pl.Legend.Top, pl.Legend.Left = true, true
+		pl.Legend.XOffs = vg.Millimeter * 2
+		return pl, nil
+	}
+	a, err := panel(fmt.Sprintf("(a) speedup on P = %d", int(p)), "speedup t_seq / t_par", speed,
+		[]level{{fmt.Sprintf("speedup %d (linear)", int(p)), p, color.RGBA{R: 200, A: 255}}, {"speedup 1", 1, gray}})
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	b, err := panel("(b) nodes searched, parallel / sequential", "nodes par / seq", nodes, []level{{"same nodes", 1, gray}})
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	row := []*plot.Plot{a, b}
+	const width, height = 13 * vg.Inch, 5.6 * vg.Inch
+	img := vgimg.New(width, height)
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: 1, Cols: len(row), PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 4,
+		PadTop: vg.Millimeter * 10, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
+	canvases := plot.Align([][]*plot.Plot{row}, tiles, dc)
+	for i, pl := range row {
+		pl.Draw(canvases[0][i])
+	}
+	fnt := plot.DefaultFont
+	fnt.Size = vg.Points(13)
+	sty := draw.TextStyle{Color: color.Black, Font: fnt, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
+	dc.FillText(sty, vg.Point{X: width / 2, Y: height - vg.Millimeter*2}, title)
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
+		return fmt.Errorf("plot: writing PNG: %w", err)
+	}
+	return nil
+}
+
+// steps125 marks a logarithmic axis at 1, 2 and 5 times the powers of ten,
+// labelled, or at every digit times them when that gives fewer than three
+// ticks, so that an axis spanning less than a decade has ticks too.
+type steps125 struct{}
+
+// Ticks returns the ticks between lo and hi.
+func (steps125) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for _, ms := range [][]float64{{1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
+		ticks = ticks[:0]
+		for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
+			for _, m := range ms {
+				if v := m * math.Pow(10, e); v >= lo && v <= hi {
+					ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 3, 64)})
+				}
+			}
+		}
+		if len(ticks) >= 3 {
+			break
+		}
+	}
+	return ticks
+}
