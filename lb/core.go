@@ -1,9 +1,6 @@
 package lb
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
+import "encoding/binary"
 
 // core is what every balancer shares: the outbox and counters, four-counter
 // termination detection with a drain wave, incumbent broadcasts and the
@@ -49,10 +46,17 @@ type core struct {
 
 	bounded  Bounded // the app's bound, nil without one
 	sense    Sense
-	bound    int64 // best incumbent known and broadcast, if hasBound
+	bound    int64 // best incumbent known on this rank, if hasBound
 	hasBound bool
-	stopper  Stopper // the app's early stop, nil without one
-	stopped  bool    // the search was stopped globally
+	// told[i] is the best incumbent the tree neighbour i (0 the parent,
+	// 1 and 2 the children) is known to know: sent to it or received from
+	// it, if hasTold[i].
+	told    [3]int64
+	hasTold [3]bool
+	stopper Stopper // the app's early stop, nil without one
+	stopped bool    // the search was stopped globally
+	// stopTold[i]: neighbour i sent or was sent the stop.
+	stopTold [3]bool
 
 	status status // progress reports (progress.go)
 }
@@ -75,16 +79,6 @@ func (c *core) worked(nodes int64) {
 	c.stats.Slices++
 }
 
-// better reports whether v is at least as good as every bound this rank
-// knows of: the broadcast ones and its app's own incumbent.
-func (c *core) better(v int64) bool {
-	if c.hasBound && c.sense.Better(c.bound, v) {
-		return false
-	}
-	own, ok := c.bounded.Incumbent()
-	return !ok || !c.sense.Better(own, v)
-}
-
 func (c *core) children() (first, n int) {
 	first = 2*c.rank + 1
 	n = max(0, min(2, c.size-first))
@@ -99,13 +93,17 @@ func (c *core) send(to int, k Kind, data []byte) {
 		c.sent++
 	}
 	c.stats.MessagesSent++
+	c.stats.Messages[k]++
 	c.stats.BytesSent += int64(len(data))
 	c.out = append(c.out, Msg{From: c.rank, To: to, Kind: k, Data: data})
 }
 
+// Outbox returns the queued messages and empties the queue, whose storage
+// the next sends reuse (Balancer.Outbox).
 func (c *core) Outbox() []Msg {
 	out := c.out
-	c.out = nil
+	clear(c.out[len(c.out):cap(c.out)]) // drop the Data of messages sent before
+	c.out = c.out[:0]
 	return out
 }
 
@@ -121,17 +119,19 @@ func (c *core) handle(m Msg) bool {
 	}
 	switch m.Kind {
 	case KBound:
-		origin, n := binary.Uvarint(m.Data)
-		v, _ := binary.Varint(m.Data[n:])
-		if c.bounded != nil && c.better(v) {
+		v, _ := binary.Varint(m.Data)
+		if i := c.neighbour(m.From); i >= 0 && (!c.hasTold[i] || c.sense.Better(v, c.told[i])) {
+			c.told[i], c.hasTold[i] = v, true
+		}
+		if c.bounded != nil && (!c.hasBound || c.sense.Better(v, c.bound)) {
 			c.bounded.Improve(v)
 			c.bound, c.hasBound = v, true
-			c.forward(int(origin), KBound, m.Data)
 		}
 	case KStop:
-		origin, _ := binary.Uvarint(m.Data)
+		if i := c.neighbour(m.From); i >= 0 {
+			c.stopTold[i] = true
+		}
 		c.stopped = true
-		c.forward(int(origin), KStop, m.Data)
 	case KWave:
 		c.waveActive, c.reports, c.sumS, c.sumR = true, 0, 0, 0
 		first, n := c.children()
@@ -162,13 +162,57 @@ func (c *core) handle(m Msg) bool {
 	return true
 }
 
-// forward passes a broadcast from origin on to this rank's children in the
-// binomial tree rooted at origin.
-func (c *core) forward(origin int, k Kind, data []byte) {
-	p := c.size
-	vr := (c.rank - origin + p) % p
-	for j := bits.Len(uint(vr)); vr|1<<j < p; j++ {
-		c.send((vr|1<<j+origin)%p, k, data)
+// neighbour returns the index of rank r among this rank's neighbours in the
+// heap-ordered tree (0 the parent, 1 and 2 the children), or -1.
+func (c *core) neighbour(r int) int {
+	switch {
+	case c.rank > 0 && r == (c.rank-1)/2:
+		return 0
+	case r == 2*c.rank+1:
+		return 1
+	case r == 2*c.rank+2:
+		return 2
+	}
+	return -1
+}
+
+// neighbourRank returns the rank of tree neighbour i, or -1 when there is
+// none (the root's parent, missing children).
+func (c *core) neighbourRank(i int) int {
+	r := 2*c.rank + i
+	if i == 0 {
+		if c.rank == 0 {
+			return -1
+		}
+		r = (c.rank - 1) / 2
+	}
+	if r >= c.size {
+		return -1
+	}
+	return r
+}
+
+// spread floods the incumbent and the stop along the heap-ordered tree:
+// each tree edge carries a value only when it is better than every value
+// the edge carried before, in either direction, so a value reaches every
+// rank in at most 2·⌈log₂ P⌉ hops, and D successive improvements cost at
+// most 2·D·(P−1) messages however many ranks find them at once (the
+// combination that keeps incumbent propagation within O(h·P) messages,
+// seed 002 §6.3). The stop is one value: at most 2·(P−1) messages.
+func (c *core) spread() {
+	for i := range 3 {
+		to := c.neighbourRank(i)
+		if to < 0 {
+			continue
+		}
+		if c.hasBound && (!c.hasTold[i] || c.sense.Better(c.bound, c.told[i])) {
+			c.told[i], c.hasTold[i] = c.bound, true
+			c.send(to, KBound, binary.AppendVarint(nil, c.bound))
+		}
+		if c.stopped && !c.stopTold[i] {
+			c.stopTold[i] = true
+			c.send(to, KStop, nil)
+		}
 	}
 }
 
@@ -180,23 +224,21 @@ func (c *core) startTerminate() {
 	}
 }
 
-// progress broadcasts a better incumbent or a stop, and advances
-// termination detection. Balancers call it after every event.
+// progress spreads a better incumbent or a stop, and advances termination
+// detection. Balancers call it after every event.
 func (c *core) progress() {
 	if c.done {
 		return
 	}
 	if !c.stopped && c.stopper != nil && c.stopper.Solved() {
 		c.stopped = true
-		c.forward(c.rank, KStop, binary.AppendUvarint(nil, uint64(c.rank)))
 	}
 	if c.bounded != nil {
 		if v, ok := c.bounded.Incumbent(); ok && (!c.hasBound || c.sense.Better(v, c.bound)) {
 			c.bound, c.hasBound = v, true
-			d := binary.AppendUvarint(nil, uint64(c.rank))
-			c.forward(c.rank, KBound, binary.AppendVarint(d, v))
 		}
 	}
+	c.spread()
 	first, nkids := c.children()
 	for !c.terminating && c.idle() {
 		if c.rank == 0 && !c.waveActive {

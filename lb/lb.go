@@ -17,16 +17,20 @@
 // message is in flight when Done becomes true. Incumbent bounds
 // (branch-and-bound, the optional Bounded interface) and a global early stop
 // (first solution, the optional Stopper interface) travel as counted
-// messages along binomial trees rooted at their origin.
+// messages along the edges of the same tree, each edge carrying only values
+// better than it carried before, so that D improvements cost at most
+// 2·D·(P−1) messages however many ranks find them.
 //
 // The package keeps no mutable package-level state: many ranks share one
 // process in the embedded world and in the simulator.
 package lb
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 )
 
 // Task is one subproblem of a tree-shaped computation. Tasks are used by one
@@ -241,13 +245,68 @@ type Balancer interface {
 	// Task returns the task to work on next, or nil while the rank is idle
 	// (the driver then blocks until a message arrives).
 	Task() Task
-	// Outbox returns the messages to send and clears it.
+	// Outbox returns the messages to send and clears the outbox. The
+	// returned slice is valid until the next call of a method of the
+	// balancer (the Msg values and their Data stay valid): callers send or
+	// copy the messages at once.
 	Outbox() []Msg
 	// Done reports that the search ended on every rank and no message is in
 	// flight; afterwards the balancer sends nothing.
 	Done() bool
 	// Stats returns the balancer's counters.
 	Stats() *Stats
+}
+
+// KindCounts counts messages by kind, indexed by Kind (index 0 unused). It
+// encodes in JSON as an object from the kinds' names to the non-zero counts.
+type KindCounts [NumKinds]int64
+
+// MarshalJSON encodes the non-zero counts as {"request": n, ...}, in the
+// order of the kinds.
+func (k KindCounts) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i := 1; i < NumKinds; i++ {
+		if k[i] == 0 {
+			continue
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, Kind(i).String())
+		b = append(b, ':')
+		b = strconv.AppendInt(b, k[i], 10)
+	}
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON decodes what MarshalJSON encodes; unknown kinds are an
+// error.
+func (k *KindCounts) UnmarshalJSON(b []byte) error {
+	var m map[string]int64
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("lb: message counts: %w", err)
+	}
+	*k = KindCounts{}
+	for name, n := range m {
+		i := 1
+		for i < NumKinds && Kind(i).String() != name {
+			i++
+		}
+		if i == NumKinds {
+			return fmt.Errorf("lb: message counts: unknown kind %q", name)
+		}
+		k[i] = n
+	}
+	return nil
+}
+
+// Total returns the sum of the counts.
+func (k *KindCounts) Total() int64 {
+	var t int64
+	for _, n := range k {
+		t += n
+	}
+	return t
 }
 
 // Stats counts what a rank did. Balancers count nodes, slices and messages;
@@ -266,6 +325,8 @@ type Stats struct {
 	MessagesSent   int64   `json:"messages_sent"`
 	BytesSent      int64   `json:"bytes_sent"`
 	MaxQueue       int64   `json:"max_queue"`
+	// Messages counts the messages sent by kind; they sum to MessagesSent.
+	Messages KindCounts `json:"messages_by_kind"`
 }
 
 // Add adds the counters of o to s (times and counts; MaxQueue is the max).
@@ -282,4 +343,7 @@ func (s *Stats) Add(o *Stats) {
 	s.MessagesSent += o.MessagesSent
 	s.BytesSent += o.BytesSent
 	s.MaxQueue = max(s.MaxQueue, o.MaxQueue)
+	for k, n := range o.Messages {
+		s.Messages[k] += n
+	}
 }

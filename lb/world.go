@@ -212,8 +212,9 @@ func (f *Finish) Outcome(ranks []Stats) *Outcome {
 	return &Outcome{Seconds: f.Seconds, Total: f.Stats, Ranks: ranks, Runs: 1, result: f.Result}
 }
 
-// statsWords is the number of 8-byte words of an encoded Stats.
-const statsWords = 13
+// statsWords is the number of 8-byte words of an encoded Stats: 13
+// counters and the messages by kind.
+const statsWords = 13 + NumKinds - 1
 
 // StatsSize is the length of an encoded Stats (Stats.AppendBinary).
 const StatsSize = 8 * statsWords
@@ -225,6 +226,9 @@ func (s *Stats) AppendBinary(b []byte) ([]byte, error) {
 		uint64(s.RequestsReject), uint64(s.Splits), uint64(s.TasksSent), uint64(s.MessagesSent),
 		uint64(s.BytesSent), uint64(s.MaxQueue)} {
 		b = binary.LittleEndian.AppendUint64(b, x)
+	}
+	for _, n := range s.Messages[1:] {
+		b = binary.LittleEndian.AppendUint64(b, uint64(n))
 	}
 	return b, nil
 }
@@ -239,6 +243,9 @@ func (s *Stats) UnmarshalBinary(b []byte) error {
 		Nodes: int64(w(3)), Slices: int64(w(4)), RequestsSent: int64(w(5)), RequestsRecv: int64(w(6)),
 		RequestsReject: int64(w(7)), Splits: int64(w(8)), TasksSent: int64(w(9)), MessagesSent: int64(w(10)),
 		BytesSent: int64(w(11)), MaxQueue: int64(w(12))}
+	for k := 1; k < NumKinds; k++ {
+		s.Messages[k] = int64(w(12 + k))
+	}
 	return nil
 }
 
@@ -254,14 +261,14 @@ func (f *Finish) AppendBinary(b []byte) ([]byte, error) {
 // UnmarshalBinary decodes an encoding made by AppendBinary.
 func (f *Finish) UnmarshalBinary(b []byte) error {
 	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)) || uint64(len(b)-k) != n+StatsSize+8 {
+	if k <= 0 || n > uint64(len(b)) || uint64(len(b)-k) != n+uint64(StatsSize)+8 {
 		return errors.New("lb: malformed result of a rank")
 	}
 	b = b[k:]
 	f.Result = append([]byte(nil), b[:n]...)
-	if err := f.Stats.UnmarshalBinary(b[n : n+StatsSize]); err != nil {
+	if err := f.Stats.UnmarshalBinary(b[n : n+uint64(StatsSize)]); err != nil {
 		return err
 	}
-	f.Seconds = math.Float64frombits(binary.LittleEndian.Uint64(b[n+StatsSize:]))
+	f.Seconds = math.Float64frombits(binary.LittleEndian.Uint64(b[n+uint64(StatsSize):]))
 	return nil
 }
