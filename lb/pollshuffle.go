@@ -343,8 +343,8 @@ func (b *pollShuffle) next(flags byte) {
 	case flags&flagTerminate != 0:
 		b.done = true
 	case flags&flagShuffle != 0:
-		perm := sharedPerm(b.env.Seed+uint64(b.cycle)+1, b.size)
-		to := perm[b.rank]
+		pi := b.shufflePerm()
+		to := pi.at(b.rank)
 		if b.busy() {
 			b.sendTask(to, b.header(subShuffle), b.task)
 		} else {
@@ -362,15 +362,16 @@ func (b *pollShuffle) next(flags byte) {
 	}
 }
 
-// shuffleSource is the rank whose subproblem comes to this one.
+// shufflePerm is the permutation of the shuffle after this cycle, the same
+// on every rank.
+func (b *pollShuffle) shufflePerm() rankPerm {
+	return newRankPerm(b.env.Seed+uint64(b.cycle)+1, 0x5f1e, b.size)
+}
+
+// shuffleSource is the rank whose subproblem comes to this one, π⁻¹(rank).
 func (b *pollShuffle) shuffleSource() int {
-	perm := sharedPerm(b.env.Seed+uint64(b.cycle)+1, b.size)
-	for src, to := range perm {
-		if to == b.rank {
-			return src
-		}
-	}
-	panic("lb: ps: not a permutation")
+	pi := b.shufflePerm()
+	return pi.inv(b.rank)
 }
 
 func (b *pollShuffle) nextCycle() {

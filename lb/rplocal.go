@@ -16,14 +16,11 @@ func newRPLocal(env Env) (Balancer, error) {
 	l := &rpLocal{randomPolling: newRP(env), set: 4}
 	l.requestFrom = l.pick
 	// Rank r starts with the fast-initialisation piece of the virtual rank
-	// v with π(v) = r.
+	// v = π⁻¹(r), π shared by all ranks.
 	l.initial = func(root Task) []Task {
-		for v, r := range sharedPerm(l.env.Seed, l.size) {
-			if r == l.rank {
-				if t := fastInitPiece(root, v, l.size); t != nil {
-					return []Task{t}
-				}
-			}
+		pi := newRankPerm(l.env.Seed, 0x10ca1, l.size)
+		if t := fastInitPiece(root, pi.inv(l.rank), l.size); t != nil {
+			return []Task{t}
 		}
 		return nil
 	}

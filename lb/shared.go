@@ -30,10 +30,69 @@ func fastInitPiece(root Task, rank, size int) Task {
 	return t
 }
 
-// sharedPerm returns the same pseudo-random permutation of 0..n-1 on every
-// rank of a run; O(n) time and memory.
-func sharedPerm(seed uint64, n int) []int {
-	return rand.New(rand.NewPCG(seed, 0x10ca1)).Perm(n)
+// rankPerm is a pseudo-random permutation of the ranks 0..n-1 that every
+// rank of a run computes alike from the run's seed: a four-round Feistel
+// network on the 2h-bit words, 4^h the smallest power of four ≥ n, walked
+// in cycles until it lands in 0..n-1 (Black and Rogaway's cycle walking).
+// at and inv cost O(1) expected time (fewer than four rounds of walking on
+// average, as 4^h < 4n) and the permutation O(1) memory, so no rank builds
+// an O(P) table. The zero value is not usable; make one with newRankPerm.
+type rankPerm struct {
+	n    uint64
+	half uint   // h, the bits of a half
+	mask uint64 // 2^h − 1
+	keys [4]uint64
+}
+
+// newRankPerm returns the permutation of 0..n-1 drawn from seed and salt.
+func newRankPerm(seed, salt uint64, n int) rankPerm {
+	h := uint(1)
+	for uint64(1)<<(2*h) < uint64(n) {
+		h++
+	}
+	p := rankPerm{n: uint64(n), half: h, mask: 1<<h - 1}
+	rng := rand.New(rand.NewPCG(seed, salt))
+	for i := range p.keys {
+		p.keys[i] = rng.Uint64()
+	}
+	return p
+}
+
+// round is the Feistel round function of key k.
+func (p *rankPerm) round(x, k uint64) uint64 {
+	x ^= k
+	x ^= x >> 31
+	x *= 0x9e3779b97f4a7c15
+	x ^= x >> 29
+	return x & p.mask
+}
+
+// at returns π(i).
+func (p *rankPerm) at(i int) int {
+	x := uint64(i)
+	for {
+		l, r := x>>p.half, x&p.mask
+		for _, k := range p.keys {
+			l, r = r, l^p.round(r, k)
+		}
+		if x = l<<p.half | r; x < p.n {
+			return int(x)
+		}
+	}
+}
+
+// inv returns π⁻¹(j).
+func (p *rankPerm) inv(j int) int {
+	x := uint64(j)
+	for {
+		l, r := x>>p.half, x&p.mask
+		for i := len(p.keys) - 1; i >= 0; i-- {
+			l, r = r^p.round(l, p.keys[i]), l
+		}
+		if x = l<<p.half | r; x < p.n {
+			return int(x)
+		}
+	}
 }
 
 // otherRank returns a rank of first..end-1 other than self, uniformly at
