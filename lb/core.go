@@ -48,18 +48,25 @@ type core struct {
 	sense    Sense
 	bound    int64 // best incumbent known on this rank, if hasBound
 	hasBound bool
-	// told[i] is the best incumbent the tree neighbour i (0 the parent,
-	// 1 and 2 the children) is known to know: sent to it or received from
-	// it, if hasTold[i].
-	told    [3]int64
-	hasTold [3]bool
+	// told[i] is the best incumbent the neighbour i in the spreading tree
+	// (0 the parent, 1..spreadFanout the children) is known to know: sent
+	// to it or received from it, if hasTold[i].
+	told    [spreadFanout + 1]int64
+	hasTold [spreadFanout + 1]bool
 	stopper Stopper // the app's early stop, nil without one
 	stopped bool    // the search was stopped globally
 	// stopTold[i]: neighbour i sent or was sent the stop.
-	stopTold [3]bool
+	stopTold [spreadFanout + 1]bool
 
 	status status // progress reports (progress.go)
 }
+
+// spreadFanout is the number of children of a rank in the tree that
+// spreads incumbents and stops: rank r's children are k·r+1 … k·r+k. A
+// value crosses at most 2·⌈log_k P⌉ edges (8 at P = 4096), and a busy rank
+// passes it on only between work slices, so a flat tree spreads it in few
+// slices; each rank sends at most k+1 messages per value.
+const spreadFanout = 8
 
 func (c *core) init(env Env) {
 	c.env, c.rank, c.size = env, env.Rank, env.Size
@@ -163,28 +170,27 @@ func (c *core) handle(m Msg) bool {
 }
 
 // neighbour returns the index of rank r among this rank's neighbours in the
-// heap-ordered tree (0 the parent, 1 and 2 the children), or -1.
+// spreading tree (0 the parent, 1..spreadFanout the children), or -1.
 func (c *core) neighbour(r int) int {
+	const k = spreadFanout
 	switch {
-	case c.rank > 0 && r == (c.rank-1)/2:
+	case c.rank > 0 && r == (c.rank-1)/k:
 		return 0
-	case r == 2*c.rank+1:
-		return 1
-	case r == 2*c.rank+2:
-		return 2
+	case r > k*c.rank && r <= k*c.rank+k:
+		return r - k*c.rank
 	}
 	return -1
 }
 
-// neighbourRank returns the rank of tree neighbour i, or -1 when there is
-// none (the root's parent, missing children).
+// neighbourRank returns the rank of neighbour i in the spreading tree, or
+// -1 when there is none (the root's parent, missing children).
 func (c *core) neighbourRank(i int) int {
-	r := 2*c.rank + i
+	r := spreadFanout*c.rank + i
 	if i == 0 {
 		if c.rank == 0 {
 			return -1
 		}
-		r = (c.rank - 1) / 2
+		r = (c.rank - 1) / spreadFanout
 	}
 	if r >= c.size {
 		return -1
@@ -192,15 +198,15 @@ func (c *core) neighbourRank(i int) int {
 	return r
 }
 
-// spread floods the incumbent and the stop along the heap-ordered tree:
-// each tree edge carries a value only when it is better than every value
-// the edge carried before, in either direction, so a value reaches every
-// rank in at most 2·⌈log₂ P⌉ hops, and D successive improvements cost at
-// most 2·D·(P−1) messages however many ranks find them at once (the
-// combination that keeps incumbent propagation within O(h·P) messages,
-// seed 002 §6.3). The stop is one value: at most 2·(P−1) messages.
+// spread floods the incumbent and the stop along the spreading tree: each
+// tree edge carries a value only when it is better than every value the
+// edge carried before, in either direction, so a value reaches every rank
+// in at most 2·⌈log_k P⌉ hops, and D successive improvements cost at most
+// 2·D·(P−1) messages however many ranks find them at once (the combination
+// that keeps incumbent propagation within O(h·P) messages, seed 002 §6.3).
+// The stop is one value: at most 2·(P−1) messages.
 func (c *core) spread() {
-	for i := range 3 {
+	for i := range spreadFanout + 1 {
 		to := c.neighbourRank(i)
 		if to < 0 {
 			continue

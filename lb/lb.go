@@ -17,7 +17,8 @@
 // message is in flight when Done becomes true. Incumbent bounds
 // (branch-and-bound, the optional Bounded interface) and a global early stop
 // (first solution, the optional Stopper interface) travel as counted
-// messages along the edges of the same tree, each edge carrying only values
+// messages along the edges of a flat tree (8 children per rank), each edge
+// carrying only values
 // better than it carried before, so that D improvements cost at most
 // 2·D·(P−1) messages however many ranks find them.
 //
