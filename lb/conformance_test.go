@@ -2,6 +2,7 @@ package lb_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/treelb/treelb/lb"
@@ -126,8 +127,19 @@ func TestBadConfig(t *testing.T) {
 	if _, err := lb.NewSim(0, lb.SimConfig{}); err == nil {
 		t.Error("a world of 0 ranks")
 	}
-	if _, err := lb.NewSim(2, lb.SimConfig{NodeCost: -1}); err == nil {
-		t.Error("a negative node cost")
+	for name, m := range map[string]lb.Machine{
+		"node":    {Name: "x", NodeNS: -1},
+		"latency": {Name: "x", LatencyNS: -5},
+		"nan":     {Name: "x", OverheadNS: math.NaN()},
+		"inf":     {Name: "x", ByteNS: math.Inf(1)},
+		"mesh":    {Name: "x", MeshWidth: -2},
+	} {
+		if _, err := lb.NewSim(2, lb.SimConfig{Machine: m}); err == nil {
+			t.Errorf("machine with a bad %s accepted", name)
+		}
+	}
+	if _, err := lb.NewSim(lb.MaxSimRanks+1, lb.SimConfig{}); err == nil {
+		t.Error("a world above MaxSimRanks")
 	}
 }
 

@@ -1,74 +1,150 @@
 package lb
 
 import (
-	"container/heap"
+	"errors"
 	"fmt"
-	"math/bits"
+	"math"
 	"math/rand/v2"
+	"time"
 )
 
-// SimConfig configures the simulated world (NewSim). Times are virtual
-// nanoseconds; the zero value gets defaults.
+// SimConfig configures the simulated world (NewSim). The zero value is the
+// seeded fake network of the tests.
 type SimConfig struct {
-	Seed     uint64 // seeds the network's delays
-	NodeCost int64  // virtual ns per node; 0 means 10
-	Latency  int64  // one-way latency in ns; 0 means 2000
-	Jitter   int64  // up to this much extra random delay per message, which reorders messages between different pairs; negative means none, 0 means 5·Latency
-	// MaxEvents bounds each run; 0 means 1e9.
+	// Seed seeds the network's jitter.
+	Seed uint64
+	// Machine is the cost model; the zero value is TestNetwork.
+	Machine Machine
+	// MaxEvents bounds each run; 0 means 10⁹.
 	MaxEvents int64
+	// Trace records the busy ranks over virtual time (SimReport.Trace).
+	Trace bool
 }
+
+// MaxSimRanks is the most ranks NewSim accepts. Memory grows by a few KiB
+// per rank for the simulator, its balancer and the app (golomb's 13-mark
+// count needs about 1 GiB at 16384 ranks and 4 GiB at 65536).
+const MaxSimRanks = 1 << 16
 
 // simWorld is the discrete-event simulator as a World: one program drives
 // all ranks in virtual time.
 type simWorld struct {
 	p   int
 	cfg SimConfig
+	m   simMachine
 }
 
-// NewSim returns a simulated world of p ranks, run by one goroutine with a
-// seeded discrete-event network: every message gets a random delay, so
-// messages between different pairs are reordered, while each pair stays
-// FIFO as MPI guarantees. A busy rank handles the messages that arrived
-// during a work slice after the slice, as the real driver does. Its Run
-// does the real work of every rank (answers and node counts are real) and
-// reports virtual time: Outcome.Seconds is the virtual time until the last
-// rank was done, plus the reduction of the results.
+// simMachine is a Machine in picoseconds.
+type simMachine struct {
+	Machine
+	node, overhead, latency, gap, byteT, hop, jitter int64
+	width, height                                    int // mesh, 0 without
+}
+
+func ps(ns float64) int64 { return int64(math.Round(ns * 1000)) }
+
+// NewSim returns a simulated world of p ranks, run by one goroutine: a
+// discrete-event simulator that charges virtual time as cfg.Machine says
+// (Machine describes the model). Its Run does the real work of every rank,
+// so answers and node counts are real, with the same App values and
+// balancers as the other worlds, and reports virtual time: Outcome.Seconds
+// is the virtual time until the results are combined on rank 0 and
+// broadcast (a reduction and a broadcast over the heap-ordered tree, timed
+// by the machine), and Outcome.Sim the simulator's report.
 //
 // Run checks the protocol as it goes and fails when a rank sends or
 // receives a message after it was done, when Done goes back to false, or
 // when the simulation runs dry with ranks not done (lost work or a
-// deadlock). It is deterministic for a given configuration and job.
+// deadlock). It is deterministic for a given configuration and job. Time
+// and memory are O(P) per run plus O(log n) per event; no structure is
+// O(P²).
 func NewSim(p int, cfg SimConfig) (World, error) {
-	if p < 1 {
-		return nil, fmt.Errorf("lb: a simulated world of %d ranks", p)
+	if p < 1 || p > MaxSimRanks {
+		return nil, fmt.Errorf("lb: a simulated world of %d ranks: need 1 to %d", p, MaxSimRanks)
 	}
-	if cfg.NodeCost < 0 || cfg.Latency < 0 || cfg.MaxEvents < 0 {
-		return nil, fmt.Errorf("lb: negative simulation costs (node %d ns, latency %d ns)", cfg.NodeCost, cfg.Latency)
-	}
-	if cfg.NodeCost == 0 {
-		cfg.NodeCost = 10
-	}
-	if cfg.Latency == 0 {
-		cfg.Latency = 2000
-	}
-	if cfg.Jitter == 0 {
-		cfg.Jitter = 5 * cfg.Latency
+	if cfg.MaxEvents < 0 {
+		return nil, fmt.Errorf("lb: simulation bounded by %d events", cfg.MaxEvents)
 	}
 	if cfg.MaxEvents == 0 {
 		cfg.MaxEvents = 1e9
 	}
-	return &simWorld{p: p, cfg: cfg}, nil
+	if cfg.Machine == (Machine{}) {
+		cfg.Machine = TestNetwork()
+	}
+	mc := cfg.Machine
+	if err := mc.Validate(); err != nil {
+		return nil, err
+	}
+	m := simMachine{Machine: mc, node: ps(mc.NodeNS), overhead: ps(mc.OverheadNS), latency: ps(mc.LatencyNS),
+		gap: ps(mc.GapNS), byteT: ps(mc.ByteNS), hop: ps(mc.HopNS), jitter: ps(mc.JitterNS)}
+	if mc.MeshWidth > 0 {
+		m.width = min(mc.MeshWidth, p)
+		m.height = (p + m.width - 1) / m.width
+	}
+	return &simWorld{p: p, cfg: cfg, m: m}, nil
 }
 
 func (w *simWorld) Name() string { return "sim" }
 func (w *simWorld) Rank() int    { return 0 }
 func (w *simWorld) Size() int    { return w.p }
 
+// simRank is the simulator's state of one rank.
+type simRank struct {
+	cpu         bool  // the CPU runs a slice or handles messages until an event of classCPU
+	slice       int64 // nodes of the slice in progress, -1 while handling messages
+	head, tail  int32 // the inbox: messages that arrived while the CPU was busy
+	startQueued bool  // an event of classStart is pending
+	done        bool  // Done was seen and its last messages sent
+	doneAt      int64
+	work        int64    // time spent on slices
+	nic         int64    // when the next message may leave (the gap)
+	flights     []flight // messages on their way to others, for FIFO order per pair
+}
+
+// flight is the arrival time of the last message on its way to a rank.
+type flight struct {
+	to int32
+	at int64
+}
+
+// simMsg is a message in the simulator's slab, linked into an inbox.
+type simMsg struct {
+	m    Msg
+	next int32
+}
+
+type sim struct {
+	m       *simMachine
+	budget  int64
+	p       int
+	jitter  *rand.Rand
+	bs      []Balancer
+	ranks   []simRank
+	q       eventHeap
+	msgs    []simMsg
+	free    []int32
+	links   []int64 // a mesh's directed links (4 per rank): free from this time
+	trace   *busyTrace
+	seq     uint64
+	now     int64
+	events  int64
+	limit   int64
+	instant bool // a message can arrive when it is sent: starts wait for arrivals
+}
+
 // Run simulates job on every rank; see NewSim.
 func (w *simWorld) Run(job Job) (*Outcome, error) {
-	p, cfg := w.p, w.cfg
-	s := &sim{cfg: cfg, budget: job.Config.budget(), p: p, net: rand.New(rand.NewPCG(cfg.Seed, 0x5eed)),
-		bs: make([]Balancer, p), ranks: make([]simRank, p), last: make([]int64, p*p)}
+	t0 := time.Now()
+	p := w.p
+	s := &sim{m: &w.m, budget: job.Config.budget(), p: p, jitter: rand.New(rand.NewPCG(w.cfg.Seed, 0x5eed)),
+		bs: make([]Balancer, p), ranks: make([]simRank, p), limit: w.cfg.MaxEvents,
+		instant: w.m.overhead == 0 && w.m.latency == 0}
+	if w.m.width > 0 && w.m.Contention {
+		s.links = make([]int64, 4*w.m.width*w.m.height)
+	}
+	if w.cfg.Trace {
+		s.trace = newBusyTrace()
+	}
 	apps := make([]App, p)
 	for r := range p {
 		apps[r] = job.NewApp()
@@ -78,197 +154,428 @@ func (w *simWorld) Run(job Job) (*Outcome, error) {
 			return nil, err
 		}
 		s.bs[r] = b
+		s.ranks[r] = simRank{slice: -1, head: -1, tail: -1}
 	}
 	for r := range p {
 		s.bs[r].Start(apps[r].Root())
-		if err := s.flush(r); err != nil {
+		c := int64(0)
+		if err := s.flush(r, &c); err != nil {
 			return nil, err
 		}
-		s.kick(r)
-	}
-	for s.q.Len() > 0 {
-		if s.events++; s.events > cfg.MaxEvents {
-			return nil, fmt.Errorf("lb: simulation exceeded %d events", cfg.MaxEvents)
+		if err := s.drain(r, c); err != nil {
+			return nil, err
 		}
-		e := heap.Pop(&s.q).(event)
+	}
+	if err := s.loop(); err != nil {
+		return nil, err
+	}
+	return s.finish(job, apps, t0)
+}
+
+// loop processes events in order until none is left.
+func (s *sim) loop() error {
+	for len(s.q) > 0 {
+		if s.events++; s.events > s.limit {
+			return fmt.Errorf("lb: simulation exceeded %d events", s.limit)
+		}
+		e := s.q.pop()
 		s.now = e.at
+		r := int(e.rank)
 		var err error
-		if e.slice {
-			err = s.sliceEnd(e.rank)
-		} else {
-			err = s.arrive(e.msg)
+		switch e.class() {
+		case classCPU:
+			err = s.cpuFree(r)
+		case classArrive:
+			err = s.arrive(r, e.msg)
+		default:
+			sr := &s.ranks[r]
+			sr.startQueued = false
+			if !sr.cpu {
+				err = s.kick(r)
+			}
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	var ranks []Stats
-	if job.Config.RankStats {
-		ranks = make([]Stats, p)
-	}
-	var fin Finish
-	for r := range p {
-		if !s.bs[r].Done() {
-			return nil, fmt.Errorf("lb: simulation ran dry at %d ns with rank %d not done (lost work or deadlock)", s.now, r)
-		}
-		sr := &s.ranks[r]
-		st := *s.bs[r].Stats()
-		st.WorkSeconds = float64(sr.work) / 1e9
-		st.IdleSeconds = float64(sr.doneAt-sr.work) / 1e9
-		res, err := job.Result(apps[r])
-		if err != nil {
-			return nil, err
-		}
-		f := Finish{Result: res, Stats: st, Seconds: float64(sr.doneAt) / 1e9}
-		if r == 0 {
-			fin = f
-		} else if err := fin.Merge(job, apps[0], &f); err != nil {
-			return nil, err
-		}
-		if ranks != nil {
-			ranks[r] = st
-		}
-	}
-	// The results' reduction and broadcast: two passes over a binary tree.
-	fin.Seconds += float64(2*int64(bits.Len(uint(p-1)))*cfg.Latency) / 1e9
-	return fin.Outcome(ranks), nil
+	return nil
 }
 
-type simRank struct {
-	busy      bool
-	inbox     []Msg
-	doneFlush bool // Done was seen and its last messages sent
-	doneAt    int64
-	lastSlice int64 // nodes of the slice in progress
-	work      int64
-}
-
-type sim struct {
-	cfg       SimConfig
-	budget    int64
-	p         int
-	net       *rand.Rand
-	bs        []Balancer
-	ranks     []simRank
-	last      []int64 // last arrival time per (from, to), for FIFO order
-	q         eventQueue
-	seq       int64
-	now       int64
-	events    int64
-	delivered int64
-}
-
-func (s *sim) push(e event) {
+func (s *sim) push(at int64, class int, rank int, msg int32) {
 	s.seq++
-	e.seq = s.seq
-	heap.Push(&s.q, e)
+	s.q.push(simEvent{at: at, key: uint64(class)<<classShift | s.seq, rank: int32(rank), msg: msg})
 }
 
-func (s *sim) flush(r int) error {
+// cpuFree ends a slice (Tick) or a stretch of message handling, then
+// handles the messages that arrived meanwhile.
+func (s *sim) cpuFree(r int) error {
 	sr := &s.ranks[r]
-	out := s.bs[r].Outbox()
-	if sr.doneFlush && len(out) > 0 {
+	c := s.now
+	if sr.slice >= 0 {
+		n := sr.slice
+		sr.slice = -1
+		s.bs[r].Tick(n)
+		if err := s.flush(r, &c); err != nil {
+			return err
+		}
+	}
+	return s.drain(r, c)
+}
+
+// drain delivers the inbox from local time c on; then the CPU stays busy
+// until the handling is done, or the rank starts its next slice.
+func (s *sim) drain(r int, c int64) error {
+	sr := &s.ranks[r]
+	for sr.head >= 0 {
+		i := sr.head
+		sr.head = s.msgs[i].next
+		if sr.head < 0 {
+			sr.tail = -1
+		}
+		m := s.msgs[i].m
+		s.release(i)
+		if err := s.deliver(r, m, &c); err != nil {
+			return err
+		}
+	}
+	if c > s.now {
+		sr.cpu, sr.slice = true, -1
+		s.push(c, classCPU, r, -1)
+		return nil
+	}
+	sr.cpu = false
+	if s.instant {
+		if !sr.startQueued {
+			sr.startQueued = true
+			s.push(s.now, classStart, r, -1)
+		}
+		return nil
+	}
+	return s.kick(r)
+}
+
+// deliver hands m to rank r at local time *c, charging the overhead.
+func (s *sim) deliver(r int, m Msg, c *int64) error {
+	if s.ranks[r].done {
+		return fmt.Errorf("lb: %v from %d reached rank %d after it was done", m.Kind, m.From, r)
+	}
+	*c += s.m.overhead
+	s.bs[r].Deliver(m)
+	return s.flush(r, c)
+}
+
+// arrive handles the arrival of message i at rank r.
+func (s *sim) arrive(r int, i int32) error {
+	sr := &s.ranks[r]
+	if sr.done {
+		m := s.msgs[i].m
+		return fmt.Errorf("lb: %v from %d reached rank %d after it was done", m.Kind, m.From, r)
+	}
+	if sr.cpu {
+		s.msgs[i].next = -1
+		if sr.tail >= 0 {
+			s.msgs[sr.tail].next = i
+		} else {
+			sr.head = i
+		}
+		sr.tail = i
+		return nil
+	}
+	m := s.msgs[i].m
+	s.release(i)
+	c := s.now
+	if err := s.deliver(r, m, &c); err != nil {
+		return err
+	}
+	return s.drain(r, c)
+}
+
+// kick starts a work slice on an idle rank that has a task.
+func (s *sim) kick(r int) error {
+	sr := &s.ranks[r]
+	if sr.done {
+		return nil
+	}
+	t := s.bs[r].Task()
+	if t == nil {
+		return nil
+	}
+	n := t.Work(s.budget)
+	if n < 0 || s.m.node > 0 && n > math.MaxInt64/2/s.m.node {
+		return fmt.Errorf("lb: rank %d: a work slice of %d nodes", r, n)
+	}
+	d := n * s.m.node
+	sr.work += d
+	if s.trace != nil {
+		s.trace.add(s.now, s.now+d)
+	}
+	sr.cpu, sr.slice = true, n
+	s.push(s.now+d, classCPU, r, -1)
+	return nil
+}
+
+// flush sends rank r's outbox from local time *c on, charging the overhead
+// and the gap to the rank, and notes when the rank becomes done.
+func (s *sim) flush(r int, c *int64) error {
+	sr := &s.ranks[r]
+	b := s.bs[r]
+	out := b.Outbox()
+	if sr.done && len(out) > 0 {
 		return fmt.Errorf("lb: rank %d sent %v to %d after it was done", r, out[0].Kind, out[0].To)
 	}
 	for _, m := range out {
 		if m.To < 0 || m.To >= s.p || m.From != r {
 			return fmt.Errorf("lb: rank %d sent a message from %d to %d", r, m.From, m.To)
 		}
-		at := s.now + s.cfg.Latency
-		if s.cfg.Jitter > 0 {
-			at += s.net.Int64N(s.cfg.Jitter + 1)
-		}
-		k := m.From*s.p + m.To
-		at = max(at, s.last[k]+1)
-		s.last[k] = at
-		s.push(event{at: at, rank: m.To, msg: m})
+		*c = max(*c+s.m.overhead, sr.nic)
+		sr.nic = *c + s.m.gap
+		at := s.fifo(sr, m.To, *c+s.delay(r, m.To, len(m.Data), *c))
+		s.push(at, classArrive, m.To, s.alloc(m))
 	}
-	if s.bs[r].Done() && !sr.doneFlush {
-		sr.doneFlush, sr.doneAt = true, s.now
-	} else if sr.doneFlush && !s.bs[r].Done() {
+	if b.Done() && !sr.done {
+		sr.done, sr.doneAt = true, *c
+	} else if sr.done && !b.Done() {
 		return fmt.Errorf("lb: rank %d was done and is not any more", r)
 	}
 	return nil
 }
 
-func (s *sim) arrive(m Msg) error {
-	r := m.To
-	sr := &s.ranks[r]
-	if sr.doneFlush {
-		return fmt.Errorf("lb: %v from %d reached rank %d after it was done", m.Kind, m.From, r)
-	}
-	s.delivered++
-	if sr.busy {
-		sr.inbox = append(sr.inbox, m)
-		return nil
-	}
-	s.bs[r].Deliver(m)
-	if err := s.flush(r); err != nil {
-		return err
-	}
-	s.kick(r)
-	return nil
-}
-
-func (s *sim) sliceEnd(r int) error {
-	sr := &s.ranks[r]
-	sr.busy = false
-	s.bs[r].Tick(sr.lastSlice)
-	if err := s.flush(r); err != nil {
-		return err
-	}
-	for len(sr.inbox) > 0 {
-		m := sr.inbox[0]
-		sr.inbox = sr.inbox[1:]
-		if sr.doneFlush {
-			return fmt.Errorf("lb: %v from %d reached rank %d after it was done", m.Kind, m.From, r)
+// fifo returns the arrival time of a message from sr to rank to that would
+// arrive at `at`, delayed so that it does not overtake an earlier message
+// of the same pair (MPI's order); equal times keep the order of sending.
+// Messages that arrived by now are forgotten, so the list holds only the
+// pair's messages in flight.
+func (s *sim) fifo(sr *simRank, to int, at int64) int64 {
+	k := 0
+	found := -1
+	for _, f := range sr.flights {
+		if f.at <= s.now {
+			continue
 		}
-		s.bs[r].Deliver(m)
-		if err := s.flush(r); err != nil {
-			return err
+		if int(f.to) == to {
+			found = k
+		}
+		sr.flights[k] = f
+		k++
+	}
+	sr.flights = sr.flights[:k]
+	if found >= 0 {
+		at = max(at, sr.flights[found].at)
+		sr.flights[found].at = at
+		return at
+	}
+	sr.flights = append(sr.flights, flight{to: int32(to), at: at})
+	return at
+}
+
+// delay returns the time a message of n data bytes from rank `from` to rank
+// to, leaving at dep, takes to arrive; with contention it reserves the
+// links of its path.
+func (s *sim) delay(from, to, n int, dep int64) int64 {
+	m := s.m
+	xfer := int64(n+MessageEnvelope) * m.byteT
+	d := m.latency + xfer
+	if m.width > 0 {
+		hops := s.hops(from, to)
+		if s.links != nil && hops > 0 {
+			d = s.route(from, to, dep+m.latency, xfer) - dep
+		} else {
+			d += int64(hops) * m.hop
+			if m.StoreForward && hops > 1 {
+				d += int64(hops-1) * xfer
+			}
 		}
 	}
-	s.kick(r)
-	return nil
-}
-
-// kick starts a work slice on an idle rank that has a task.
-func (s *sim) kick(r int) {
-	sr := &s.ranks[r]
-	if sr.busy || s.bs[r].Done() {
-		return
+	if m.jitter > 0 {
+		d += s.jitter.Int64N(m.jitter + 1)
 	}
-	t := s.bs[r].Task()
-	if t == nil {
-		return
+	return d
+}
+
+// hops returns the length of the dimension-order path between two ranks on
+// the mesh.
+func (s *sim) hops(a, b int) int {
+	w := s.m.width
+	dx, dy := a%w-b%w, a/w-b/w
+	return abs(dx) + abs(dy)
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
 	}
-	n := t.Work(s.budget)
-	sr.lastSlice = n
-	d := max(1, n*s.cfg.NodeCost)
-	sr.work += d
-	sr.busy = true
-	s.push(event{at: s.now + d, rank: r, slice: true})
+	return x
 }
 
-type event struct {
-	at    int64
-	seq   int64
-	rank  int
-	slice bool
-	msg   Msg
+// Directions of a mesh link leaving a node.
+const (
+	dirEast = iota
+	dirWest
+	dirSouth
+	dirNorth
+)
+
+// route sends a message whose head enters the mesh at t along the
+// dimension-order path from `from` to to, each link busy for xfer and each
+// hop costing HopNS (plus xfer when storing and forwarding), and returns
+// its arrival time. A link already reserved delays the message until it is
+// free.
+func (s *sim) route(from, to int, t, xfer int64) int64 {
+	m := s.m
+	w := m.width
+	x, y := from%w, from/w
+	tx, ty := to%w, to/w
+	step := func(dir int) {
+		l := 4*(y*w+x) + dir
+		start := max(t, s.links[l])
+		s.links[l] = start + xfer
+		t = start + m.hop
+		if m.StoreForward {
+			t += xfer
+		}
+	}
+	for x != tx {
+		if x < tx {
+			step(dirEast)
+			x++
+		} else {
+			step(dirWest)
+			x--
+		}
+	}
+	for y != ty {
+		if y < ty {
+			step(dirSouth)
+			y++
+		} else {
+			step(dirNorth)
+			y--
+		}
+	}
+	if !m.StoreForward {
+		t += xfer // the tail follows the head
+	}
+	return t
 }
 
-type eventQueue []event
-
-func (q eventQueue) Len() int { return len(q) }
-func (q eventQueue) Less(i, j int) bool {
-	return q[i].at < q[j].at || (q[i].at == q[j].at && q[i].seq < q[j].seq)
+// pathDelay is the delay of a message of n bytes between two ranks with no
+// jitter and no contention, overheads of both ends included: the cost of
+// one step of the final reduction and broadcast.
+func (s *sim) pathDelay(from, to, n int) int64 {
+	m := s.m
+	xfer := int64(n+MessageEnvelope) * m.byteT
+	d := 2*m.overhead + m.latency + xfer
+	if m.width > 0 {
+		hops := s.hops(from, to)
+		d += int64(hops) * m.hop
+		if m.StoreForward && hops > 1 {
+			d += int64(hops-1) * xfer
+		}
+	}
+	return d
 }
-func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *eventQueue) Push(x any)   { *q = append(*q, x.(event)) }
-func (q *eventQueue) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return e
+
+func (s *sim) alloc(m Msg) int32 {
+	if k := len(s.free); k > 0 {
+		i := s.free[k-1]
+		s.free = s.free[:k-1]
+		s.msgs[i] = simMsg{m: m, next: -1}
+		return i
+	}
+	s.msgs = append(s.msgs, simMsg{m: m, next: -1})
+	return int32(len(s.msgs) - 1)
+}
+
+func (s *sim) release(i int32) {
+	s.msgs[i] = simMsg{}
+	s.free = append(s.free, i)
+}
+
+// finish checks that every rank is done, combines the results and the
+// statistics, and times the reduction to rank 0 and the broadcast back over
+// the heap-ordered tree (children 2r+1, 2r+2), as the driver does.
+func (s *sim) finish(job Job, apps []App, t0 time.Time) (*Outcome, error) {
+	p := s.p
+	var ranks []Stats
+	if job.Config.RankStats {
+		ranks = make([]Stats, p)
+	}
+	var total Stats
+	var busy int64
+	for r := range p {
+		sr := &s.ranks[r]
+		if !sr.done {
+			return nil, fmt.Errorf("lb: simulation ran dry at %.9f s with rank %d not done (lost work or deadlock)", float64(s.now)/1e12, r)
+		}
+		st := *s.bs[r].Stats()
+		st.WorkSeconds = float64(sr.work) / 1e12
+		st.IdleSeconds = float64(sr.doneAt-sr.work) / 1e12
+		total.Add(&st)
+		busy += sr.work
+		if ranks != nil {
+			ranks[r] = st
+		}
+	}
+	var res []byte
+	var err error
+	if job.CombineAll != nil {
+		res, err = job.CombineAll(apps)
+	} else {
+		res, err = s.combinePairwise(job, apps)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// f[r]: when rank r's subtree has combined its results and r sends
+	// them up; then the broadcast down to the deepest rank.
+	bytes := StatsSize + len(res)
+	f := make([]int64, p)
+	for r := p - 1; r >= 0; r-- {
+		t := s.ranks[r].doneAt
+		for c := 2*r + 1; c <= 2*r+2 && c < p; c++ {
+			t = max(t, f[c]+s.pathDelay(c, r, bytes))
+		}
+		f[r] = t
+	}
+	end := f[0]
+	clear(f)
+	var down int64
+	for r := 1; r < p; r++ {
+		f[r] = f[(r-1)/2] + s.pathDelay((r-1)/2, r, len(res))
+		down = max(down, f[r])
+	}
+	end += down
+	fin := Finish{Result: res, Stats: total, Seconds: float64(end) / 1e12}
+	out := fin.Outcome(ranks)
+	rep := &SimReport{Machine: s.m.Machine, Ranks: p, VirtualSeconds: out.Seconds,
+		SeqVirtualSeconds: float64(total.Nodes) * s.m.NodeNS / 1e9, BusySeconds: float64(busy) / 1e12,
+		Events: s.events}
+	if s.trace != nil {
+		rep.Trace = s.trace.points(end)
+	}
+	rep.RealSeconds = time.Since(t0).Seconds()
+	out.Sim = rep
+	return out, nil
+}
+
+// combinePairwise combines the encoded results of all ranks with
+// job.Combine, for jobs without CombineAll.
+func (s *sim) combinePairwise(job Job, apps []App) ([]byte, error) {
+	if job.Result == nil || job.Combine == nil {
+		return nil, errors.New("lb: a job without results")
+	}
+	acc, err := job.Result(apps[0])
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range apps[1:] {
+		b, err := job.Result(a)
+		if err != nil {
+			return nil, err
+		}
+		if acc, err = job.Combine(apps[0], acc, b); err != nil {
+			return nil, err
+		}
+	}
+	return acc, nil
 }

@@ -42,6 +42,10 @@ type Job struct {
 	// Combine returns the combination of two encoded results, using app
 	// (one of NewApp's) for the combination.
 	Combine func(app App, a, b []byte) ([]byte, error)
+	// CombineAll, when not nil, returns the encoded combination of the
+	// results of apps, all NewApp's, without encoding each: the simulator,
+	// which holds every rank's app, uses it.
+	CombineAll func(apps []App) ([]byte, error)
 }
 
 // Config says how to run a computation. The zero value runs random polling
@@ -108,8 +112,70 @@ type Outcome struct {
 	Ranks []Stats
 	// Runs is the number of computations summed in: 1 for one Run.
 	Runs int
+	// Sim is the simulator's report of a run in the simulated world, nil
+	// in the others.
+	Sim *SimReport
 
 	result []byte // the encoded combined result, for Run
+}
+
+// SimReport is what the simulator measured of a run besides the balancer's
+// statistics: the machine, the virtual times, the utilisation and its own
+// speed. Reports of several runs add up (Outcome.Add).
+type SimReport struct {
+	Machine Machine
+	Ranks   int
+	// VirtualSeconds is the virtual time of the runs (Outcome.Seconds).
+	VirtualSeconds float64
+	// SeqVirtualSeconds is what one rank of the machine would take for the
+	// same nodes: nodes × Machine.NodeNS.
+	SeqVirtualSeconds float64
+	// BusySeconds sums, over the ranks, the virtual time spent working on
+	// tasks.
+	BusySeconds float64
+	// Events counts the simulator's events; RealSeconds is its wall time,
+	// set-up and reduction included.
+	Events      int64
+	RealSeconds float64
+	// Trace is the number of busy ranks over virtual time (at most 1024
+	// steps per run), when SimConfig.Trace asked for it.
+	Trace []TracePoint
+}
+
+// Speedup is SeqVirtualSeconds / VirtualSeconds.
+func (r *SimReport) Speedup() float64 { return ratio(r.SeqVirtualSeconds, r.VirtualSeconds) }
+
+// Efficiency is Speedup / Ranks.
+func (r *SimReport) Efficiency() float64 { return ratio(r.Speedup(), float64(r.Ranks)) }
+
+// BusyFraction is the fraction of the ranks' virtual time spent working on
+// tasks: BusySeconds / (Ranks × VirtualSeconds).
+func (r *SimReport) BusyFraction() float64 {
+	return ratio(r.BusySeconds, float64(r.Ranks)*r.VirtualSeconds)
+}
+
+// EventsPerSecond is the simulator's speed: Events / RealSeconds.
+func (r *SimReport) EventsPerSecond() float64 { return ratio(float64(r.Events), r.RealSeconds) }
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// add sums the report of a later run into r, appending its trace shifted
+// by r's virtual time.
+func (r *SimReport) add(p *SimReport) {
+	for _, tp := range p.Trace {
+		r.Trace = append(r.Trace, TracePoint{Start: tp.Start + r.VirtualSeconds, End: tp.End + r.VirtualSeconds, Busy: tp.Busy})
+	}
+	r.Ranks = max(r.Ranks, p.Ranks)
+	r.VirtualSeconds += p.VirtualSeconds
+	r.SeqVirtualSeconds += p.SeqVirtualSeconds
+	r.BusySeconds += p.BusySeconds
+	r.Events += p.Events
+	r.RealSeconds += p.RealSeconds
 }
 
 // Add sums the outcome of another run into o: seconds, totals and per-rank
@@ -126,6 +192,12 @@ func (o *Outcome) Add(p *Outcome) {
 		}
 	} else {
 		o.Ranks = nil
+	}
+	if p.Sim != nil {
+		if o.Sim == nil {
+			o.Sim = &SimReport{Machine: p.Sim.Machine}
+		}
+		o.Sim.add(p.Sim)
 	}
 	o.Seconds += p.Seconds
 	o.Total.Add(&p.Total)
@@ -152,6 +224,14 @@ func Run[R any](w World, cfg Config, newApp func() Reducer[R]) (R, *Outcome, err
 				return nil, err
 			}
 			return encodeResult(app.(Reducer[R]).Combine(x, y))
+		},
+		CombineAll: func(apps []App) ([]byte, error) {
+			first := apps[0].(Reducer[R])
+			acc := first.Result()
+			for _, a := range apps[1:] {
+				acc = first.Combine(acc, a.(Reducer[R]).Result())
+			}
+			return encodeResult(acc)
 		},
 	}
 	out, err := w.Run(job)

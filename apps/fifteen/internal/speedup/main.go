@@ -182,7 +182,7 @@ func run(args []string, w io.Writer) error {
 	}
 	world := mpi.WorldName
 	if *sim > 0 {
-		ranks, world = *sim, fmt.Sprintf("simulated (lb.NewSim: %d ns per node, default latency and jitter)", *nodeCost)
+		ranks, world = *sim, fmt.Sprintf("simulated (lb.NewSim: %d ns per node, the test network's latency and jitter)", *nodeCost)
 		err = each(0, func(in puzzle.Instance, its []iteration) ([]row, error) {
 			var rs []row
 			for _, it := range its {
@@ -276,7 +276,9 @@ func simulate(s puzzle.State, it iteration, configs []config, p, reps int, budge
 	for j, cf := range configs {
 		ts := make([]float64, 0, reps)
 		for seed := range uint64(reps) {
-			w, err := lb.NewSim(p, lb.SimConfig{Seed: seed + 1, NodeCost: nodeCost})
+			m := lb.TestNetwork()
+			m.NodeNS = float64(nodeCost)
+			w, err := lb.NewSim(p, lb.SimConfig{Seed: seed + 1, Machine: m})
 			if err != nil {
 				return nil, err
 			}

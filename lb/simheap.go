@@ -1,0 +1,73 @@
+package lb
+
+// simEvent is one event of the simulator: at virtual time at (ps), of a
+// class (the order of events at the same time) and a sequence number (the
+// order within a class), for rank; msg indexes the message of an arrival.
+type simEvent struct {
+	at   int64
+	key  uint64 // class<<classShift | sequence number
+	rank int32
+	msg  int32
+}
+
+// The classes of events, in their order at equal times: work slices and
+// message handling end first, then messages arrive, then idle ranks start
+// their next slice. So with zero delays (the unit machine) every message
+// sent at the end of a step is delivered before the next step starts.
+const (
+	classCPU    = iota // a rank's CPU is free again
+	classArrive        // a message arrives
+	classStart         // a rank may start a slice
+	classShift  = 62
+)
+
+func (e *simEvent) class() int { return int(e.key >> classShift) }
+
+// eventHeap is a binary min-heap of events by (at, key), typed so that
+// pushing and popping neither box nor allocate beyond the slice's growth.
+// O(log n) per operation.
+type eventHeap []simEvent
+
+func (h eventHeap) less(i, j int) bool {
+	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].key < h[j].key
+}
+
+func (h *eventHeap) push(e simEvent) {
+	*h = append(*h, e)
+	q := *h
+	i := len(q) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !q.less(i, p) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+}
+
+func (h *eventHeap) pop() simEvent {
+	q := *h
+	e := q[0]
+	n := len(q) - 1
+	q[0] = q[n]
+	q = q[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && q.less(r, l) {
+			m = r
+		}
+		if !q.less(m, i) {
+			break
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
+	*h = q
+	return e
+}
