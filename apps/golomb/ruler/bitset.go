@@ -76,3 +76,42 @@ func (b *bitset) has(d uint) bool { return b[d>>6]&(1<<(d&63)) != 0 }
 func (b *bitset) clear(d uint) { b[d>>6] &^= 1 << (d & 63) }
 
 func (b *bitset) set(d uint) { b[d>>6] |= 1 << (d & 63) }
+
+// below returns the set of the distances 0..m-1 (m ≤ 256).
+func below(m int) bitset {
+	var o bitset
+	for w := range o {
+		switch lo := 64 * w; {
+		case m >= lo+64:
+			o[w] = ^uint64(0)
+		case m > lo:
+			o[w] = 1<<uint(m-lo) - 1
+		}
+	}
+	return o
+}
+
+// and returns the intersection of b and c.
+func (b *bitset) and(c bitset) bitset {
+	return bitset{b[0] & c[0], b[1] & c[1], b[2] & c[2], b[3] & c[3]}
+}
+
+// count returns the number of distances in b.
+func (b *bitset) count() int {
+	return bits.OnesCount64(b[0]) + bits.OnesCount64(b[1]) + bits.OnesCount64(b[2]) + bits.OnesCount64(b[3])
+}
+
+// alternate returns every other distance of b, starting with the smallest.
+func (b *bitset) alternate() bitset {
+	var give bitset
+	odd := false
+	rest := *b
+	for d := rest.lowest(); d < 256; d = rest.lowest() {
+		rest.clear(d)
+		if !odd {
+			give.set(d)
+		}
+		odd = !odd
+	}
+	return give
+}

@@ -174,3 +174,60 @@ func TestOptimalParallel(t *testing.T) {
 		}
 	}
 }
+
+// leafTasks splits a fresh root k times along every path, as static
+// placement does (lb's leaves), and returns the 2^k leaves (nil where a
+// split gave nothing), each packed and unpacked.
+func leafTasks(t *testing.T, p *Problem, k int) []lb.Task {
+	t.Helper()
+	var out []lb.Task
+	for j := range 1 << k {
+		task := p.Root()
+		for b := 0; b < k && task != nil; b++ {
+			if piece := task.Split(); j>>b&1 == 1 {
+				task = piece
+			}
+		}
+		if task != nil {
+			data, err := task.AppendBinary(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if task, err = p.Unmarshal(data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out = append(out, task)
+	}
+	return out
+}
+
+// TestSplitKeepsHalving: splitting a fresh root k times along every path
+// (static placement's 2^k leaves) keeps dividing the tree below its first
+// level: the leaves cover the exhaustive search exactly, and for k = 10
+// most of the 1024 leaves hold work, where splitting only the first level
+// gave at most one leaf per legal first distance.
+func TestSplitKeepsHalving(t *testing.T) {
+	const n, maxLen = 10, 60
+	want := countSeq(t, n, maxLen)
+	for _, k := range []int{1, 4, 10} {
+		p, _ := NewProblem(n, shorter(t, n), Count, maxLen)
+		busy := 0
+		for _, task := range leafTasks(t, p, k) {
+			if task == nil || task.Empty() {
+				continue
+			}
+			if task.Work(1<<62) > 0 {
+				busy++
+			}
+		}
+		got := p.Result()
+		if got.Nodes != want.Nodes || got.Solutions != want.Solutions {
+			t.Fatalf("k=%d: leaves hold %d nodes %d rulers, sequential %d nodes %d rulers", k, got.Nodes, got.Solutions, want.Nodes, want.Solutions)
+		}
+		if k == 10 && busy < 900 {
+			t.Fatalf("k=10: %d of 1024 leaves hold work", busy)
+		}
+		t.Logf("k=%d: %d of %d leaves hold work", k, busy, 1<<k)
+	}
+}

@@ -53,6 +53,11 @@ type Problem struct {
 	g      []int         // g[m] = length of a shortest m-mark ruler, m < n
 	maxLen int           // search rulers of length ≤ maxLen
 	lim    [MaxMarks]int // lim[k]: mark k may stand at most here (maxLen − g[n−k])
+	// lim0 is lim for the initial maxLen, which every rank of a parallel
+	// search shares: Split prunes with it, so that every rank splits a task
+	// alike whatever bounds it learnt since (static placement and fast
+	// initialisation compute the pieces on every rank alone).
+	lim0 [MaxMarks]int
 
 	best      []int // Shortest: best ruler found on this rank, or nil
 	solutions int64 // Count: rulers found on this rank
@@ -75,6 +80,7 @@ func NewProblem(n int, g []int, mode Mode, maxLen int) (*Problem, error) {
 	}
 	p := &Problem{n: n, mode: mode, g: slices.Clone(g[:n])}
 	p.setMaxLen(maxLen)
+	p.lim0 = p.lim
 	return p, nil
 }
 
@@ -97,13 +103,22 @@ type frame struct {
 }
 
 // Search is a subproblem: the path to level base is fixed, and the task owns
-// the untried alternatives of the levels base..top. It implements lb.Task and
-// is not safe for concurrent use.
+// the untried alternatives of the levels base..top. When its only work is
+// the subtree of the one alternative left at level top, it may own just a
+// part of that subtree: a chain of restrictions (levels top+1..rtop) that
+// Work applies to the frames it creates below it, one alternative per level
+// down to the last, which keeps a subset. That is how Split keeps halving a
+// task below its shallowest level (static placement cuts the root into 2^k
+// pieces). It implements lb.Task and is not safe for concurrent use.
 type Search struct {
 	p    *Problem
 	base int
 	top  int // top < base: empty
 	st   [MaxMarks]frame
+	// rtop > top: when Work creates the frame of level k, top < k ≤ rtop,
+	// its untried distances are cut to mask[k].
+	rtop int
+	mask [MaxMarks]bitset
 }
 
 func (s *Search) rootFrame() {
@@ -112,7 +127,7 @@ func (s *Search) rootFrame() {
 	f.list.set(0)
 	f.avail = bitset{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
 	f.avail.clear(0)
-	s.base, s.top = 0, 0
+	s.base, s.top, s.rtop = 0, 0, 0
 }
 
 // Root returns the whole search.
@@ -127,12 +142,13 @@ func (s *Search) Work(budget int64) int64 {
 	p := s.p
 	n := p.n
 	var nodes int64
-	top := s.top
+	top, rtop := s.top, s.rtop
 	for nodes < budget && top >= s.base {
 		f := &s.st[top]
 		d := f.avail.lowest()
 		if d == 256 {
 			top--
+			rtop = min(rtop, top) // a chain of restrictions ends with its path
 			continue
 		}
 		f.avail.clear(d)
@@ -164,11 +180,38 @@ func (s *Search) Work(budget int64) int64 {
 		g.dist = bitset{f.dist[0] | nl[0], f.dist[1] | nl[1], f.dist[2] | nl[2], f.dist[3] | nl[3]}
 		g.comp = bitset{c[0] | g.dist[0], c[1] | g.dist[1], c[2] | g.dist[2], c[3] | g.dist[3]}
 		g.avail = bitset{^g.comp[0] &^ 1, ^g.comp[1], ^g.comp[2], ^g.comp[3]}
+		if k <= rtop {
+			g.avail = g.avail.and(s.mask[k])
+		}
 		top = k
 	}
-	s.top = top
+	s.top, s.rtop = top, rtop
 	p.nodes += nodes
 	return nodes
+}
+
+// child sets g to the frame after placing the next mark of f at distance d
+// (not below, not in f.comp), with every distance untried.
+func (f *frame) child(d uint, g *frame) {
+	nl := f.list.shl(d)
+	c := f.comp.shr(d)
+	g.pos = f.pos + int(d)
+	g.list = bitset{nl[0] | 1, nl[1], nl[2], nl[3]}
+	g.dist = bitset{f.dist[0] | nl[0], f.dist[1] | nl[1], f.dist[2] | nl[2], f.dist[3] | nl[3]}
+	g.comp = bitset{c[0] | g.dist[0], c[1] | g.dist[1], c[2] | g.dist[2], c[3] | g.dist[3]}
+	g.avail = bitset{^g.comp[0] &^ 1, ^g.comp[1], ^g.comp[2], ^g.comp[3]}
+}
+
+// legal returns the distances of level k's untried ones that place the mark
+// of level k+1 within its initial limit (lim0); the others Work prunes
+// without counting a node.
+func (s *Search) legal(k int) bitset {
+	f := &s.st[k]
+	room := s.p.lim0[k+1] - f.pos
+	if room < 1 {
+		return bitset{}
+	}
+	return f.avail.and(below(min(room, MaxLength) + 1))
 }
 
 // found records a ruler whose last mark, at depth k, is at np.
@@ -207,31 +250,33 @@ func (s *Search) Empty() bool {
 	return true
 }
 
-// Split gives away every other untried distance, starting with the next,
-// of the shallowest level that has any; when that level has only one left,
-// it gives that one away. It returns nil when nothing is left to give.
+// Split gives away every other untried distance within the length limit,
+// starting with the next, of the shallowest level that has any; when that
+// level has only one left and deeper levels hold work, it gives that one
+// away. When the one alternative left at the top level is all the task
+// holds, it splits that alternative's subtree instead: it follows single
+// children down to the first level with two or more legal ones and gives
+// away every other of those, the task keeping the rest as a chain of
+// restrictions (rtop). It returns nil when nothing is left to give. Split
+// expands no node: the nodes of the chain are counted by the task when its
+// Work reaches them. O(depth) word operations.
 func (s *Search) Split() lb.Task {
 	for k := s.base; k <= s.top; k++ {
 		f := &s.st[k]
+		if s.rtop <= s.top {
+			f.avail = s.legal(k) // drop what Work would prune uncounted
+		}
 		if f.avail.empty() {
 			continue
 		}
-		o := &Search{p: s.p, base: k, top: k}
-		copy(o.st[:k+1], s.st[:k+1])
-		for i := 0; i < k; i++ {
-			o.st[i].avail = bitset{}
+		if k == s.top && (s.rtop > s.top || f.avail.count() == 1) {
+			return s.splitBelow()
 		}
-		var give bitset
-		odd := false
-		rest := f.avail
-		for d := rest.lowest(); d < 256; d = rest.lowest() {
-			rest.clear(d)
-			if !odd {
-				give.set(d)
-			}
-			odd = !odd
+		give := f.avail.alternate()
+		if f.avail.count() == 1 {
+			give = f.avail // k < top: deeper levels keep work here
 		}
-		o.st[k].avail = give
+		o := s.piece(k, give)
 		for w := range f.avail {
 			f.avail[w] &^= give[w]
 		}
@@ -242,19 +287,83 @@ func (s *Search) Split() lb.Task {
 	return nil
 }
 
-// AppendBinary encodes the task as the marks of its path (levels 1..top)
-// and the untried distances of the levels base..top it owns: about
-// 2 + top + 32·(top−base+1) bytes.
+// piece returns a new task with the path of s up to level k and the
+// distances give to try there.
+func (s *Search) piece(k int, give bitset) *Search {
+	o := &Search{p: s.p, base: k, top: k, rtop: k}
+	copy(o.st[:k+1], s.st[:k+1])
+	for i := 0; i < k; i++ {
+		o.st[i].avail = bitset{}
+	}
+	o.st[k].avail = give
+	return o
+}
+
+// splitBelow splits the subtree of the one alternative left at level top,
+// extending the chain of restrictions; see Split.
+func (s *Search) splitBelow() lb.Task {
+	n := s.p.n
+	if s.rtop <= s.top {
+		s.rtop = s.top + 1
+		s.mask[s.rtop] = bitset{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+	}
+	// Build the frames of the chain's path in a scratch task: level j+1
+	// follows the one distance kept at level j.
+	o := &Search{p: s.p}
+	copy(o.st[:s.top+1], s.st[:s.top+1])
+	for j := s.top; j < s.rtop; j++ {
+		d := o.st[j].avail.lowest()
+		if j > s.top {
+			d = s.mask[j].lowest()
+		}
+		o.st[j].child(d, &o.st[j+1])
+	}
+	for {
+		k := s.rtop
+		o.st[k].avail = o.st[k].avail.and(s.mask[k])
+		cand := o.legal(k)
+		switch c := cand.count(); {
+		case c == 0:
+			return nil // nothing but the chain's own nodes
+		case c >= 2:
+			give := cand.alternate()
+			s.mask[k] = bitset{cand[0] &^ give[0], cand[1] &^ give[1], cand[2] &^ give[2], cand[3] &^ give[3]}
+			for i := 0; i < k; i++ {
+				o.st[i].avail = bitset{}
+			}
+			o.st[k].avail = give
+			o.base, o.top, o.rtop = k, k, k
+			return o
+		case k+1 >= n-1:
+			return nil // one leaf below: nothing to split
+		default:
+			s.mask[k] = cand
+			o.st[k].child(cand.lowest(), &o.st[k+1])
+			s.rtop = k + 1
+			s.mask[k+1] = bitset{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+		}
+	}
+}
+
+// AppendBinary encodes the task as its levels, the marks of its path
+// (levels 1..top), the untried distances of the levels base..top it owns
+// and its chain of restrictions: 3 + top + 32·(rtop−base+1) bytes (3 for an
+// empty task).
 func (s *Search) AppendBinary(b []byte) ([]byte, error) {
 	if s.top < s.base {
 		return append(b, 0, 0, 0), nil // empty: base 0, top 0, nothing to try
 	}
-	b = append(b, byte(s.base), byte(s.top))
+	r := max(0, s.rtop-s.top)
+	b = append(b, byte(s.base), byte(s.top), byte(r))
 	for i := 1; i <= s.top; i++ {
 		b = append(b, byte(s.st[i].pos))
 	}
-	for k := s.base; k <= s.top; k++ {
-		for _, w := range s.st[k].avail {
+	for k := s.base; k <= s.top+r; k++ {
+		set := &s.st[k].avail
+		if k > s.top {
+			set = &s.mask[k]
+		}
+		for _, w := range set {
 			b = binary.LittleEndian.AppendUint64(b, w)
 		}
 	}
@@ -266,19 +375,19 @@ func (p *Problem) Unmarshal(b []byte) (lb.Task, error) {
 	if len(b) == 3 && b[0] == 0 && b[1] == 0 && b[2] == 0 {
 		return &Search{p: p, base: 0, top: -1}, nil
 	}
-	if len(b) < 2 {
+	if len(b) < 3 {
 		return nil, fmt.Errorf("ruler: malformed task of %d bytes", len(b))
 	}
-	base, top := int(b[0]), int(b[1])
-	if base > top || top >= p.n-1 || len(b) != 2+top+32*(top-base+1) {
-		return nil, fmt.Errorf("ruler: malformed task of %d bytes (levels %d..%d)", len(b), base, top)
+	base, top, r := int(b[0]), int(b[1]), int(b[2])
+	if base > top || top+r >= p.n-1 || len(b) != 3+top+32*(top+r-base+1) {
+		return nil, fmt.Errorf("ruler: malformed task of %d bytes (levels %d..%d, %d restricted)", len(b), base, top, r)
 	}
 	s := &Search{p: p}
 	s.rootFrame()
 	s.st[0].avail = bitset{}
 	for i := 1; i <= top; i++ {
 		f, g := &s.st[i-1], &s.st[i]
-		pos := int(b[1+i])
+		pos := int(b[2+i])
 		d := pos - f.pos
 		if d <= 0 || f.comp.has(uint(d)) {
 			return nil, fmt.Errorf("ruler: malformed task: mark %d at %d", i, pos)
@@ -291,14 +400,18 @@ func (p *Problem) Unmarshal(b []byte) (lb.Task, error) {
 		c := f.comp.shr(uint(d))
 		g.comp = bitset{c[0] | g.dist[0], c[1] | g.dist[1], c[2] | g.dist[2], c[3] | g.dist[3]}
 	}
-	off := 2 + top
-	for k := base; k <= top; k++ {
+	off := 3 + top
+	for k := base; k <= top+r; k++ {
+		set := &s.st[k].avail
+		if k > top {
+			set = &s.mask[k]
+		}
 		for w := range 4 {
-			s.st[k].avail[w] = binary.LittleEndian.Uint64(b[off:])
+			set[w] = binary.LittleEndian.Uint64(b[off:])
 			off += 8
 		}
 	}
-	s.base, s.top = base, top
+	s.base, s.top, s.rtop = base, top, top+r
 	return s, nil
 }
 
