@@ -18,18 +18,25 @@ import (
 //
 // A Search is an explicit stack of frames, one per node on the current path
 // from the root, each holding the board, the move that led to it and the set
-// of its moves still to try that this search owns. The zero value is empty;
+// of its moves still to try that this search owns. When all it owns is the
+// one move left at the top of the stack, it may own only part of that
+// move's subtree: a chain of restrictions on the moves of the frames below
+// (one move per level, then a subset), which Split builds to keep halving
+// and Work applies as it creates those frames. The zero value is empty;
 // make a useful one with NewIteration, Split or UnmarshalBinary. A Search
 // is not safe for concurrent use.
 type Search struct {
 	root      uint64 // the root board, packed
 	threshold int
 	stack     []frame // stack[g] is the node at depth g on the current path
-	nodes     int64
-	minExc    int
-	solved    bool
-	solution  []Move
-	fast      fastSearch
+	// chain[i] restricts the moves of the frame Work creates at depth
+	// len(stack)+i below the top's one move; empty: no restriction.
+	chain    []uint8
+	nodes    int64
+	minExc   int
+	solved   bool
+	solution []Move
+	fast     fastSearch
 }
 
 // frame is a node on the current path of a Search.
@@ -131,6 +138,7 @@ func (s *Search) Work(budget int64) (nodes int64, done bool) {
 		fr := &s.stack[top]
 		if fr.pending == 0 {
 			s.stack = s.stack[:top]
+			s.chain = s.chain[:0] // a chain ends with its path
 			continue
 		}
 		m := Move(bits.TrailingZeros8(fr.pending))
@@ -153,6 +161,14 @@ func (s *Search) Work(budget int64) (nodes int64, done bool) {
 		if h == 0 {
 			s.found(top, m, nil)
 			break
+		}
+		if len(s.chain) > 0 {
+			// A restricted level: push the child's frame with the moves
+			// the chain leaves it, instead of searching below at once.
+			pending := moveMask[nb] &^ (1 << m.Inverse()) & s.chain[0]
+			s.chain = append(s.chain[:0], s.chain[1:]...)
+			s.stack = append(s.stack, frame{b: b, blank: uint8(nb), prev: m, h: uint8(h), pending: pending})
+			continue
 		}
 		fs := &s.fast
 		fs.left, fs.pruned = budget-n, false
@@ -179,10 +195,11 @@ func (s *Search) Work(budget int64) (nodes int64, done bool) {
 }
 
 // trim pops the exhausted frames off the top of the stack, so that the top
-// frame, if any, has moves to try.
+// frame, if any, has moves to try; a chain of restrictions ends with them.
 func (s *Search) trim() {
 	for len(s.stack) > 0 && s.stack[len(s.stack)-1].pending == 0 {
 		s.stack = s.stack[:len(s.stack)-1]
+		s.chain = s.chain[:0]
 	}
 }
 
@@ -206,11 +223,15 @@ func (s *Search) found(top int, m Move, below []Move) {
 // if there is nothing to give. It takes the shallowest open alternatives:
 // the untried moves of the lowest frame that has any. If that frame is the
 // top of the stack, which holds all the remaining work, it keeps the first
-// half of them (rounded up) and gives the rest, and it cannot split a single
-// move. The new search has the frames of the path down to that level, owns
-// only the given moves and starts with no nodes counted; together the two
-// searches cover exactly the tree s had left. Split allocates the new
-// search; its cost is O(depth).
+// half of them (rounded up) and gives the rest. A single move there is
+// split below: Split follows single moves down to the first node with two
+// or more, gives away the later half of its moves and keeps the rest as a
+// chain of restrictions; it fails only when that path ends in a node that
+// is pruned or the goal. The new search has the frames of the path down to
+// its level, owns only the given moves and starts with no nodes counted;
+// together the two searches cover exactly the tree s had left, each node
+// counted once (the nodes of a chain by s, when its Work generates them).
+// Split allocates the new search; its cost is O(depth).
 func (s *Search) Split() (other *Search, ok bool) {
 	if s.Empty() {
 		return nil, false
@@ -227,28 +248,86 @@ func (s *Search) Split() (other *Search, ok bool) {
 	give := s.stack[lvl].pending
 	if lvl == top {
 		n := bits.OnesCount8(give)
-		if n < 2 {
-			return nil, false
+		if n < 2 || len(s.chain) > 0 {
+			return s.splitBelow()
 		}
-		for keep := (n + 1) / 2; keep > 0; keep-- {
-			give &= give - 1 // drop the lowest move: it stays here
-		}
+		give = laterHalf(give)
 	}
-	o := newSearch(s.root, s.threshold)
-	o.stack = append(o.stack, s.stack[:lvl+1]...)
-	for i := range lvl {
-		o.stack[i].pending = 0
-	}
-	o.stack[lvl].pending = give
+	o := s.piece(s.stack[:lvl+1], give)
 	s.stack[lvl].pending &^= give
 	return o, true
+}
+
+// laterHalf returns the moves of set but its first half (rounded up) in
+// search order.
+func laterHalf(set uint8) uint8 {
+	for keep := (bits.OnesCount8(set) + 1) / 2; keep > 0; keep-- {
+		set &= set - 1 // drop the lowest move: it stays
+	}
+	return set
+}
+
+// piece returns a new search along path, owning only the moves give of its
+// last frame.
+func (s *Search) piece(path []frame, give uint8) *Search {
+	o := newSearch(s.root, s.threshold)
+	o.stack = append(o.stack, path...)
+	for i := range len(path) - 1 {
+		o.stack[i].pending = 0
+	}
+	o.stack[len(path)-1].pending = give
+	return o
+}
+
+// splitBelow splits the subtree of the one move left at the top of the
+// stack; see Split.
+func (s *Search) splitBelow() (*Search, bool) {
+	top := len(s.stack) - 1
+	path := append([]frame(nil), s.stack...) // the path from the root, then the chain's
+	m := Move(bits.TrailingZeros8(path[top].pending))
+	for i := 0; ; i++ {
+		fr := &path[len(path)-1]
+		blank := int(fr.blank)
+		nb := blank + int(moveOffset[m])
+		t := fr.b >> (4 * nb) & 15
+		h := int(fr.h) + 1
+		if closer[nb][m]>>t&1 != 0 {
+			h -= 2
+		}
+		if top+1+i+h > s.threshold || h == 0 {
+			return nil, false // a pruned node or the goal: nothing below to split
+		}
+		moves := moveMask[nb] &^ (1 << m.Inverse())
+		if i < len(s.chain) {
+			moves &= s.chain[i]
+		}
+		path = append(path, frame{b: fr.b ^ t<<(4*nb) ^ t<<(4*blank), blank: uint8(nb), prev: m, h: uint8(h)})
+		switch {
+		case i+1 < len(s.chain):
+			m = Move(bits.TrailingZeros8(s.chain[i])) // a level of the chain: its one move
+		case moves == 0:
+			return nil, false
+		case bits.OnesCount8(moves) == 1:
+			s.chain = append(s.chain[:i], moves)
+			m = Move(bits.TrailingZeros8(moves))
+		default:
+			give := laterHalf(moves)
+			s.chain = append(s.chain[:i], moves&^give)
+			return s.piece(path, give), true
+		}
+	}
 }
 
 // Encoding of MarshalBinary: a version byte, the root packed (8 bytes,
 // little endian), the threshold and the number of frames as uvarints, then
 // one byte per frame: the pending moves in the low 4 bits and, except for
-// the last frame, the move to the next frame in bits 4-5.
-const marshalVersion = 1
+// the last frame, the move to the next frame in bits 4-5. Version 2 (a
+// search with a chain of restrictions) then has the chain's length as a
+// uvarint and one byte per level, the moves it allows in the low 4 bits.
+const (
+	marshalVersion      = 1
+	marshalVersionChain = 2
+)
 
 var errTruncated = errors.New("truncated data")
 
@@ -262,8 +341,16 @@ func (s *Search) MarshalBinary() ([]byte, error) {
 	if s.solved {
 		n = 0
 	}
-	buf := make([]byte, 0, 1+8+2*binary.MaxVarintLen16+n)
-	buf = append(buf, marshalVersion)
+	chain := s.chain
+	if s.solved || n == 0 {
+		chain = nil
+	}
+	buf := make([]byte, 0, 1+8+3*binary.MaxVarintLen16+n+len(chain))
+	if len(chain) > 0 {
+		buf = append(buf, marshalVersionChain)
+	} else {
+		buf = append(buf, marshalVersion)
+	}
 	buf = binary.LittleEndian.AppendUint64(buf, s.root)
 	buf = binary.AppendUvarint(buf, uint64(s.threshold))
 	buf = binary.AppendUvarint(buf, uint64(n))
@@ -273,6 +360,10 @@ func (s *Search) MarshalBinary() ([]byte, error) {
 			c |= uint8(s.stack[i+1].prev) << 4
 		}
 		buf = append(buf, c)
+	}
+	if len(chain) > 0 {
+		buf = binary.AppendUvarint(buf, uint64(len(chain)))
+		buf = append(buf, chain...)
 	}
 	return buf, nil
 }
@@ -287,7 +378,8 @@ func (s *Search) UnmarshalBinary(data []byte) error {
 	if len(data) < 9 {
 		return bad(errTruncated)
 	}
-	if data[0] != marshalVersion {
+	version := data[0]
+	if version != marshalVersion && version != marshalVersionChain {
 		return bad(fmt.Errorf("unknown version %d", data[0]))
 	}
 	root := binary.LittleEndian.Uint64(data[1:9])
@@ -309,6 +401,23 @@ func (s *Search) UnmarshalBinary(data []byte) error {
 		return bad(errTruncated)
 	}
 	data = data[k:]
+	var chain []byte
+	if version == marshalVersionChain {
+		if n > uint64(len(data)) {
+			return bad(errTruncated)
+		}
+		c, k := binary.Uvarint(data[n:])
+		if k <= 0 || c == 0 || c != uint64(len(data[n:])-k) {
+			return bad(errors.New("malformed chain of restrictions"))
+		}
+		chain = data[int(n)+k:]
+		data = data[:n]
+		for _, r := range chain {
+			if r == 0 || r>>4 != 0 {
+				return bad(fmt.Errorf("a restriction %#x", r))
+			}
+		}
+	}
 	if n != uint64(len(data)) {
 		return bad(fmt.Errorf("%d frames announced, %d bytes follow", n, len(data)))
 	}
@@ -358,6 +467,15 @@ func (s *Search) UnmarshalBinary(data []byte) error {
 			return bad(fmt.Errorf("frame %d: path leaves the threshold or meets the goal", i+1))
 		}
 		o.stack = append(o.stack, frame{b: fr.b ^ t<<(4*nb) ^ t<<(4*blank), blank: uint8(nb), prev: m, h: uint8(h)})
+	}
+	if len(chain) > 0 {
+		// A chain belongs to the one move at the top, all the search owns.
+		for i, fr := range o.stack {
+			if want := i == len(o.stack)-1; want != (fr.pending != 0) || want && bits.OnesCount8(fr.pending) != 1 {
+				return bad(errors.New("a chain of restrictions below more than one move"))
+			}
+		}
+		o.chain = append(o.chain, chain...)
 	}
 	*s = *o
 	s.trim()

@@ -237,20 +237,47 @@ func TestSearchEdgeCases(t *testing.T) {
 	if n, done := zero.Work(5); n != 0 || !done {
 		t.Errorf("Work on the zero Search: %d %v", n, done)
 	}
-	// A fresh search splits its root's moves in halves, and a single
-	// pending move at the top cannot be split.
-	s, _ = NewIteration(in.State, h+10)
-	var pieces []*Search
-	for {
-		o, ok := s.Split()
-		if !ok {
-			break
+	// A fresh search splits its root's moves in halves, then keeps
+	// halving below its one move left (a chain of restrictions) until that
+	// path ends in a pruned node; the pieces and what is left cover the
+	// iteration (a failing one: exhaustive) exactly.
+	want, _, _ := Iterate(in.State, in.Optimal-2)
+	if want.Solved || in.Optimal-2 < h {
+		t.Fatalf("threshold %d does not fail", in.Optimal-2)
+	}
+	// Static placement's split tree: a fresh search split along every path
+	// of a tree of depth 8; most of the 256 leaves hold work (splitting
+	// only the root gave at most its 2 to 4 moves).
+	const k = 8
+	var total int64
+	busy := 0
+	for j := range 1 << k {
+		s, _ = NewIteration(in.State, in.Optimal-2)
+		for b := 0; b < k && s != nil; b++ {
+			o, ok := s.Split()
+			if j>>b&1 == 1 {
+				s = o
+				if !ok {
+					s = nil
+				}
+			}
 		}
-		pieces = append(pieces, o)
+		if s == nil {
+			continue
+		}
+		if !s.Empty() {
+			busy++
+		}
+		for !s.Empty() {
+			n, _ := s.Work(1 << 40)
+			total += n
+		}
 	}
-	if len(pieces) == 0 || s.Depth() != 1 || bits.OnesCount8(s.stack[0].pending) != 1 {
-		t.Errorf("repeated Split of a fresh search: %d pieces, depth %d", len(pieces), s.Depth())
+	if total != want.Nodes || busy < 150 {
+		t.Errorf("a split tree of depth %d: %d leaves hold %d nodes, Iterate %d", k, busy, total, want.Nodes)
 	}
+	s, _ = NewIteration(in.State, h+10)
+	s.Split()
 	// Work(0) does nothing.
 	if n, done := s.Work(0); n != 0 || done {
 		t.Errorf("Work(0) = %d, %v", n, done)
