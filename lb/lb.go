@@ -50,6 +50,22 @@ type Task interface {
 	AppendBinary(b []byte) ([]byte, error)
 }
 
+// Halver is implemented by a Task that can split in place, so that static
+// placement and fast initialisation, which split a fresh root k times along
+// every rank's paths (2^k leaves of k splits each), allocate no task per
+// split.
+type Halver interface {
+	Task
+	// Halve splits the task as Split would and keeps the part Split would
+	// give away when give is true, the part Split would keep otherwise. It
+	// reports whether Split would have given a part; when it would not, the
+	// task is left as Split leaves it.
+	Halve(give bool) bool
+	// Reroot makes the task the whole problem again, as App.Root returns
+	// it.
+	Reroot()
+}
+
 // Leveled is implemented by a Task that knows its depth in the search tree:
 // the level of its shallowest open node, the root's being 0. Balancers that
 // order tasks by depth (KOSO) use it, and count splits for tasks without it.

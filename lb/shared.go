@@ -23,9 +23,23 @@ func fastInitPiece(root Task, rank, size int) Task {
 		if rank&^(mask<<1-1)|mask >= size {
 			continue // no upper half: keep all
 		}
-		if piece := t.Split(); rank&mask != 0 {
-			t = piece
+		t = halve(t, rank&mask != 0)
+	}
+	return t
+}
+
+// halve returns the part of t that Split gives away when give is true,
+// what it keeps otherwise, in place when t is a Halver; nil when give is
+// true and Split gives nothing.
+func halve(t Task, give bool) Task {
+	if h, ok := t.(Halver); ok {
+		if !h.Halve(give) && give {
+			return nil
 		}
+		return t
+	}
+	if piece := t.Split(); give {
+		return piece
 	}
 	return t
 }

@@ -21,9 +21,10 @@ type leaves struct {
 	app  App
 	k    int
 	pi   perm.Perm
-	next uint64 // next index of the block
-	end  uint64 // one past the block's last index
-	cur  Task
+	next  uint64 // next index of the block
+	end   uint64 // one past the block's last index
+	cur   Task
+	spare Task // an exhausted leaf whose storage the next may reuse
 }
 
 // newLeaves returns the share of rank r of P, or nil when it owns no leaf.
@@ -53,29 +54,38 @@ func DefaultLevels(p int) int {
 	return min(perm.DefaultLevels(p, perm.DefaultEpsilon, perm.DefaultSigma), bits.Len(uint(p-1))+10)
 }
 
-// leaf generates the leaf of index j.
-func (l *leaves) leaf(j uint64) Task {
-	t := l.app.Root()
+// leaf generates the leaf of index j, in reuse when that is an exhausted
+// task that can be cut in place (Halver); nil for an empty leaf.
+func (l *leaves) leaf(j uint64, reuse Task) Task {
+	t := reuse
+	if h, ok := t.(Halver); ok {
+		h.Reroot()
+	} else {
+		t = l.app.Root()
+	}
 	x := l.pi.At(j) - 1
 	for b := 0; b < l.k && t != nil; b++ {
 		if t.Empty() {
 			return nil // every leaf below is empty: no need to split on
 		}
-		if piece := t.Split(); x>>b&1 == 1 {
-			t = piece
-		}
+		t = halve(t, x>>b&1 == 1)
 	}
 	return t
 }
 
-// current returns the leaf being worked on, making the next when needed.
+// current returns the leaf being worked on, making the next when needed
+// (in the storage of the exhausted one when it is a Halver).
 func (l *leaves) current() Task {
 	for l.cur == nil || l.cur.Empty() {
+		if l.cur != nil {
+			l.spare, l.cur = l.cur, nil
+		}
 		if l.next >= l.end {
-			l.cur = nil
 			return nil
 		}
-		l.cur = l.leaf(l.next)
+		if l.cur = l.leaf(l.next, l.spare); l.cur != nil && l.cur == l.spare {
+			l.spare = nil
+		}
 		l.next++
 	}
 	return l.cur
@@ -98,7 +108,7 @@ func (l *leaves) Empty() bool { return l.current() == nil }
 func (l *leaves) Split() Task {
 	if l.end-l.next >= 2 {
 		l.end--
-		if t := l.leaf(l.end); t != nil && !t.Empty() {
+		if t := l.leaf(l.end, nil); t != nil && !t.Empty() {
 			return t
 		}
 		return l.Split()
