@@ -142,7 +142,7 @@ func (o Outcome) Merge(p Outcome) Outcome {
 }
 
 // task is a piece of an iteration: a puzzle.Search that reports what it
-// does to its rank's Iteration. It implements lb.Task.
+// does to its rank's Iteration. It implements lb.Task and lb.Halver.
 type task struct {
 	it *Iteration
 	s  *puzzle.Search
@@ -181,6 +181,16 @@ func (t *task) Split() lb.Task {
 	return &task{it: t.it, s: o}
 }
 
+// Halve splits the task in place as Split would (lb.Halver).
+func (t *task) Halve(give bool) bool { return t.s.Halve(give) }
+
+// Reroot makes the task the whole iteration again (lb.Halver), recording a
+// root that is pruned at once or the goal, as Root does.
+func (t *task) Reroot() {
+	t.s.Reroot()
+	t.record()
+}
+
 // AppendBinary appends the encoding of puzzle.Search.MarshalBinary, about
 // 11 bytes plus one per level of the current path.
 func (t *task) AppendBinary(b []byte) ([]byte, error) {
@@ -190,3 +200,5 @@ func (t *task) AppendBinary(b []byte) ([]byte, error) {
 	}
 	return append(b, m...), nil
 }
+
+var _ lb.Halver = (*task)(nil)

@@ -32,6 +32,7 @@ type Search struct {
 	// chain[i] restricts the moves of the frame Work creates at depth
 	// len(stack)+i below the top's one move; empty: no restriction.
 	chain    []uint8
+	path     []frame // scratch: the frames of a chain's path (divide)
 	nodes    int64
 	minExc   int
 	solved   bool
@@ -61,10 +62,21 @@ func NewIteration(root State, threshold int) (*Search, error) {
 		return nil, fmt.Errorf("puzzle: threshold %d out of range 0..%d", threshold, MaxThreshold)
 	}
 	s := newSearch(pack(root), threshold)
+	s.Reroot()
+	return s, nil
+}
+
+// Reroot makes the search the whole iteration again, not yet started, as
+// NewIteration returns it, keeping its counters (lb.Halver): a root with
+// h > threshold is pruned at once, lowering MinExceeded to h, and a root
+// that is the goal is solved.
+func (s *Search) Reroot() {
+	s.stack, s.chain = s.stack[:0], s.chain[:0]
+	root := unpack(s.root)
 	h := root.Manhattan()
 	switch {
-	case h > threshold:
-		s.minExc = h
+	case h > s.threshold:
+		s.minExc = min(s.minExc, h)
 	case h == 0:
 		s.solved = true
 		s.solution = []Move{}
@@ -72,7 +84,6 @@ func NewIteration(root State, threshold int) (*Search, error) {
 		blank := root.Blank()
 		s.stack = append(s.stack, frame{b: s.root, blank: uint8(blank), prev: noMove, h: uint8(h), pending: moveMask[blank]})
 	}
-	return s, nil
 }
 
 func newSearch(root uint64, threshold int) *Search {
@@ -233,29 +244,52 @@ func (s *Search) found(top int, m Move, below []Move) {
 // counted once (the nodes of a chain by s, when its Work generates them).
 // Split allocates the new search; its cost is O(depth).
 func (s *Search) Split() (other *Search, ok bool) {
-	if s.Empty() {
+	lvl, give, ok := s.divide()
+	if !ok {
 		return nil, false
 	}
-	s.trim()
-	top := len(s.stack) - 1
-	if top < 0 {
-		return nil, false
-	}
-	lvl := 0
-	for s.stack[lvl].pending == 0 {
-		lvl++ // the top frame has moves pending, so this stops
-	}
-	give := s.stack[lvl].pending
-	if lvl == top {
-		n := bits.OnesCount8(give)
-		if n < 2 || len(s.chain) > 0 {
-			return s.splitBelow()
-		}
-		give = laterHalf(give)
-	}
-	o := s.piece(s.stack[:lvl+1], give)
-	s.stack[lvl].pending &^= give
+	o := newSearch(s.root, s.threshold)
+	o.stack = append(append(o.stack, s.stack[:min(lvl+1, len(s.stack))]...), s.path...)
+	o.own(give)
+	s.keep(lvl, give)
 	return o, true
+}
+
+// Halve splits the search in place as Split would, keeping the part Split
+// gives away when give is true (lb.Halver).
+func (s *Search) Halve(give bool) bool {
+	lvl, g, ok := s.divide()
+	if !ok {
+		return false
+	}
+	if give {
+		s.stack = append(s.stack[:min(lvl+1, len(s.stack))], s.path...)
+		s.chain = s.chain[:0]
+		s.own(g)
+	} else {
+		s.keep(lvl, g)
+	}
+	return true
+}
+
+// own makes the search own only the moves give of its top frame.
+func (s *Search) own(give uint8) {
+	top := len(s.stack) - 1
+	for i := range top {
+		s.stack[i].pending = 0
+	}
+	s.stack[top].pending = give
+}
+
+// keep applies a division to the part that stays: the moves given away at
+// level lvl of the stack, or, below the top (lvl past the stack), at the
+// chain's last level.
+func (s *Search) keep(lvl int, give uint8) {
+	if lvl < len(s.stack) {
+		s.stack[lvl].pending &^= give
+	} else {
+		s.chain[len(s.chain)-1] &^= give
+	}
 }
 
 // laterHalf returns the moves of set but its first half (rounded up) in
@@ -267,26 +301,41 @@ func laterHalf(set uint8) uint8 {
 	return set
 }
 
-// piece returns a new search along path, owning only the moves give of its
-// last frame.
-func (s *Search) piece(path []frame, give uint8) *Search {
-	o := newSearch(s.root, s.threshold)
-	o.stack = append(o.stack, path...)
-	for i := range len(path) - 1 {
-		o.stack[i].pending = 0
+// divide finds where Split divides the search: the level of the moves to
+// give away and the moves. Below the top (lvl ≥ len(stack)) the frames from
+// the top's one move down to lvl are in s.path, and the chain ends at lvl
+// with all of that node's moves left to this search but give. ok is false
+// when there is nothing to give.
+func (s *Search) divide() (lvl int, give uint8, ok bool) {
+	s.path = s.path[:0]
+	if s.Empty() {
+		return 0, 0, false
 	}
-	o.stack[len(path)-1].pending = give
-	return o
+	s.trim()
+	top := len(s.stack) - 1
+	if top < 0 {
+		return 0, 0, false
+	}
+	for s.stack[lvl].pending == 0 {
+		lvl++ // the top frame has moves pending, so this stops
+	}
+	give = s.stack[lvl].pending
+	if lvl == top {
+		if bits.OnesCount8(give) < 2 || len(s.chain) > 0 {
+			return s.divideBelow()
+		}
+		give = laterHalf(give)
+	}
+	return lvl, give, true
 }
 
-// splitBelow splits the subtree of the one move left at the top of the
-// stack; see Split.
-func (s *Search) splitBelow() (*Search, bool) {
+// divideBelow divides the subtree of the one move left at the top of the
+// stack; see Split and divide.
+func (s *Search) divideBelow() (int, uint8, bool) {
 	top := len(s.stack) - 1
-	path := append([]frame(nil), s.stack...) // the path from the root, then the chain's
-	m := Move(bits.TrailingZeros8(path[top].pending))
+	fr := s.stack[top]
+	m := Move(bits.TrailingZeros8(fr.pending))
 	for i := 0; ; i++ {
-		fr := &path[len(path)-1]
 		blank := int(fr.blank)
 		nb := blank + int(moveOffset[m])
 		t := fr.b >> (4 * nb) & 15
@@ -295,25 +344,25 @@ func (s *Search) splitBelow() (*Search, bool) {
 			h -= 2
 		}
 		if top+1+i+h > s.threshold || h == 0 {
-			return nil, false // a pruned node or the goal: nothing below to split
+			return 0, 0, false // a pruned node or the goal: nothing below to split
 		}
 		moves := moveMask[nb] &^ (1 << m.Inverse())
 		if i < len(s.chain) {
 			moves &= s.chain[i]
 		}
-		path = append(path, frame{b: fr.b ^ t<<(4*nb) ^ t<<(4*blank), blank: uint8(nb), prev: m, h: uint8(h)})
+		fr = frame{b: fr.b ^ t<<(4*nb) ^ t<<(4*blank), blank: uint8(nb), prev: m, h: uint8(h)}
+		s.path = append(s.path, fr)
 		switch {
 		case i+1 < len(s.chain):
 			m = Move(bits.TrailingZeros8(s.chain[i])) // a level of the chain: its one move
 		case moves == 0:
-			return nil, false
+			return 0, 0, false
 		case bits.OnesCount8(moves) == 1:
 			s.chain = append(s.chain[:i], moves)
 			m = Move(bits.TrailingZeros8(moves))
 		default:
-			give := laterHalf(moves)
-			s.chain = append(s.chain[:i], moves&^give)
-			return s.piece(path, give), true
+			s.chain = append(s.chain[:i], moves)
+			return top + 1 + i, laterHalf(moves), true
 		}
 	}
 }

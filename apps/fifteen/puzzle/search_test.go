@@ -248,33 +248,47 @@ func TestSearchEdgeCases(t *testing.T) {
 	// Static placement's split tree: a fresh search split along every path
 	// of a tree of depth 8; most of the 256 leaves hold work (splitting
 	// only the root gave at most its 2 to 4 moves).
+	// The same in place (Halve), on one search rerooted for every leaf.
 	const k = 8
-	var total int64
-	busy := 0
-	for j := range 1 << k {
-		s, _ = NewIteration(in.State, in.Optimal-2)
-		for b := 0; b < k && s != nil; b++ {
-			o, ok := s.Split()
-			if j>>b&1 == 1 {
-				s = o
-				if !ok {
-					s = nil
+	for _, inPlace := range []bool{false, true} {
+		var total int64
+		busy := 0
+		spare, _ := NewIteration(in.State, in.Optimal-2)
+		for j := range 1 << k {
+			s, _ = NewIteration(in.State, in.Optimal-2)
+			if inPlace {
+				spare.Reroot()
+				s = spare
+			}
+			for b := 0; b < k && s != nil; b++ {
+				give := j>>b&1 == 1
+				if inPlace {
+					if !s.Halve(give) && give {
+						s = nil
+					}
+					continue
+				}
+				if o, ok := s.Split(); give {
+					s = o
+					if !ok {
+						s = nil
+					}
 				}
 			}
+			if s == nil {
+				continue
+			}
+			if !s.Empty() {
+				busy++
+			}
+			for !s.Empty() {
+				n, _ := s.Work(1 << 40)
+				total += n
+			}
 		}
-		if s == nil {
-			continue
+		if total != want.Nodes || busy < 150 {
+			t.Errorf("a split tree of depth %d (in place: %v): %d leaves hold %d nodes, Iterate %d", k, inPlace, busy, total, want.Nodes)
 		}
-		if !s.Empty() {
-			busy++
-		}
-		for !s.Empty() {
-			n, _ := s.Work(1 << 40)
-			total += n
-		}
-	}
-	if total != want.Nodes || busy < 150 {
-		t.Errorf("a split tree of depth %d: %d leaves hold %d nodes, Iterate %d", k, busy, total, want.Nodes)
 	}
 	s, _ = NewIteration(in.State, h+10)
 	s.Split()

@@ -101,17 +101,23 @@ func (b *bitset) count() int {
 	return bits.OnesCount64(b[0]) + bits.OnesCount64(b[1]) + bits.OnesCount64(b[2]) + bits.OnesCount64(b[3])
 }
 
-// alternate returns every other distance of b, starting with the smallest.
+// alternate returns every other distance of b, starting with the smallest:
+// the distances with an even number of smaller ones in b. O(1): a prefix
+// parity per word.
 func (b *bitset) alternate() bitset {
-	var give bitset
-	odd := false
-	rest := *b
-	for d := rest.lowest(); d < 256; d = rest.lowest() {
-		rest.clear(d)
-		if !odd {
-			give.set(d)
-		}
-		odd = !odd
+	var o bitset
+	odd := uint64(0) // parity of the distances in the words before
+	for w, x := range b {
+		// p has bit i set when x has an odd number of bits below i.
+		p := x << 1
+		p ^= p << 1
+		p ^= p << 2
+		p ^= p << 4
+		p ^= p << 8
+		p ^= p << 16
+		p ^= p << 32
+		o[w] = x &^ (p ^ -odd)
+		odd ^= uint64(bits.OnesCount64(x) & 1)
 	}
-	return give
+	return o
 }

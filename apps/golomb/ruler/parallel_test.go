@@ -176,15 +176,21 @@ func TestOptimalParallel(t *testing.T) {
 }
 
 // leafTasks splits a fresh root k times along every path, as static
-// placement does (lb's leaves), and returns the 2^k leaves (nil where a
-// split gave nothing), each packed and unpacked.
-func leafTasks(t *testing.T, p *Problem, k int) []lb.Task {
+// placement does (lb's leaves), with Split or in place (Halve), and returns
+// the 2^k leaves (nil where a split gave nothing), each packed and
+// unpacked.
+func leafTasks(t *testing.T, p *Problem, k int, inPlace bool) []lb.Task {
 	t.Helper()
 	var out []lb.Task
 	for j := range 1 << k {
 		task := p.Root()
 		for b := 0; b < k && task != nil; b++ {
-			if piece := task.Split(); j>>b&1 == 1 {
+			give := j>>b&1 == 1
+			if inPlace {
+				if !task.(*Search).Halve(give) && give {
+					task = nil
+				}
+			} else if piece := task.Split(); give {
 				task = piece
 			}
 		}
@@ -203,17 +209,18 @@ func leafTasks(t *testing.T, p *Problem, k int) []lb.Task {
 }
 
 // TestSplitKeepsHalving: splitting a fresh root k times along every path
-// (static placement's 2^k leaves) keeps dividing the tree below its first
-// level: the leaves cover the exhaustive search exactly, and for k = 10
-// most of the 1024 leaves hold work, where splitting only the first level
-// gave at most one leaf per legal first distance.
+// (static placement's 2^k leaves), with Split or in place with Halve, keeps
+// dividing the tree below its first level: the leaves cover the exhaustive
+// search exactly, and for k = 10 most of the 1024 leaves hold work, where
+// splitting only the first level gave at most one leaf per legal first
+// distance (16 here).
 func TestSplitKeepsHalving(t *testing.T) {
 	const n, maxLen = 10, 60
 	want := countSeq(t, n, maxLen)
-	for _, k := range []int{1, 4, 10} {
+	for _, k := range []int{1, 4, 10, -10} {
 		p, _ := NewProblem(n, shorter(t, n), Count, maxLen)
 		busy := 0
-		for _, task := range leafTasks(t, p, k) {
+		for _, task := range leafTasks(t, p, max(k, -k), k < 0) {
 			if task == nil || task.Empty() {
 				continue
 			}
@@ -225,9 +232,9 @@ func TestSplitKeepsHalving(t *testing.T) {
 		if got.Nodes != want.Nodes || got.Solutions != want.Solutions {
 			t.Fatalf("k=%d: leaves hold %d nodes %d rulers, sequential %d nodes %d rulers", k, got.Nodes, got.Solutions, want.Nodes, want.Solutions)
 		}
-		if k == 10 && busy < 900 {
-			t.Fatalf("k=10: %d of 1024 leaves hold work", busy)
+		if max(k, -k) == 10 && busy < 900 {
+			t.Fatalf("k=%d: %d of 1024 leaves hold work", k, busy)
 		}
-		t.Logf("k=%d: %d of %d leaves hold work", k, busy, 1<<k)
+		t.Logf("k=%d (in place: %v): %d of %d leaves hold work", max(k, -k), k < 0, busy, 1<<max(k, -k))
 	}
 }

@@ -109,7 +109,8 @@ type frame struct {
 // Work applies to the frames it creates below it, one alternative per level
 // down to the last, which keeps a subset. That is how Split keeps halving a
 // task below its shallowest level (static placement cuts the root into 2^k
-// pieces). It implements lb.Task and is not safe for concurrent use.
+// pieces). It implements lb.Task and lb.Halver and is not safe for
+// concurrent use.
 type Search struct {
 	p    *Problem
 	base int
@@ -261,84 +262,107 @@ func (s *Search) Empty() bool {
 // expands no node: the nodes of the chain are counted by the task when its
 // Work reaches them. O(depth) word operations.
 func (s *Search) Split() lb.Task {
-	for k := s.base; k <= s.top; k++ {
+	k, give, below, ok := s.divide()
+	if !ok {
+		return nil
+	}
+	o := &Search{p: s.p, base: k, top: k, rtop: k}
+	copy(o.st[:k+1], s.st[:k+1])
+	o.st[k].avail = give
+	s.keep(k, give, below)
+	return o
+}
+
+// Halve splits the task in place as Split would, keeping the part Split
+// gives away when give is true (lb.Halver).
+func (s *Search) Halve(give bool) bool {
+	k, g, below, ok := s.divide()
+	if !ok {
+		return false
+	}
+	if give {
+		// The frames of a chain's path are in s.st already (divide).
+		s.st[k].avail = g
+		s.base, s.top, s.rtop = k, k, k
+	} else {
+		s.keep(k, g, below)
+	}
+	return true
+}
+
+// Reroot makes the search the whole problem again (lb.Halver).
+func (s *Search) Reroot() { s.rootFrame() }
+
+// divide finds where Split divides the task: the level k and the distances
+// to give away there, below reporting a split below the top level, whose
+// path frames it then leaves in s.st[top+1..k] (slots Work overwrites
+// before it uses them) with s.mask[k] the candidates at k. It drops the
+// distances Work would prune uncounted and extends the chain of
+// restrictions along single children, which change nothing that the task
+// holds; ok is false when there is nothing to give.
+func (s *Search) divide() (k int, give bitset, below, ok bool) {
+	for k = s.base; k <= s.top; k++ {
 		f := &s.st[k]
 		if s.rtop <= s.top {
-			f.avail = s.legal(k) // drop what Work would prune uncounted
+			f.avail = s.legal(k)
 		}
 		if f.avail.empty() {
 			continue
 		}
 		if k == s.top && (s.rtop > s.top || f.avail.count() == 1) {
-			return s.splitBelow()
+			return s.divideBelow()
 		}
-		give := f.avail.alternate()
 		if f.avail.count() == 1 {
-			give = f.avail // k < top: deeper levels keep work here
+			return k, f.avail, false, true // k < top: deeper levels keep work
 		}
-		o := s.piece(k, give)
-		for w := range f.avail {
-			f.avail[w] &^= give[w]
-		}
-		// Levels below k are fixed for both now.
-		s.base = k
-		return o
+		return k, f.avail.alternate(), false, true
 	}
-	return nil
+	return 0, bitset{}, false, false
 }
 
-// piece returns a new task with the path of s up to level k and the
-// distances give to try there.
-func (s *Search) piece(k int, give bitset) *Search {
-	o := &Search{p: s.p, base: k, top: k, rtop: k}
-	copy(o.st[:k+1], s.st[:k+1])
-	for i := 0; i < k; i++ {
-		o.st[i].avail = bitset{}
+// keep applies a division to the part that stays.
+func (s *Search) keep(k int, give bitset, below bool) {
+	set := &s.st[k].avail
+	if below {
+		set = &s.mask[k]
+	} else {
+		s.base = k // levels below k are fixed for both parts now
 	}
-	o.st[k].avail = give
-	return o
+	*set = bitset{set[0] &^ give[0], set[1] &^ give[1], set[2] &^ give[2], set[3] &^ give[3]}
 }
 
-// splitBelow splits the subtree of the one alternative left at level top,
-// extending the chain of restrictions; see Split.
-func (s *Search) splitBelow() lb.Task {
+// divideBelow divides the subtree of the one alternative left at level
+// top; see divide.
+func (s *Search) divideBelow() (int, bitset, bool, bool) {
 	n := s.p.n
 	if s.rtop <= s.top {
 		s.rtop = s.top + 1
 		s.mask[s.rtop] = bitset{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
 	}
-	// Build the frames of the chain's path in a scratch task: level j+1
-	// follows the one distance kept at level j.
-	o := &Search{p: s.p}
-	copy(o.st[:s.top+1], s.st[:s.top+1])
+	// Rebuild the chain's path: level j+1 follows the one distance kept at
+	// level j.
 	for j := s.top; j < s.rtop; j++ {
-		d := o.st[j].avail.lowest()
+		d := s.st[j].avail.lowest()
 		if j > s.top {
 			d = s.mask[j].lowest()
 		}
-		o.st[j].child(d, &o.st[j+1])
+		s.st[j].child(d, &s.st[j+1])
 	}
 	for {
 		k := s.rtop
-		o.st[k].avail = o.st[k].avail.and(s.mask[k])
-		cand := o.legal(k)
+		s.st[k].avail = s.st[k].avail.and(s.mask[k])
+		cand := s.legal(k)
 		switch c := cand.count(); {
 		case c == 0:
-			return nil // nothing but the chain's own nodes
+			return 0, bitset{}, false, false // nothing but the chain's own nodes
 		case c >= 2:
-			give := cand.alternate()
-			s.mask[k] = bitset{cand[0] &^ give[0], cand[1] &^ give[1], cand[2] &^ give[2], cand[3] &^ give[3]}
-			for i := 0; i < k; i++ {
-				o.st[i].avail = bitset{}
-			}
-			o.st[k].avail = give
-			o.base, o.top, o.rtop = k, k, k
-			return o
+			s.mask[k] = cand
+			return k, cand.alternate(), true, true
 		case k+1 >= n-1:
-			return nil // one leaf below: nothing to split
+			return 0, bitset{}, false, false // one leaf below: nothing to split
 		default:
 			s.mask[k] = cand
-			o.st[k].child(cand.lowest(), &o.st[k+1])
+			s.st[k].child(cand.lowest(), &s.st[k+1])
 			s.rtop = k + 1
 			s.mask[k+1] = bitset{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
 		}
@@ -477,3 +501,5 @@ func Valid(marks []int) bool {
 	}
 	return true
 }
+
+var _ lb.Halver = (*Search)(nil)

@@ -1,6 +1,7 @@
 package ruler
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"testing"
 )
@@ -73,5 +74,33 @@ func BenchmarkSolve(b *testing.B) {
 			b.ReportMetric(float64(nodes), "nodes")
 			b.ReportMetric(float64(nodes)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mnodes/s")
 		})
+	}
+}
+
+// TestAlternate: alternate keeps the distances with an even number of
+// smaller ones, as picking every other distance in order does.
+func TestAlternate(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		var b bitset
+		for w := range b {
+			b[w] = r.Uint64() & r.Uint64() // sparse and dense words
+			if r.IntN(4) == 0 {
+				b[w] = 0
+			}
+		}
+		var want bitset
+		odd := false
+		for d := uint(0); d < 256; d++ {
+			if b.has(d) {
+				if !odd {
+					want.set(d)
+				}
+				odd = !odd
+			}
+		}
+		if got := b.alternate(); got != want {
+			t.Fatalf("alternate(%x) = %x, want %x", b, got, want)
+		}
 	}
 }
