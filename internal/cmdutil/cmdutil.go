@@ -1,6 +1,7 @@
 // Package cmdutil is the skeleton every treelb command shares: the common
-// flags (--np, --world, --balancer, --seed, --json, --stats, -q, --budget
-// and the balancer options), starting the world, reading the input on rank 0
+// flags (--np, --world, --balancer, --seed, --json, --stats, -q, --budget,
+// the balancer options and the simulated world's machine), starting the
+// world, reading the input on rank 0
 // and agreeing on it, the sequential guard, rank-0 output (human or JSON),
 // the statistics, and the exit codes (0 success, 2 bad flags or input on
 // every rank, 1 any other failure). A command's main.go is wiring only: it
@@ -38,8 +39,8 @@ const (
 )
 
 // MaxNP is the most ranks --np accepts: the embedded world and the
-// simulator keep every rank in this process.
-const MaxNP = 1 << 16
+// simulator keep every rank in this process (lb.MaxSimRanks).
+const MaxNP = lb.MaxSimRanks
 
 // Common is the parsed common flags. The zero value is not meaningful; use
 // Parse.
@@ -54,8 +55,9 @@ type Common struct {
 	Progress bool // --progress: progress lines on rank 0 even when stderr is no terminal
 	Budget   int64
 	Options  lb.Options
-	Idle     mpi.Idle // how waiting ranks wait under MPI (--idle)
-	info     lb.Info  // the balancer, unless Seq
+	Idle     mpi.Idle    // how waiting ranks wait under MPI (--idle)
+	info     lb.Info     // the balancer, unless Seq
+	sim      *simOptions // the simulation flags, with --world sim
 }
 
 // optionFlags are the balancer options' flags, by the names lb.Info uses.
@@ -68,7 +70,7 @@ func Flags() []cli.Flag {
 	if mpi.WorldName == "mpi" {
 		world = WorldMPI
 	}
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.IntFlag{Name: "np", Value: runtime.NumCPU(), Usage: fmt.Sprintf("ranks of the embedded or simulated world, 1..%d (under mpirun/srun the launcher's size; a different --np is an error)", MaxNP)},
 		&cli.StringFlag{Name: "idle", Usage: "under MPI, how waiting ranks wait: spin, yield (poll and sleep, for more ranks than cores) or auto (yield when the launcher put more ranks on the node than it has CPUs); default: $" + mpi.IdleEnv + ", else auto"},
 		&cli.StringFlag{Name: "world", Value: world, Usage: "where the ranks run: embedded (goroutines), mpi (the -tags mpi build under mpirun or srun) or sim (simulated, virtual time)"},
@@ -87,7 +89,7 @@ func Flags() []cli.Flag {
 		&cli.IntFlag{Name: "levels", Usage: fmt.Sprintf("static, hybrid: k, split the root into 2^k leaves, 0..%d (0: default from the seeds' bounds)", lb.MaxSplitLevels)},
 		&cli.StringFlag{Name: "perm", Value: "gf", Usage: "static, hybrid: pseudo-random permutation, gf or lcg"},
 		&cli.IntFlag{Name: "clusters", Value: 1, Usage: "hybrid: clusters of ranks that poll each other"},
-	}
+	}, simFlagList()...)
 }
 
 // FlagsNamed returns the common flags with the given names, for commands
@@ -160,6 +162,9 @@ func Parse(c *cli.Context) (Common, error) {
 		}
 	default:
 		return cm, Usagef("--world %q: need embedded, mpi or sim", cm.World)
+	}
+	if err := parseSim(c, &cm); err != nil {
+		return cm, err
 	}
 	if cm.World == WorldMPI && !c.IsSet("np") {
 		cm.NP = 0 // the launcher's size

@@ -34,6 +34,10 @@ type Spec[I any] struct {
 	// with --balancer seq, and once for all ranks in the simulator) and
 	// prints with Run.Print, which writes on rank 0 only.
 	Solve func(r *Run, in I) error
+	// Sample, when not nil, returns a task of the instance's sequential
+	// search that --calibrate works for a short time to measure the cost of
+	// a node on this machine (Calibrate). It should hold at least 10⁵ nodes.
+	Sample func(in I) (lb.Task, error)
 }
 
 // Run is one rank's view of a command's run: the parsed flags, the world
@@ -50,7 +54,8 @@ type Run struct {
 	// Context is the command line.
 	Context *cli.Context
 
-	progress *progressPrinter // rank 0's, when progress lines are on
+	progress  *progressPrinter // rank 0's, when progress lines are on
+	traceRuns int              // reports written to the --trace file
 }
 
 // startProgress turns progress lines on for rank 0 when the flags ask for
@@ -79,25 +84,23 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 		if errors.Is(perr, errHelpShown) {
 			return perr
 		}
-		body := func(r *Run) error {
+		if cm.World == WorldSim && perr == nil {
+			// One process: nothing to agree on.
+			r := &Run{Common: cm, App: spec.App, Context: c}
 			in, err := spec.Read(c, r.Common)
 			if err != nil {
-				return err
+				return &rejected{err}
 			}
-			defer r.startProgress()()
-			return spec.Solve(r, in)
-		}
-		if cm.World == WorldSim && perr == nil {
-			r := &Run{Common: cm, App: spec.App, Context: c}
 			if cm.Balancer != Seq && cm.Balancer != "" {
-				w, err := lb.NewSim(cm.NP, lb.SimConfig{Seed: cm.Seed})
-				if err != nil {
-					return &rejected{&UsageError{Err: err}}
+				if r.World, err = newSimWorld(cm, spec, in); err != nil {
+					return &rejected{err}
 				}
-				r.World = w
 			}
-			if err := body(r); err != nil {
-				return &rejected{err} // one process: nothing to agree on
+			stop := r.startProgress()
+			err = spec.Solve(r, in)
+			stop()
+			if err != nil {
+				return &rejected{err}
 			}
 			return nil
 		}

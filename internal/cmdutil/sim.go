@@ -1,0 +1,310 @@
+package cmdutil
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/treelb/treelb/lb"
+)
+
+// DefaultMachine is the machine model of --world sim without --machine.
+const DefaultMachine = "cluster"
+
+// simFlags are the flags of the simulated world; the others reject them.
+var simFlags = []string{"machine", "node-ns", "overhead-ns", "latency-ns", "gap-ns", "byte-ns", "mesh", "hop-ns",
+	"contention", "store-forward", "jitter-ns", "calibrate", "trace", "max-events"}
+
+// machineFloats are the flags that override a machine's times, with where
+// they go.
+var machineFloats = []struct {
+	name string
+	set  func(m *lb.Machine, v float64)
+}{
+	{"node-ns", func(m *lb.Machine, v float64) { m.NodeNS = v }},
+	{"overhead-ns", func(m *lb.Machine, v float64) { m.OverheadNS = v }},
+	{"latency-ns", func(m *lb.Machine, v float64) { m.LatencyNS = v }},
+	{"gap-ns", func(m *lb.Machine, v float64) { m.GapNS = v }},
+	{"byte-ns", func(m *lb.Machine, v float64) { m.ByteNS = v }},
+	{"hop-ns", func(m *lb.Machine, v float64) { m.HopNS = v }},
+	{"jitter-ns", func(m *lb.Machine, v float64) { m.JitterNS = v }},
+}
+
+// simFlagList returns the flags of the simulated world.
+func simFlagList() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "machine", Value: DefaultMachine, Usage: "--world sim: the machine model, one of unit, gcel, cluster, test; 'help' lists them with their parameters"},
+		&cli.Float64Flag{Name: "node-ns", Usage: "--world sim: virtual ns per node (default: the machine's figure for the app)"},
+		&cli.Float64Flag{Name: "overhead-ns", Usage: "--world sim: CPU ns to send, and to receive, one message (LogP's o)"},
+		&cli.Float64Flag{Name: "latency-ns", Usage: "--world sim: fixed ns of a message's delay (LogP's L)"},
+		&cli.Float64Flag{Name: "gap-ns", Usage: "--world sim: least ns between two messages leaving a rank (LogP's g)"},
+		&cli.Float64Flag{Name: "byte-ns", Usage: "--world sim: ns per byte on a link (1/bandwidth)"},
+		&cli.IntFlag{Name: "mesh", Usage: "--world sim: columns of a 2-D mesh the ranks fill row by row; 0: no topology"},
+		&cli.Float64Flag{Name: "hop-ns", Usage: "--world sim: ns per hop on the mesh"},
+		&cli.BoolFlag{Name: "contention", Usage: "--world sim: mesh links carry one message at a time (--contention=false: never busy)"},
+		&cli.BoolFlag{Name: "store-forward", Usage: "--world sim: every hop receives the whole message before passing it on"},
+		&cli.Float64Flag{Name: "jitter-ns", Usage: "--world sim: random extra delay of a message, uniform up to this many ns"},
+		&cli.BoolFlag{Name: "calibrate", Usage: "--world sim: measure the node cost with a short run of the app's sequential search on this machine"},
+		&cli.StringFlag{Name: "trace", Usage: "--world sim: write the busy ranks over virtual time to CSV `FILE`"},
+		&cli.Int64Flag{Name: "max-events", Usage: "--world sim: fail a simulation past this many events (0: 10⁹)"},
+	}
+}
+
+// simOptions is the parsed simulation flags.
+type simOptions struct {
+	info      lb.MachineInfo
+	floats    map[string]float64 // the machine times set by flags
+	mesh      *int
+	contend   *bool
+	storeFwd  *bool
+	calibrate bool
+	trace     string
+	maxEvents int64
+}
+
+// parseSim reads the simulation flags of c into cm: an error for any of them
+// outside --world sim, an unknown machine or a bad value.
+func parseSim(c *cli.Context, cm *Common) error {
+	if cm.World != WorldSim {
+		for _, name := range simFlags {
+			if defines(c, name) && c.IsSet(name) {
+				return Usagef("--%s: only with --world sim", name)
+			}
+		}
+		return nil
+	}
+	name := DefaultMachine
+	if defines(c, "machine") {
+		name = c.String("machine")
+	}
+	if name == "help" {
+		fmt.Fprintf(c.App.Writer, "machine models of --world sim (every parameter can be set by its flag):\n%s", lb.DescribeMachines())
+		return errHelpShown
+	}
+	info, err := lb.LookupMachine(name)
+	if err != nil {
+		return Usagef("--machine %q: unknown (try --machine help)", name)
+	}
+	so := &simOptions{info: info, floats: map[string]float64{}}
+	for _, f := range machineFloats {
+		if defines(c, f.name) && c.IsSet(f.name) {
+			so.floats[f.name] = c.Float64(f.name)
+		}
+	}
+	if defines(c, "mesh") && c.IsSet("mesh") {
+		v := c.Int("mesh")
+		so.mesh = &v
+	}
+	if defines(c, "contention") && c.IsSet("contention") {
+		v := c.Bool("contention")
+		so.contend = &v
+	}
+	if defines(c, "store-forward") && c.IsSet("store-forward") {
+		v := c.Bool("store-forward")
+		so.storeFwd = &v
+	}
+	if defines(c, "calibrate") {
+		so.calibrate = c.Bool("calibrate")
+		if so.calibrate && c.IsSet("node-ns") {
+			return Usagef("--calibrate and --node-ns: give one of them")
+		}
+	}
+	if defines(c, "trace") {
+		so.trace = c.String("trace")
+	}
+	if defines(c, "max-events") {
+		if so.maxEvents = c.Int64("max-events"); so.maxEvents < 0 {
+			return Usagef("--max-events %d: need 0 (the default bound) or more", so.maxEvents)
+		}
+	}
+	cm.sim = so
+	if _, err := cm.SimMachine(""); err != nil {
+		return err
+	}
+	return nil
+}
+
+// SimMachine returns the machine of --world sim for app: the model's
+// parameters, its node cost for app, and the flags' overrides. It fails
+// (a *UsageError) for a bad parameter, and outside --world sim.
+func (cm Common) SimMachine(app string) (lb.Machine, error) {
+	if cm.sim == nil {
+		return lb.Machine{}, Usagef("not a simulated world")
+	}
+	m := cm.sim.info.For(app)
+	for _, f := range machineFloats {
+		if v, ok := cm.sim.floats[f.name]; ok {
+			f.set(&m, v)
+		}
+	}
+	if cm.sim.mesh != nil {
+		m.MeshWidth = *cm.sim.mesh
+	}
+	if cm.sim.contend != nil {
+		m.Contention = *cm.sim.contend
+	}
+	if cm.sim.storeFwd != nil {
+		m.StoreForward = *cm.sim.storeFwd
+	}
+	if err := m.Validate(); err != nil {
+		return m, &UsageError{Err: err}
+	}
+	return m, nil
+}
+
+// newSimWorld returns the simulated world of the flags for spec's app and
+// the instance in (calibrating the node cost with spec.Sample when
+// --calibrate asks).
+func newSimWorld[I any](cm Common, spec Spec[I], in I) (lb.World, error) {
+	m, err := cm.SimMachine(spec.App)
+	if err != nil {
+		return nil, err
+	}
+	if cm.sim.calibrate {
+		if spec.Sample == nil {
+			return nil, Usagef("--calibrate: %s has no sequential sample to calibrate with", spec.App)
+		}
+		t, err := spec.Sample(in)
+		if err != nil {
+			return nil, fmt.Errorf("calibrating: %w", err)
+		}
+		if m.NodeNS, err = Calibrate(t, calibrationTime); err != nil {
+			return nil, err
+		}
+	}
+	w, err := lb.NewSim(cm.NP, lb.SimConfig{Seed: cm.Seed, Machine: m, MaxEvents: cm.sim.maxEvents, Trace: cm.sim.trace != ""})
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	return w, nil
+}
+
+// calibrationTime is how long --calibrate works the sample.
+const calibrationTime = 300 * time.Millisecond
+
+// calibrationMin is the fewest nodes a calibration accepts.
+const calibrationMin = 100000
+
+// Calibrate works task, a piece of an app's sequential search, for about d
+// of CPU time (in slices of 10⁵ nodes, or until it is exhausted) and
+// returns the CPU nanoseconds per node of this process. It fails when the
+// task holds fewer than 10⁵ nodes.
+func Calibrate(task lb.Task, d time.Duration) (float64, error) {
+	start := cpuTime()
+	var nodes int64
+	for !task.Empty() && cpuTime()-start < d {
+		nodes += task.Work(100000)
+	}
+	spent := cpuTime() - start
+	if nodes < calibrationMin {
+		return 0, Usagef("--calibrate: the instance has %d nodes, too few to time (need %d); give --node-ns", nodes, calibrationMin)
+	}
+	return float64(spent.Nanoseconds()) / float64(nodes), nil
+}
+
+// cpuTime returns the CPU time this process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// SimReport is the part of an app's JSON output that the simulator adds:
+// the machine, the virtual times (summed over the runs of the command or
+// instance), speedup and efficiency against one rank of the same machine,
+// the fraction of the ranks' virtual time spent on tasks, and the
+// simulator's own speed.
+type SimReport struct {
+	Machine           lb.Machine `json:"machine"`
+	VirtualSeconds    float64    `json:"virtual_seconds"`
+	SeqVirtualSeconds float64    `json:"seq_virtual_seconds"`
+	Speedup           float64    `json:"speedup"`
+	Efficiency        float64    `json:"efficiency"`
+	BusyFraction      float64    `json:"busy_fraction"`
+	Events            int64      `json:"events"`
+	EventsPerSecond   float64    `json:"events_per_second"`
+	SimSeconds        float64    `json:"sim_seconds"`
+}
+
+// Report is the part of every app's JSON output that comes from the
+// balancer's runs, beyond Stats: the messages by kind in every world, and
+// the simulator's fields in the simulated world (promoted; absent
+// elsewhere). Apps embed it and fill it with Run.Report.
+type Report struct {
+	Messages *lb.KindCounts `json:"messages,omitempty"`
+	*SimReport
+}
+
+// Report returns the report of an outcome (nil for the sequential solver)
+// and, in the simulated world with --trace, appends its busy-ranks trace to
+// the trace file.
+func (r *Run) Report(o *lb.Outcome) (Report, error) {
+	var rep Report
+	if o == nil {
+		return rep, nil
+	}
+	msgs := o.Total.Messages
+	rep.Messages = &msgs
+	s := o.Sim
+	if s == nil {
+		return rep, nil
+	}
+	rep.SimReport = &SimReport{Machine: s.Machine, VirtualSeconds: s.VirtualSeconds, SeqVirtualSeconds: s.SeqVirtualSeconds,
+		Speedup: s.Speedup(), Efficiency: s.Efficiency(), BusyFraction: s.BusyFraction(), Events: s.Events,
+		EventsPerSecond: s.EventsPerSecond(), SimSeconds: s.RealSeconds}
+	if r.sim != nil && r.sim.trace != "" {
+		if err := r.writeTrace(s); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// writeTrace writes a run's trace to the --trace file: created with a
+// header by the command's first report, appended to by the others; the
+// run column numbers the reports.
+func (r *Run) writeTrace(s *lb.SimReport) error {
+	flag := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	if r.traceRuns == 0 {
+		flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(r.sim.trace, flag, 0o644)
+	if err != nil {
+		return fmt.Errorf("--trace: %w", err)
+	}
+	r.traceRuns++
+	w := bufio.NewWriter(f)
+	if r.traceRuns == 1 {
+		fmt.Fprintln(w, "run,start_seconds,end_seconds,busy_ranks,busy_fraction")
+	}
+	for _, tp := range s.Trace {
+		fmt.Fprintf(w, "%d,%s,%s,%s,%s\n", r.traceRuns, fnum(tp.Start), fnum(tp.End), fnum(tp.Busy), fnum(tp.Busy/float64(s.Ranks)))
+	}
+	err = errors.Join(w.Flush(), f.Close())
+	if err != nil {
+		return fmt.Errorf("--trace: %w", err)
+	}
+	return nil
+}
+
+func fnum(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+
+// PrintReport writes the simulator's figures of a report for humans; it
+// writes nothing outside the simulated world.
+func PrintReport(w io.Writer, rep Report) {
+	s := rep.SimReport
+	if s == nil {
+		return
+	}
+	fmt.Fprintf(w, "virtual: %.6g s on machine %s (one rank: %.6g s)  speedup %.1f  efficiency %.3f  busy %.3f  (%d events, %.3g/s)\n",
+		s.VirtualSeconds, s.Machine.Name, s.SeqVirtualSeconds, s.Speedup, s.Efficiency, s.BusyFraction, s.Events, s.EventsPerSecond)
+}
