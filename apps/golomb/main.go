@@ -1,7 +1,8 @@
 // Command golomb finds a shortest Golomb ruler with MARKS marks and proves
 // it optimal, sequentially or with a load balancer on many ranks: goroutines
 // in the default build (--np), MPI processes when built with -tags mpi and
-// started by mpirun or srun, or simulated ranks (--world sim).
+// started by mpirun or srun, or simulated ranks (--world sim, on a machine
+// model: --machine help lists them).
 package main
 
 import (
@@ -27,8 +28,26 @@ func newApp() *cli.App {
 		ArgsUsage: "MARKS",
 		Flags: append(cmdutil.Flags(),
 			&cli.IntFlag{Name: "count", Usage: "instead, count the rulers of length ≤ `L` (exhaustive; same nodes under every balancer)"}),
-		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "golomb", Read: read, Solve: solve}),
+		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "golomb", Read: read, Solve: solve, Sample: sample}),
 	}
+}
+
+// sample is the task --calibrate times: the search for a shortest ruler
+// with the instance's marks, bounded by its known length.
+func sample(in instance) (lb.Task, error) {
+	known, err := ruler.Known()
+	if err != nil {
+		return nil, err
+	}
+	g := make([]int, in.Marks)
+	for m := 1; m < in.Marks; m++ {
+		g[m] = known[m][m-1]
+	}
+	p, err := ruler.NewProblem(in.Marks, g, ruler.Shortest, known[in.Marks][in.Marks-1])
+	if err != nil {
+		return nil, err
+	}
+	return p.Root(), nil
 }
 
 // instance is what to search for; it travels from rank 0 to the others.
@@ -66,6 +85,7 @@ type output struct {
 	Rulers    int64          `json:"rulers,omitempty"`
 	Steps     []ruler.Step   `json:"steps,omitempty"`
 	Stats     *cmdutil.Stats `json:"stats,omitempty"`
+	cmdutil.Report
 }
 
 func solve(r *cmdutil.Run, in instance) error {
@@ -120,6 +140,10 @@ func solve(r *cmdutil.Run, in instance) error {
 	}
 	out.Seconds = time.Since(start).Seconds()
 	out.Stats = r.StatsOf(stats)
+	var err error
+	if out.Report, err = r.Report(stats); err != nil {
+		return err
+	}
 	return r.Print(out, func(w io.Writer) error {
 		switch {
 		case r.Quiet && out.CountUpTo > 0:
@@ -134,6 +158,7 @@ func solve(r *cmdutil.Run, in instance) error {
 			}
 			fmt.Fprintf(w, "nodes: %d  time: %.3f s  ranks: %d  balancer: %s  world: %s\n",
 				out.Nodes, out.Seconds, out.Ranks, out.Balancer, out.World)
+			cmdutil.PrintReport(w, out.Report)
 			if r.Common.Stats {
 				cmdutil.PrintStats(w, stats)
 			}
