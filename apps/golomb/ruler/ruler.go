@@ -436,6 +436,15 @@ func (p *Problem) Unmarshal(b []byte) (lb.Task, error) {
 		}
 	}
 	s.base, s.top, s.rtop = base, top, top+r
+	if r > 0 {
+		// A chain belongs to the one alternative at the top, all the task
+		// owns.
+		for k := base; k <= top; k++ {
+			if c := s.st[k].avail.count(); k < top && c != 0 || k == top && c != 1 {
+				return nil, fmt.Errorf("ruler: malformed task: a chain of restrictions below %d alternatives at level %d", c, k)
+			}
+		}
+	}
 	return s, nil
 }
 
