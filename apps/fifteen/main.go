@@ -1,8 +1,10 @@
 // Command fifteen solves 15-puzzle instances optimally by iterative-deepening
 // A* with the Manhattan distance, sequentially or with a load balancer on
 // many ranks: goroutines in the default build (--np), MPI processes when
-// built with -tags mpi and started by mpirun or srun. Every iteration of the
-// deepening is one tree-shaped computation (seed 002, §6.2).
+// built with -tags mpi and started by mpirun or srun, or simulated ranks
+// (--world sim, on a machine model: --machine help lists them). Every
+// iteration of the deepening is one tree-shaped computation (seed 002,
+// §6.2).
 //
 //	fifteen --korf 12                       # Korf's instance 12, random polling on every CPU
 //	fifteen -b seq --korf 1-10 --json       # ten instances, sequential, one JSON object per line
@@ -11,6 +13,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -52,7 +55,11 @@ With --json, one JSON object per instance, one per line (JSON Lines), with
 app, balancer, ranks, world, fast_init, instance, start, seconds, nodes,
 length, moves, iterations [{threshold, nodes, seconds, failed}], and for Korf's
 instances table_length and table_nodes; --stats adds the balancer's counters
-summed over the iterations. With -q, one line "LENGTH MOVES" per instance.
+summed over the iterations; every parallel run adds the messages by kind
+(messages), and the simulated world (--world sim) the machine, virtual_seconds,
+seq_virtual_seconds, speedup, efficiency, busy_fraction, events,
+events_per_second and sim_seconds (the iterations' seconds are then virtual).
+With -q, one line "LENGTH MOVES" per instance.
 
 Exit status: 0 on success; 2 for bad flags or input (a wrong count of
 numbers, a tile out of 0..15 or repeated, an unsolvable board — checked by
@@ -83,8 +90,23 @@ func newApp() *cli.App {
 			&cli.StringSliceFlag{Name: "korf", Usage: "solve instance `N` of Korf's 100 (1..100, or a range A-B; repeatable)"},
 			&cli.StringFlag{Name: "data", Usage: "read Korf's table from `PATH` instead of the built-in one"},
 			&cli.StringFlag{Name: "file", Usage: "solve the instances in file `F`, one per line, 16 numbers each"}),
-		Action: cmdutil.Action(cmdutil.Spec[[]instance]{App: "fifteen", Read: read, Solve: solve}),
+		Action: cmdutil.Action(cmdutil.Spec[[]instance]{App: "fifteen", Read: read, Solve: solve, Sample: sample}),
 	}
+}
+
+// sample is the task --calibrate times: the last failing iteration's
+// threshold guess for the first instance, h + 20 below a length it cannot
+// reach, searched depth first (any iteration's nodes cost alike).
+func sample(ins []instance) (lb.Task, error) {
+	if len(ins) == 0 {
+		return nil, errors.New("no instance")
+	}
+	s := ins[0].Start
+	it, err := parallel.NewIteration(s, min(s.Manhattan()+20, puzzle.MaxThreshold))
+	if err != nil {
+		return nil, err
+	}
+	return it.Root(), nil
 }
 
 // output is the JSON object printed per instance.
@@ -101,7 +123,8 @@ type output struct {
 	TableLength int                  `json:"table_length,omitempty"`
 	TableNodes  int64                `json:"table_nodes,omitempty"`
 	Stats       *cmdutil.Stats       `json:"stats,omitempty"`
-	outcome     *lb.Outcome          // the balancer's statistics, nil for seq
+	cmdutil.Report
+	outcome *lb.Outcome // the balancer's statistics, nil for seq
 }
 
 func read(c *cli.Context, _ cmdutil.Common) ([]instance, error) {
@@ -154,7 +177,9 @@ func solveOne(r *cmdutil.Run, in instance) (output, error) {
 	out.Seconds = time.Since(start).Seconds()
 	out.Nodes, out.Length, out.Moves, out.Iterations = res.Nodes, res.Length, puzzle.FormatMoves(res.Moves), res.Iterations
 	out.Stats = r.StatsOf(out.outcome)
-	return out, nil
+	var err error
+	out.Report, err = r.Report(out.outcome)
+	return out, err
 }
 
 // write prints one instance's output for humans.
@@ -186,6 +211,7 @@ func write(w io.Writer, r *cmdutil.Run, out output) error {
 		fmt.Fprintf(w, " (table, sequential: %d)", out.TableNodes)
 	}
 	fmt.Fprintf(w, "  time: %.3f s  ranks: %d  balancer: %s  world: %s\n", out.Seconds, out.Ranks, out.Balancer, out.World)
+	cmdutil.PrintReport(w, out.Report)
 	if r.Common.Stats {
 		cmdutil.PrintStats(w, out.outcome)
 	}
