@@ -18,11 +18,12 @@ import (
 // Split gives away a whole ungenerated leaf while it has two or more, and
 // splits the current leaf otherwise.
 type leaves struct {
-	app  App
-	k    int
-	pi   perm.Perm
-	next  uint64 // next index of the block
-	end   uint64 // one past the block's last index
+	app   App
+	k     int
+	pi    perm.Perm
+	next  uint64        // next index of the block
+	it    perm.Iterator // π(next), π(next+1), … (nil until the first leaf)
+	end   uint64        // one past the block's last index
 	cur   Task
 	spare Task // an exhausted leaf whose storage the next may reuse
 }
@@ -54,16 +55,16 @@ func DefaultLevels(p int) int {
 	return min(perm.DefaultLevels(p, perm.DefaultEpsilon, perm.DefaultSigma), bits.Len(uint(p-1))+10)
 }
 
-// leaf generates the leaf of index j, in reuse when that is an exhausted
+// leaf generates the leaf π(j) (pj), in reuse when that is an exhausted
 // task that can be cut in place (Halver); nil for an empty leaf.
-func (l *leaves) leaf(j uint64, reuse Task) Task {
+func (l *leaves) leaf(pj uint64, reuse Task) Task {
 	t := reuse
 	if h, ok := t.(Halver); ok {
 		h.Reroot()
 	} else {
 		t = l.app.Root()
 	}
-	x := l.pi.At(j) - 1
+	x := pj - 1
 	for b := 0; b < l.k && t != nil; b++ {
 		if t.Empty() {
 			return nil // every leaf below is empty: no need to split on
@@ -83,7 +84,11 @@ func (l *leaves) current() Task {
 		if l.next >= l.end {
 			return nil
 		}
-		if l.cur = l.leaf(l.next, l.spare); l.cur != nil && l.cur == l.spare {
+		if l.it == nil {
+			l.it = perm.Walk(l.pi, l.next) // O(k) per leaf after the first, not At's O(k²)
+		}
+		pj, _ := l.it.Next()
+		if l.cur = l.leaf(pj, l.spare); l.cur != nil && l.cur == l.spare {
 			l.spare = nil
 		}
 		l.next++
@@ -108,7 +113,7 @@ func (l *leaves) Empty() bool { return l.current() == nil }
 func (l *leaves) Split() Task {
 	if l.end-l.next >= 2 {
 		l.end--
-		if t := l.leaf(l.end, nil); t != nil && !t.Empty() {
+		if t := l.leaf(l.pi.At(l.end), nil); t != nil && !t.Empty() {
 			return t
 		}
 		return l.Split()
