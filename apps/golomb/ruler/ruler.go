@@ -120,6 +120,9 @@ type Search struct {
 	// its untried distances are cut to mask[k].
 	rtop int
 	mask [MaxMarks]bitset
+	// built: the frames st[top+1..built] are the chain's path, as Split
+	// last computed them (Work overwrites them; then built ≤ top).
+	built int
 }
 
 func (s *Search) rootFrame() {
@@ -128,7 +131,7 @@ func (s *Search) rootFrame() {
 	f.list.set(0)
 	f.avail = bitset{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
 	f.avail.clear(0)
-	s.base, s.top, s.rtop = 0, 0, 0
+	s.base, s.top, s.rtop, s.built = 0, 0, 0, 0
 }
 
 // Root returns the whole search.
@@ -186,7 +189,7 @@ func (s *Search) Work(budget int64) int64 {
 		}
 		top = k
 	}
-	s.top, s.rtop = top, rtop
+	s.top, s.rtop, s.built = top, rtop, 0
 	p.nodes += nodes
 	return nodes
 }
@@ -283,7 +286,7 @@ func (s *Search) Halve(give bool) bool {
 	if give {
 		// The frames of a chain's path are in s.st already (divide).
 		s.st[k].avail = g
-		s.base, s.top, s.rtop = k, k, k
+		s.base, s.top, s.rtop, s.built = k, k, k, 0
 	} else {
 		s.keep(k, g, below)
 	}
@@ -339,15 +342,16 @@ func (s *Search) divideBelow() (int, bitset, bool, bool) {
 		s.rtop = s.top + 1
 		s.mask[s.rtop] = bitset{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
 	}
-	// Rebuild the chain's path: level j+1 follows the one distance kept at
-	// level j.
-	for j := s.top; j < s.rtop; j++ {
+	// Build the chain's path, but for what the last division built: level
+	// j+1 follows the one distance kept at level j.
+	for j := max(s.top, s.built); j < s.rtop; j++ {
 		d := s.st[j].avail.lowest()
 		if j > s.top {
 			d = s.mask[j].lowest()
 		}
 		s.st[j].child(d, &s.st[j+1])
 	}
+	s.built = s.rtop
 	for {
 		k := s.rtop
 		s.st[k].avail = s.st[k].avail.and(s.mask[k])
@@ -363,7 +367,7 @@ func (s *Search) divideBelow() (int, bitset, bool, bool) {
 		default:
 			s.mask[k] = cand
 			s.st[k].child(cand.lowest(), &s.st[k+1])
-			s.rtop = k + 1
+			s.rtop, s.built = k+1, k+1
 			s.mask[k+1] = bitset{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
 		}
 	}
