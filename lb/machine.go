@@ -56,6 +56,13 @@ type Machine struct {
 	// JitterNS adds a random delay, uniform in [0, JitterNS], to every
 	// message; the world's seed draws it.
 	JitterNS float64 `json:"jitter_ns,omitempty"`
+	// Steps is seed 003's step model: a message is delivered before any
+	// slice starts at the time it arrives (the next step), and a control
+	// message (request, reject, termination, phase; not work, loads,
+	// bounds or stops) sent in reply to messages takes one node's time
+	// (NodeNS) more, so that chains of requests and replies and the
+	// termination waves advance step by step instead of in no time.
+	Steps bool `json:"steps,omitempty"`
 }
 
 // MessageEnvelope is the number of bytes a message carries besides its data
@@ -123,10 +130,11 @@ func Machines() []MachineInfo {
 	return []MachineInfo{
 		{
 			Name: "unit",
-			Doc: "the unit-time step model of seed 003 §2.1: one node per step of 1 µs, a message sent in a step " +
-				"is in its receiver's queue before the next step (no overhead, no latency); with --budget 1 a rank " +
-				"executes exactly one node per step, so virtual µs are steps",
-			Machine: Machine{Name: "unit", NodeNS: 1000},
+			Doc: "the unit-time step model of seed 003 §2.2: one node per step of 1 µs; a message sent in a step " +
+				"is in its receiver's queue before the next step (no overhead, no latency), but a control message " +
+				"(request, reject, termination) in reply to messages waits a step; with --budget 1 a rank executes " +
+				"exactly one node per step, so virtual µs are steps (last_work_seconds: the steps until the last node)",
+			Machine: Machine{Name: "unit", NodeNS: 1000, Steps: true},
 		},
 		{
 			Name: "gcel",
@@ -250,6 +258,9 @@ func DescribeMachines() string {
 		}
 		if m.JitterNS > 0 {
 			fmt.Fprintf(&b, "    jitter-ns %g\n", m.JitterNS)
+		}
+		if m.Steps {
+			fmt.Fprintf(&b, "    steps: control messages in reply to messages take one node's time\n")
 		}
 	}
 	return b.String()

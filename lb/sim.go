@@ -114,22 +114,23 @@ type simMsg struct {
 }
 
 type sim struct {
-	m       *simMachine
-	budget  int64
-	p       int
-	jitter  *rand.Rand
-	bs      []Balancer
-	ranks   []simRank
-	q       eventHeap
-	msgs    []simMsg
-	free    []int32
-	links   []int64 // a mesh's directed links (4 per rank): free from this time
-	trace   *busyTrace
-	seq     uint64
-	now     int64
-	events  int64
-	limit   int64
-	instant bool // a message can arrive when it is sent: starts wait for arrivals
+	m        *simMachine
+	budget   int64
+	p        int
+	jitter   *rand.Rand
+	bs       []Balancer
+	ranks    []simRank
+	q        eventHeap
+	msgs     []simMsg
+	free     []int32
+	links    []int64 // a mesh's directed links (4 per rank): free from this time
+	trace    *busyTrace
+	seq      uint64
+	now      int64
+	lastWork int64 // when the last work slice ended
+	events   int64
+	limit    int64
+	instant  bool // a message can arrive when it is sent: starts wait for arrivals
 }
 
 // Run simulates job on every rank; see NewSim.
@@ -159,7 +160,7 @@ func (w *simWorld) Run(job Job) (*Outcome, error) {
 	for r := range p {
 		s.bs[r].Start(apps[r].Root())
 		c := int64(0)
-		if err := s.flush(r, &c); err != nil {
+		if err := s.flush(r, &c, true); err != nil {
 			return nil, err
 		}
 		if err := s.drain(r, c); err != nil {
@@ -215,7 +216,8 @@ func (s *sim) cpuFree(r int) error {
 		n := sr.slice
 		sr.slice = -1
 		s.bs[r].Tick(n)
-		if err := s.flush(r, &c); err != nil {
+		s.lastWork = max(s.lastWork, c)
+		if err := s.flush(r, &c, false); err != nil {
 			return err
 		}
 	}
@@ -261,7 +263,7 @@ func (s *sim) deliver(r int, m Msg, c *int64) error {
 	}
 	*c += s.m.overhead
 	s.bs[r].Deliver(m)
-	return s.flush(r, c)
+	return s.flush(r, c, true)
 }
 
 // arrive handles the arrival of message i at rank r.
@@ -315,8 +317,10 @@ func (s *sim) kick(r int) error {
 }
 
 // flush sends rank r's outbox from local time *c on, charging the overhead
-// and the gap to the rank, and notes when the rank becomes done.
-func (s *sim) flush(r int, c *int64) error {
+// and the gap to the rank, and notes when the rank becomes done. reply says
+// that the messages answer messages (or start the run) rather than end a
+// work slice: the step model delays control messages in reply by a step.
+func (s *sim) flush(r int, c *int64, reply bool) error {
 	sr := &s.ranks[r]
 	b := s.bs[r]
 	out := b.Outbox()
@@ -329,7 +333,11 @@ func (s *sim) flush(r int, c *int64) error {
 		}
 		*c = max(*c+s.m.overhead, sr.nic)
 		sr.nic = *c + s.m.gap
-		at := s.fifo(sr, m.To, *c+s.delay(r, m.To, len(m.Data), *c))
+		d := s.delay(r, m.To, len(m.Data), *c)
+		if reply && s.m.Steps && !counted(m.Kind) {
+			d += s.m.node // a control message in reply: one step
+		}
+		at := s.fifo(sr, m.To, *c+d)
 		s.push(at, classArrive, m.To, s.alloc(m))
 	}
 	if b.Done() && !sr.done {
@@ -549,7 +557,7 @@ func (s *sim) finish(job Job, apps []App, t0 time.Time) (*Outcome, error) {
 	out := fin.Outcome(ranks)
 	rep := &SimReport{Machine: s.m.Machine, Ranks: p, VirtualSeconds: out.Seconds,
 		SeqVirtualSeconds: float64(total.Nodes) * s.m.NodeNS / 1e9, BusySeconds: float64(busy) / 1e12,
-		Events: s.events}
+		LastWorkSeconds: float64(s.lastWork) / 1e12, Events: s.events}
 	if s.trace != nil {
 		rep.Trace = s.trace.points(end)
 	}

@@ -133,6 +133,11 @@ type SimReport struct {
 	// BusySeconds sums, over the ranks, the virtual time spent working on
 	// tasks.
 	BusySeconds float64
+	// LastWorkSeconds is when the last work slice ended (summed over
+	// runs): the virtual time without the termination detection and the
+	// final reduction (on the unit machine with a budget of one node, the
+	// number of steps in µs).
+	LastWorkSeconds float64
 	// Events counts the simulator's events; RealSeconds is its wall time,
 	// set-up and reduction included.
 	Events      int64
@@ -174,6 +179,7 @@ func (r *SimReport) add(p *SimReport) {
 	r.VirtualSeconds += p.VirtualSeconds
 	r.SeqVirtualSeconds += p.SeqVirtualSeconds
 	r.BusySeconds += p.BusySeconds
+	r.LastWorkSeconds += p.LastWorkSeconds
 	r.Events += p.Events
 	r.RealSeconds += p.RealSeconds
 }

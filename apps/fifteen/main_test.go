@@ -124,6 +124,12 @@ func TestCommand(t *testing.T) {
 		{[]string{"--np", "0", "--korf", "1"}, "--np 0"},
 		{[]string{"-b", "seq", "--fast-init", "--korf", "1"}, "no balancer options"},
 		{[]string{"--korf", "1", "--world", "moon"}, "--world"},
+		{[]string{"--korf", "1", "--world", "sim", "--np", "0"}, "--np"},
+		{[]string{"--korf", "1", "--world", "sim", "--np", "70000"}, "--np"},
+		{[]string{"--korf", "1", "--world", "sim", "--machine", "t3e"}, "unknown"},
+		{[]string{"--korf", "1", "--world", "sim", "--overhead-ns", "-2"}, "overhead-ns"},
+		{[]string{"--korf", "1", "--world", "sim", "--byte-ns", "-1e-3"}, "byte-ns"},
+		{[]string{"--korf", "1", "--jitter-ns", "5"}, "only with --world sim"},
 	} {
 		stdout, stderr, code := run(c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) || !strings.HasPrefix(stderr, "fifteen: ") || stdout != "" {
@@ -145,6 +151,53 @@ func TestCommand(t *testing.T) {
 	if stdout, _, code := run("--np", "2", "--stats", "--korf", "12"); code != 0 ||
 		!strings.Contains(stdout, "optimal length 45 (table: 45)") || !strings.Contains(stdout, "total") {
 		t.Errorf("korf 12: exit %d, output %q", code, stdout)
+	}
+
+	// The simulated world: a valid optimal solution, every failing
+	// iteration's sequential node count, and the simulator's figures.
+	for _, m := range []string{"gcel", "cluster"} {
+		stdout, stderr, code := run("--json", "--world", "sim", "--np", "4096", "--machine", m, "-b", "rp", "--fast-init", "--korf", "12")
+		if code != 0 {
+			t.Fatalf("sim %s: exit %d: %s", m, code, stderr)
+		}
+		var out struct {
+			Length     int
+			Moves      string
+			Machine    struct{ Name string }
+			Speedup    float64
+			Events     int64
+			Messages   map[string]int64
+			Iterations []struct {
+				Threshold int
+				Nodes     int64
+				Failed    bool
+			}
+		}
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatalf("sim %s: %v: %s", m, err, stdout)
+		}
+		start, err := puzzle.Parse(strings.Fields(korf12))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq, err := puzzle.Solve(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var moves []puzzle.Move
+		for _, r := range out.Moves {
+			moves = append(moves, puzzle.Move(strings.IndexRune("ULRD", r)))
+		}
+		end, err := puzzle.ApplyMoves(start, moves)
+		if out.Length != 45 || len(moves) != 45 || err != nil || end != puzzle.Goal() || out.Machine.Name != m ||
+			out.Speedup <= 0 || out.Events <= 0 || out.Messages["request"] == 0 || len(out.Iterations) != len(seq.Iterations) {
+			t.Fatalf("sim %s: %s", m, stdout)
+		}
+		for i, it := range out.Iterations {
+			if want := seq.Iterations[i]; it.Failed && (it.Threshold != want.Threshold || it.Nodes != want.Nodes) {
+				t.Errorf("sim %s: iteration %d: threshold %d, %d nodes; sequential %d, %d", m, i, it.Threshold, it.Nodes, want.Threshold, want.Nodes)
+			}
+		}
 	}
 
 	two := writeFile(t, dir, "two.txt", korf12+"\n"+goal+"\n")

@@ -3,6 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,6 +51,7 @@ func TestCommand(t *testing.T) {
 	if stdout, _, code := run("-q", "--count", "60", "9", "--np", "2"); code != 0 || stdout != "97759\n" {
 		t.Errorf("--count 60 9: exit %d, output %q", code, stdout)
 	}
+	simulated(t, run)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -62,6 +66,16 @@ func TestCommand(t *testing.T) {
 		{[]string{"9", "-b", "koso", "--pair-sync"}, "does not use it"},
 		{[]string{"9", "-b", "static", "--levels", "40"}, "split levels"},
 		{[]string{"9", "--np", "100000"}, "--np"},
+		{[]string{"9", "--world", "sim", "--np", "0"}, "--np"},
+		{[]string{"9", "--world", "sim", "--np", "65537"}, "--np"},
+		{[]string{"9", "--world", "sim", "--machine", "cray"}, "unknown"},
+		{[]string{"9", "--world", "sim", "--node-ns", "-1"}, "node-ns"},
+		{[]string{"9", "--world", "sim", "--machine", "gcel", "--hop-ns", "-3"}, "hop-ns"},
+		{[]string{"9", "--world", "sim", "--mesh", "-1"}, "mesh"},
+		{[]string{"9", "--world", "sim", "--latency-ns", "NaN"}, "latency-ns"},
+		{[]string{"9", "--world", "sim", "--calibrate", "--node-ns", "3"}, "--calibrate"},
+		{[]string{"9", "--machine", "gcel"}, "only with --world sim"},
+		{[]string{"9", "--world", "sim", "--max-events", "-1"}, "--max-events"},
 	} {
 		stdout, stderr, code := run(c.args...)
 		if code != 2 || !strings.HasPrefix(stderr, "golomb: ") || !strings.Contains(stderr, c.want) || stdout != "" {
@@ -86,5 +100,54 @@ func TestCommand(t *testing.T) {
 	}
 	if stdout, _, code := run("--version"); code != 0 || !strings.Contains(stdout, "mpi library") {
 		t.Errorf("--version: exit %d\n%s", code, stdout)
+	}
+}
+
+// simulated runs golomb in the simulated world: the count equals the
+// sequential one with the simulator's figures in the JSON on every machine
+// model, the trace file has a row per step, and --machine help lists the
+// models.
+func simulated(t *testing.T, run func(args ...string) (string, string, int)) {
+	t.Helper()
+	trace := filepath.Join(t.TempDir(), "busy.csv")
+	for _, m := range []string{"cluster", "gcel", "unit", "test"} {
+		args := []string{"--json", "--world", "sim", "--np", "1024", "--machine", m, "--count", "60", "9", "--trace", trace}
+		if m == "unit" {
+			args = append(args, "--budget", "10") // 10 steps per slice
+		}
+		stdout, stderr, code := run(args...)
+		if code != 0 {
+			t.Fatalf("golomb %q: exit %d: %s", args, code, stderr)
+		}
+		var out struct {
+			World             string
+			Ranks             int
+			Rulers            int64
+			Nodes             int64
+			Messages          map[string]int64
+			Machine           struct{ Name string }
+			VirtualSeconds    float64 `json:"virtual_seconds"`
+			SeqVirtualSeconds float64 `json:"seq_virtual_seconds"`
+			Speedup           float64
+			Efficiency        float64
+			BusyFraction      float64 `json:"busy_fraction"`
+			Events            int64
+		}
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatalf("golomb %q: %v\n%s", args, err, stdout)
+		}
+		if out.World != "sim" || out.Ranks != 1024 || out.Rulers != 97759 || out.Machine.Name != m || out.Events <= 0 ||
+			out.VirtualSeconds <= 0 || out.Speedup <= 1 || math.Abs(out.Speedup*out.VirtualSeconds-out.SeqVirtualSeconds) > 1e-9*out.SeqVirtualSeconds ||
+			math.Abs(out.Efficiency-out.Speedup/1024) > 1e-9 || out.BusyFraction <= 0 || out.BusyFraction > 1 || out.Messages["request"] == 0 {
+			t.Errorf("golomb %q: %s", args, stdout)
+		}
+		data, err := os.ReadFile(trace)
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		if err != nil || len(lines) < 10 || lines[0] != "run,start_seconds,end_seconds,busy_ranks,busy_fraction" {
+			t.Errorf("golomb %q: trace %v: %q", args, err, lines[:min(len(lines), 3)])
+		}
+	}
+	if stdout, _, code := run("--world", "sim", "--machine", "help"); code != 0 || !strings.Contains(stdout, "gcel") || !strings.Contains(stdout, "hop-ns") {
+		t.Errorf("--machine help: exit %d\n%s", code, stdout)
 	}
 }

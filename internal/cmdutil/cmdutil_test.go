@@ -8,9 +8,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/mpi"
 )
 
@@ -241,3 +243,86 @@ func TestCheckMemory(t *testing.T) {
 		t.Errorf("FormatBytes(3 GiB) = %q", got)
 	}
 }
+
+// TestSimFlags: the machine of --world sim is the model's, with its node
+// cost for the app and every flag's override; the simulation flags are
+// rejected outside --world sim, and bad machines and values are exit 2.
+func TestSimFlags(t *testing.T) {
+	spec := Spec[int]{
+		App:  "golomb",
+		Read: func(*cli.Context, Common) (int, error) { return 0, nil },
+		Solve: func(r *Run, _ int) error {
+			m, err := r.SimMachine(r.App)
+			if err != nil {
+				return err
+			}
+			return r.Print(nil, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "%s node %g o %g L %g g %g b %g mesh %d hop %g cont %v sf %v jit %g ranks %d\n", m.Name, m.NodeNS,
+					m.OverheadNS, m.LatencyNS, m.GapNS, m.ByteNS, m.MeshWidth, m.HopNS, m.Contention, m.StoreForward, m.JitterNS, r.Ranks())
+				return err
+			})
+		},
+	}
+	gcel, _ := lb.LookupMachine("gcel")
+	g := gcel.For("golomb")
+	for _, tc := range []struct {
+		args string
+		code int
+		want string
+	}{
+		{"--world sim --np 16", 0, "cluster node 15.3 o 300 L 1500 g 100 b 0.08 mesh 0"},
+		{"--world sim --np 1024 --machine gcel", 0, fmt.Sprintf("gcel node %g o %g L %g g 0 b %g mesh 32 hop %g cont true sf true jit 0 ranks 1024",
+			g.NodeNS, g.OverheadNS, g.LatencyNS, g.ByteNS, g.HopNS)},
+		{"--world sim --machine gcel --node-ns 7 --overhead-ns 1 --latency-ns 2 --gap-ns 3 --byte-ns 4 --mesh 8 --hop-ns 5 --contention=false --store-forward=false --jitter-ns 6",
+			0, "gcel node 7 o 1 L 2 g 3 b 4 mesh 8 hop 5 cont false sf false jit 6"},
+		{"--world sim --machine unit", 0, "unit node 1000 o 0 L 0"},
+		{"--world sim --machine help", 0, "gcel: the Parsytec GCel"},
+		{"--world sim --machine cray", 2, "unknown"},
+		{"--machine gcel", 2, "only with --world sim"},
+		{"--trace x.csv", 2, "only with --world sim"},
+		{"--world sim --node-ns -1", 2, "node-ns"},
+		{"--world sim --latency-ns Inf", 2, "latency-ns"},
+		{"--world sim --mesh -4", 2, "mesh"},
+		{"--world sim --max-events -1", 2, "max-events"},
+		{"--world sim --calibrate --node-ns 2", 2, "--calibrate"},
+		{"--world sim --np 0", 2, "--np"},
+		{"--world sim --np 65537", 2, "--np"},
+	} {
+		app := testApp(Action(spec))
+		var out bytes.Buffer
+		app.Writer, app.ErrWriter = &out, &out
+		code := Execute(app, append([]string{"t"}, strings.Fields(tc.args)...))
+		if code != tc.code || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%q: status %d, output %q; want %d and %q", tc.args, code, out.String(), tc.code, tc.want)
+		}
+	}
+}
+
+// TestCalibrate: the calibration times a task's nodes, and refuses a task
+// too small to time.
+func TestCalibrate(t *testing.T) {
+	ns, err := Calibrate(&countTask{n: 1 << 30}, 20*time.Millisecond)
+	if err != nil || ns <= 0 || ns > 1000 {
+		t.Fatalf("Calibrate: %g ns per node, %v", ns, err)
+	}
+	if _, err := Calibrate(&countTask{n: 10}, 20*time.Millisecond); err == nil {
+		t.Fatal("a task of 10 nodes calibrated")
+	}
+}
+
+// countTask is a task of n nodes that each cost a little arithmetic.
+type countTask struct {
+	n, x uint64
+}
+
+func (c *countTask) Work(budget int64) int64 {
+	k := min(uint64(budget), c.n)
+	for i := range k {
+		c.x = c.x*6364136223846793005 + i
+	}
+	c.n -= k
+	return int64(k)
+}
+func (c *countTask) Empty() bool                           { return c.n == 0 }
+func (c *countTask) Split() lb.Task                        { return nil }
+func (c *countTask) AppendBinary(b []byte) ([]byte, error) { return b, nil }

@@ -220,8 +220,9 @@ func cpuTime() time.Duration {
 
 // SimReport is the part of an app's JSON output that the simulator adds:
 // the machine, the virtual times (summed over the runs of the command or
-// instance), speedup and efficiency against one rank of the same machine,
-// the fraction of the ranks' virtual time spent on tasks, and the
+// instance; last_work_seconds leaves out termination detection and the
+// final reduction), speedup and efficiency against one rank of the same
+// machine, the fraction of the ranks' virtual time spent on tasks, and the
 // simulator's own speed.
 type SimReport struct {
 	Machine           lb.Machine `json:"machine"`
@@ -230,6 +231,7 @@ type SimReport struct {
 	Speedup           float64    `json:"speedup"`
 	Efficiency        float64    `json:"efficiency"`
 	BusyFraction      float64    `json:"busy_fraction"`
+	LastWorkSeconds   float64    `json:"last_work_seconds"`
 	Events            int64      `json:"events"`
 	EventsPerSecond   float64    `json:"events_per_second"`
 	SimSeconds        float64    `json:"sim_seconds"`
@@ -259,7 +261,7 @@ func (r *Run) Report(o *lb.Outcome) (Report, error) {
 		return rep, nil
 	}
 	rep.SimReport = &SimReport{Machine: s.Machine, VirtualSeconds: s.VirtualSeconds, SeqVirtualSeconds: s.SeqVirtualSeconds,
-		Speedup: s.Speedup(), Efficiency: s.Efficiency(), BusyFraction: s.BusyFraction(), Events: s.Events,
+		Speedup: s.Speedup(), Efficiency: s.Efficiency(), BusyFraction: s.BusyFraction(), LastWorkSeconds: s.LastWorkSeconds, Events: s.Events,
 		EventsPerSecond: s.EventsPerSecond(), SimSeconds: s.RealSeconds}
 	if r.sim != nil && r.sim.trace != "" {
 		if err := r.writeTrace(s); err != nil {
