@@ -8,9 +8,12 @@
 // per rank through Env. A World runs a computation on its ranks: package
 // lb/driver connects the balancers to an *mpi.Comm (the embedded world of
 // goroutine ranks, or real MPI), and NewSim to a discrete-event simulator
-// with virtual time and a seeded network that delays and reorders messages
-// between pairs. Run is the one way to run a computation in any world, so a
-// solver written against a World runs unchanged in all of them.
+// of up to 65536 ranks in one goroutine, which does the real work and
+// charges virtual time as a Machine model says (node cost, LogP's overhead,
+// latency and gap, bandwidth, a 2-D mesh with hops and link contention;
+// Machines lists the unit step model, the Parsytec GCel and a cluster). Run
+// is the one way to run a computation in any world, so a solver written
+// against a World runs unchanged in all of them.
 //
 // Termination is detected with the four-counter method over a tree-based
 // asynchronous reduction (seed 002, §4), followed by a drain wave so that no
@@ -18,9 +21,9 @@
 // (branch-and-bound, the optional Bounded interface) and a global early stop
 // (first solution, the optional Stopper interface) travel as counted
 // messages along the edges of a flat tree (8 children per rank), each edge
-// carrying only values
-// better than it carried before, so that D improvements cost at most
-// 2·D·(P−1) messages however many ranks find them.
+// carrying only values better than it carried before, so that D
+// improvements cost at most 2·D·(P−1) messages however many ranks find
+// them.
 //
 // The package keeps no mutable package-level state: many ranks share one
 // process in the embedded world and in the simulator.
