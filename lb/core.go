@@ -55,6 +55,7 @@ type core struct {
 	hasTold [spreadFanout + 1]bool
 	stopper Stopper // the app's early stop, nil without one
 	stopped bool    // the search was stopped globally
+	news    bool    // the bound improved or the stop came since the last spread
 	// stopTold[i]: neighbour i sent or was sent the stop.
 	stopTold [spreadFanout + 1]bool
 
@@ -76,6 +77,9 @@ func (c *core) init(env Env) {
 		// The incumbent before the search is every rank's (the problem is
 		// known to all): only what a rank finds is worth a broadcast.
 		c.bound, c.hasBound = b.Incumbent()
+		for i := range c.told {
+			c.told[i], c.hasTold[i] = c.bound, c.hasBound
+		}
 	}
 	c.stopper, _ = env.App.(Stopper)
 }
@@ -132,13 +136,13 @@ func (c *core) handle(m Msg) bool {
 		}
 		if c.bounded != nil && (!c.hasBound || c.sense.Better(v, c.bound)) {
 			c.bounded.Improve(v)
-			c.bound, c.hasBound = v, true
+			c.bound, c.hasBound, c.news = v, true, true
 		}
 	case KStop:
 		if i := c.neighbour(m.From); i >= 0 {
 			c.stopTold[i] = true
 		}
-		c.stopped = true
+		c.stopped, c.news = true, true
 	case KWave:
 		c.waveActive, c.reports, c.sumS, c.sumR = true, 0, 0, 0
 		first, n := c.children()
@@ -198,6 +202,28 @@ func (c *core) neighbourRank(i int) int {
 	return r
 }
 
+// stamp returns the incumbent this rank knows, encoded to piggyback on a
+// message, or nil without one.
+func (c *core) stamp() []byte {
+	if !c.hasBound {
+		return nil
+	}
+	return binary.AppendVarint(nil, c.bound)
+}
+
+// learn takes an incumbent piggybacked on a message (stamp); progress then
+// spreads it along the tree where it is news.
+func (c *core) learn(data []byte) {
+	if c.bounded == nil || len(data) == 0 {
+		return
+	}
+	v, n := binary.Varint(data)
+	if n > 0 && (!c.hasBound || c.sense.Better(v, c.bound)) {
+		c.bounded.Improve(v)
+		c.bound, c.hasBound, c.news = v, true, true
+	}
+}
+
 // spread floods the incumbent and the stop along the spreading tree: each
 // tree edge carries a value only when it is better than every value the
 // edge carried before, in either direction, so a value reaches every rank
@@ -237,14 +263,17 @@ func (c *core) progress() {
 		return
 	}
 	if !c.stopped && c.stopper != nil && c.stopper.Solved() {
-		c.stopped = true
+		c.stopped, c.news = true, true
 	}
 	if c.bounded != nil {
 		if v, ok := c.bounded.Incumbent(); ok && (!c.hasBound || c.sense.Better(v, c.bound)) {
-			c.bound, c.hasBound = v, true
+			c.bound, c.hasBound, c.news = v, true, true
 		}
 	}
-	c.spread()
+	if c.news {
+		c.news = false
+		c.spread()
+	}
 	first, nkids := c.children()
 	for !c.terminating && c.idle() {
 		if c.rank == 0 && !c.waveActive {

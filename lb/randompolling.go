@@ -7,7 +7,10 @@ import "math"
 // log P times); an idle rank asks uniformly random ranks for work until one
 // sends a piece; a busy rank answers requests between work slices by
 // splitting, and idle ranks reject. More than QueueLimit requests within one
-// polling interval are rejected without splitting (§4.2).
+// polling interval are rejected without splitting (§4.2). Requests and
+// rejections carry the sender's incumbent (branch-and-bound), so that the
+// constant polling spreads a better bound to the busy ranks within about a
+// work slice, besides the tree that guarantees it reaches every rank.
 type randomPolling struct {
 	core
 	tasks       []Task
@@ -77,6 +80,7 @@ func (b *randomPolling) Deliver(m Msg) {
 		switch m.Kind {
 		case KRequest:
 			b.stats.RequestsRecv++
+			b.learn(m.Data)
 			b.answer(m.From)
 		case KWork:
 			b.waiting = false
@@ -84,6 +88,7 @@ func (b *randomPolling) Deliver(m Msg) {
 				b.tasks = append(b.tasks, t)
 			}
 		case KReject:
+			b.learn(m.Data)
 			b.waiting = false
 		}
 	}
@@ -103,7 +108,7 @@ func (b *randomPolling) answer(j int) {
 		}
 	}
 	b.stats.RequestsReject++
-	b.send(j, KReject, nil)
+	b.send(j, KReject, b.stamp())
 }
 
 // after asks for work when idle, then advances the shared machinery.
@@ -111,7 +116,7 @@ func (b *randomPolling) after() {
 	if b.canAsk && !b.waiting && !b.terminating && !b.stopped && b.Task() == nil {
 		b.waiting = true
 		b.stats.RequestsSent++
-		b.send(b.requestFrom(), KRequest, nil)
+		b.send(b.requestFrom(), KRequest, b.stamp())
 	}
 	b.progress()
 }
