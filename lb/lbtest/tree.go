@@ -1,7 +1,8 @@
 // Package lbtest holds what the tests of lb, its drivers and the apps share:
 // Tree, a seeded synthetic tree-shaped computation with an exhaustive, a
-// branch-and-bound and a first-solution mode, and Variants, the balancers
-// and option variants every conformance test runs.
+// branch-and-bound and a first-solution mode, Variants, the balancers and
+// option variants every conformance test runs, and LargeP, the balancers
+// on 1024 and 4096 simulated ranks for the apps' scale tests.
 package lbtest
 
 import (

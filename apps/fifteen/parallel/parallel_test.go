@@ -3,7 +3,6 @@ package parallel
 import (
 	"errors"
 	"fmt"
-	"math/bits"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/treelb/treelb/apps/fifteen/puzzle"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
+	"github.com/treelb/treelb/lb/lbtest"
 	"github.com/treelb/treelb/mpi"
 )
 
@@ -341,11 +341,9 @@ func TestGoalAndBadBoards(t *testing.T) {
 
 // TestSimLargeP: the two last failing iterations and the final one of the
 // easiest instance on 1024 and 4096 simulated ranks of the GCel model,
-// under every balancer: the failing ones generate exactly the sequential
-// nodes and find the same next threshold, the final one a valid solution,
-// and the same seeds give the same outcome twice. Static placement cuts
-// ⌈log₂ P⌉+2 levels (its default makes up to 2^22 leaves). 4096 ranks with
-// -short only for rp.
+// under every balancer (lbtest.LargeP): the failing ones generate exactly
+// the sequential nodes and find the same next threshold, the final one a
+// valid solution, and the same seeds give the same outcome twice.
 func TestSimLargeP(t *testing.T) {
 	embeddedOnly(t)
 	in := easiest(t, 1)[0]
@@ -358,42 +356,33 @@ func TestSimLargeP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, info := range lb.Balancers() {
-		for _, p := range []int{1024, 4096} {
-			if p > 1024 && testing.Short() && info.Name != "rp" {
-				continue
-			}
-			t.Run(fmt.Sprintf("%s/P=%d", info.Name, p), func(t *testing.T) {
-				t.Parallel()
-				cfg := lb.Config{Balancer: info.New, Budget: 1000, Seed: 5, Options: lb.Options{SplitLevels: bits.Len(uint(p-1)) + 2}}
-				for _, want := range its {
-					var outs []*lb.Outcome
-					for range 2 {
-						w, err := lb.NewSim(p, lb.SimConfig{Seed: 5, Machine: mi.For("fifteen")})
-						if err != nil {
-							t.Fatal(err)
-						}
-						got, out, err := RunIteration(w, in.State, want.Threshold, cfg)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if want.Solved {
-							end, err := puzzle.ApplyMoves(in.State, got.Moves)
-							if !got.Found || err != nil || end != puzzle.Goal() || len(got.Moves) != want.Threshold {
-								t.Fatalf("threshold %d: solution %s (%v)", want.Threshold, puzzle.FormatMoves(got.Moves), err)
-							}
-						} else if got.Found || got.Nodes != want.Nodes || out.Total.Nodes != want.Nodes || got.MinExceeded != want.MinExceeded {
-							t.Fatalf("threshold %d: %d nodes, next %d; sequential %d nodes, next %d",
-								want.Threshold, got.Nodes, got.MinExceeded, want.Nodes, want.MinExceeded)
-						}
-						out.Sim.RealSeconds = 0
-						outs = append(outs, out)
-					}
-					if !reflect.DeepEqual(outs[0], outs[1]) {
-						t.Errorf("threshold %d: two runs differ:\n%+v\n%+v", want.Threshold, outs[0], outs[1])
-					}
+	lbtest.LargeP(t, 1000, 5, func(t *testing.T, cfg lb.Config, p int) {
+		for _, want := range its {
+			var outs []*lb.Outcome
+			for range 2 {
+				w, err := lb.NewSim(p, lb.SimConfig{Seed: 5, Machine: mi.For("fifteen")})
+				if err != nil {
+					t.Fatal(err)
 				}
-			})
+				got, out, err := RunIteration(w, in.State, want.Threshold, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want.Solved {
+					end, err := puzzle.ApplyMoves(in.State, got.Moves)
+					if !got.Found || err != nil || end != puzzle.Goal() || len(got.Moves) != want.Threshold {
+						t.Fatalf("threshold %d: solution %s (%v)", want.Threshold, puzzle.FormatMoves(got.Moves), err)
+					}
+				} else if got.Found || got.Nodes != want.Nodes || out.Total.Nodes != want.Nodes || got.MinExceeded != want.MinExceeded {
+					t.Fatalf("threshold %d: %d nodes, next %d; sequential %d nodes, next %d",
+						want.Threshold, got.Nodes, got.MinExceeded, want.Nodes, want.MinExceeded)
+				}
+				out.Sim.RealSeconds = 0
+				outs = append(outs, out)
+			}
+			if !reflect.DeepEqual(outs[0], outs[1]) {
+				t.Errorf("threshold %d: two runs differ:\n%+v\n%+v", want.Threshold, outs[0], outs[1])
+			}
 		}
-	}
+	})
 }

@@ -155,20 +155,14 @@ func (s *Search) Work(budget int64) (nodes int64, done bool) {
 		m := Move(bits.TrailingZeros8(fr.pending))
 		fr.pending &^= 1 << m
 		n++
-		blank := int(fr.blank)
-		nb := blank + int(moveOffset[m])
-		t := fr.b >> (4 * nb) & 15
-		h := int(fr.h) + 1
-		if closer[nb][m]>>t&1 != 0 {
-			h -= 2
-		}
+		c := fr.child(m)
+		nb, h, b := int(c.blank), int(c.h), c.b
 		g := top + 1
 		f := g + h
 		if f > threshold {
 			s.minExc = min(s.minExc, f)
 			continue
 		}
-		b := fr.b ^ t<<(4*nb) ^ t<<(4*blank)
 		if h == 0 {
 			s.found(top, m, nil)
 			break
@@ -203,6 +197,20 @@ func (s *Search) Work(budget int64) (nodes int64, done bool) {
 	s.trim()
 	s.nodes += n
 	return n, s.Empty()
+}
+
+// child returns the frame of the node the blank's move m leads to from fr,
+// its Manhattan distance updated incrementally, with no move pending. m
+// must be legal at fr.
+func (fr *frame) child(m Move) frame {
+	blank := int(fr.blank)
+	nb := blank + int(moveOffset[m])
+	t := fr.b >> (4 * nb) & 15
+	h := int(fr.h) + 1
+	if closer[nb][m]>>t&1 != 0 {
+		h -= 2
+	}
+	return frame{b: fr.b ^ t<<(4*nb) ^ t<<(4*blank), blank: uint8(nb), prev: m, h: uint8(h)}
 }
 
 // trim pops the exhausted frames off the top of the stack, so that the top
@@ -336,21 +344,14 @@ func (s *Search) divideBelow() (int, uint8, bool) {
 	fr := s.stack[top]
 	m := Move(bits.TrailingZeros8(fr.pending))
 	for i := 0; ; i++ {
-		blank := int(fr.blank)
-		nb := blank + int(moveOffset[m])
-		t := fr.b >> (4 * nb) & 15
-		h := int(fr.h) + 1
-		if closer[nb][m]>>t&1 != 0 {
-			h -= 2
-		}
-		if top+1+i+h > s.threshold || h == 0 {
+		fr = fr.child(m)
+		if top+1+i+int(fr.h) > s.threshold || fr.h == 0 {
 			return 0, 0, false // a pruned node or the goal: nothing below to split
 		}
-		moves := moveMask[nb] &^ (1 << m.Inverse())
+		moves := moveMask[fr.blank] &^ (1 << m.Inverse())
 		if i < len(s.chain) {
 			moves &= s.chain[i]
 		}
-		fr = frame{b: fr.b ^ t<<(4*nb) ^ t<<(4*blank), blank: uint8(nb), prev: m, h: uint8(h)}
 		s.path = append(s.path, fr)
 		switch {
 		case i+1 < len(s.chain):
@@ -505,17 +506,11 @@ func (s *Search) UnmarshalBinary(data []byte) error {
 		if fr.pending&(1<<m) != 0 {
 			return bad(fmt.Errorf("frame %d: move %v both pending and in progress", i, m))
 		}
-		blank := int(fr.blank)
-		nb := blank + int(moveOffset[m])
-		t := fr.b >> (4 * nb) & 15
-		h := int(fr.h) + 1
-		if closer[nb][m]>>t&1 != 0 {
-			h -= 2
-		}
-		if i+1+h > int(threshold) || h == 0 {
+		c := fr.child(m)
+		if i+1+int(c.h) > int(threshold) || c.h == 0 {
 			return bad(fmt.Errorf("frame %d: path leaves the threshold or meets the goal", i+1))
 		}
-		o.stack = append(o.stack, frame{b: fr.b ^ t<<(4*nb) ^ t<<(4*blank), blank: uint8(nb), prev: m, h: uint8(h)})
+		o.stack = append(o.stack, c)
 	}
 	if len(chain) > 0 {
 		// A chain belongs to the one move at the top, all the search owns.

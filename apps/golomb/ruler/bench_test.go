@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"syscall"
 	"testing"
 
 	"github.com/treelb/treelb/lb"
@@ -14,9 +15,9 @@ import (
 // (n = 12 by default, 7.6·10⁷ nodes; TREELB_BENCH_MARKS=13 for the 13-mark
 // count of the issue, 1.5·10⁹ nodes): the sequential count, then random
 // polling on 1024, 4096 and 16384 simulated ranks of the cluster machine,
-// doing the same nodes. Compare the ns/op of the sub-benchmarks measured
-// in one run; the simulated ones also report the simulator's events per
-// second. scripts/sim-bench.sh runs the whole command instead and prints
+// doing the same nodes. Compare the ns/op, and the CPU seconds per op
+// (steadier on a shared machine), of the sub-benchmarks measured in one
+// run; the simulated ones also report the simulator's events per second. scripts/sim-bench.sh runs the whole command instead and prints
 // the ratios, the load averages and the memory per rank.
 func BenchmarkSimulator(b *testing.B) {
 	n := 12
@@ -41,11 +42,14 @@ func BenchmarkSimulator(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("seq", func(b *testing.B) {
+		c0, runs := cpuSeconds(), 0
 		for b.Loop() {
 			if got, _ := CountRulers(n, g, maxLen); got.Nodes != want.Nodes {
 				b.Fatalf("%d nodes, want %d", got.Nodes, want.Nodes)
 			}
+			runs++
 		}
+		b.ReportMetric((cpuSeconds()-c0)/float64(runs), "cpu-s/op")
 		b.ReportMetric(float64(want.Nodes), "nodes")
 	})
 	mi, err := lb.LookupMachine("cluster")
@@ -56,7 +60,9 @@ func BenchmarkSimulator(b *testing.B) {
 		b.Run(fmt.Sprintf("sim/P=%d", p), func(b *testing.B) {
 			var events int64
 			var real float64
+			c0, runs := cpuSeconds(), 0
 			for b.Loop() {
+				runs++
 				w, err := lb.NewSim(p, lb.SimConfig{Seed: 1, Machine: mi.For("golomb")})
 				if err != nil {
 					b.Fatal(err)
@@ -71,7 +77,18 @@ func BenchmarkSimulator(b *testing.B) {
 				events += out.Sim.Events
 				real += out.Sim.RealSeconds
 			}
+			b.ReportMetric((cpuSeconds()-c0)/float64(runs), "cpu-s/op")
 			b.ReportMetric(float64(events)/real, "events/s")
 		})
 	}
+}
+
+// cpuSeconds returns the CPU time (user and system) of this process: on a
+// shared machine, a steadier measure than the wall time of ns/op.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }

@@ -2,7 +2,6 @@ package ruler
 
 import (
 	"fmt"
-	"math/bits"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -243,12 +242,10 @@ func TestSplitKeepsHalving(t *testing.T) {
 
 // TestSimLargeP: the exhaustive count (9-mark rulers up to length 50) on
 // 1024 and 4096 simulated ranks of the GCel model (a mesh with contention)
-// under every balancer gives exactly the sequential nodes and rulers, every
-// rank terminates once (the asynchronous balancers' exit wave reaches each
-// rank but 0 once), and a second run with the same seeds is the same.
-// 4096 ranks with -short only for rp. Static placement cuts ⌈log₂ P⌉+2
-// levels (its default, up to ⌈log₂ P⌉+10, makes 2^22 leaves at 4096 ranks,
-// seconds of splitting to simulate).
+// under every balancer (lbtest.LargeP) gives exactly the sequential nodes
+// and rulers, every rank terminates once (the asynchronous balancers' exit
+// wave reaches each rank but 0 once), and a second run with the same seeds
+// is the same.
 func TestSimLargeP(t *testing.T) {
 	const n, maxLen = 9, 50
 	want := countSeq(t, n, maxLen)
@@ -257,44 +254,35 @@ func TestSimLargeP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, info := range lb.Balancers() {
-		for _, p := range []int{1024, 4096} {
-			if p > 1024 && testing.Short() && info.Name != "rp" {
-				continue
+	lbtest.LargeP(t, 200, 7, func(t *testing.T, cfg lb.Config, p int) {
+		run := func() (*lb.Outcome, error) {
+			w, err := lb.NewSim(p, lb.SimConfig{Seed: 7, Machine: mi.For("golomb")})
+			if err != nil {
+				return nil, err
 			}
-			t.Run(fmt.Sprintf("%s/P=%d", info.Name, p), func(t *testing.T) {
-				t.Parallel()
-				run := func() (*lb.Outcome, error) {
-					w, err := lb.NewSim(p, lb.SimConfig{Seed: 7, Machine: mi.For("golomb")})
-					if err != nil {
-						return nil, err
-					}
-					cfg := lb.Config{Balancer: info.New, Budget: 200, Seed: 7, Options: lb.Options{SplitLevels: bits.Len(uint(p-1)) + 2}}
-					got, out, err := CountParallel(w, n, g, maxLen, cfg)
-					if err != nil {
-						return nil, err
-					}
-					if got.Nodes != want.Nodes || got.Solutions != want.Solutions || out.Total.Nodes != want.Nodes {
-						return nil, fmt.Errorf("%d nodes %d rulers, sequential %d nodes %d rulers", got.Nodes, got.Solutions, want.Nodes, want.Solutions)
-					}
-					return out, nil
-				}
-				a, err := run()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if m := a.Total.Messages; info.Name != "ps" && m[lb.KExit] != int64(p-1) {
-					t.Errorf("%d exit messages, want %d", m[lb.KExit], p-1)
-				}
-				b, err := run()
-				if err != nil {
-					t.Fatal(err)
-				}
-				a.Sim.RealSeconds, b.Sim.RealSeconds = 0, 0
-				if !reflect.DeepEqual(a, b) {
-					t.Errorf("two runs differ:\n%+v\n%+v", a, b)
-				}
-			})
+			got, out, err := CountParallel(w, n, g, maxLen, cfg)
+			if err != nil {
+				return nil, err
+			}
+			if got.Nodes != want.Nodes || got.Solutions != want.Solutions || out.Total.Nodes != want.Nodes {
+				return nil, fmt.Errorf("%d nodes %d rulers, sequential %d nodes %d rulers", got.Nodes, got.Solutions, want.Nodes, want.Solutions)
+			}
+			return out, nil
 		}
-	}
+		a, err := run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := a.Total.Messages; m[lb.KPair] == 0 && m[lb.KExit] != int64(p-1) {
+			t.Errorf("%d exit messages, want %d", m[lb.KExit], p-1)
+		}
+		b, err := run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Sim.RealSeconds, b.Sim.RealSeconds = 0, 0
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("two runs differ:\n%+v\n%+v", a, b)
+		}
+	})
 }
