@@ -29,9 +29,10 @@ const MaxSimRanks = 1 << 16
 // simWorld is the discrete-event simulator as a World: one program drives
 // all ranks in virtual time.
 type simWorld struct {
-	p   int
-	cfg SimConfig
-	m   simMachine
+	p     int
+	cfg   SimConfig
+	m     simMachine
+	nodes int64 // nodes of the runs so far, for progress reports
 }
 
 // simMachine is a Machine in picoseconds.
@@ -131,6 +132,14 @@ type sim struct {
 	events   int64
 	limit    int64
 	instant  bool // a message can arrive when it is sent: starts wait for arrivals
+
+	// Progress reports (Config.Progress): every so often of wall time, a
+	// snapshot summed over all ranks at once.
+	progress func(Progress)
+	every    time.Duration
+	next     time.Time
+	base     int64 // nodes of the world's earlier runs
+	apps     []App
 }
 
 // Run simulates job on every rank; see NewSim.
@@ -147,6 +156,11 @@ func (w *simWorld) Run(job Job) (*Outcome, error) {
 		s.trace = newBusyTrace()
 	}
 	apps := make([]App, p)
+	s.apps = apps
+	if job.Config.Progress != nil {
+		s.progress, s.every, s.base = job.Config.Progress, ProgressEvery(job.Config), w.nodes
+		s.next = time.Now().Add(s.every)
+	}
 	for r := range p {
 		apps[r] = job.NewApp()
 		b, err := NewBalancer(job.Config.Balancer, Env{Rank: r, Size: p, App: apps[r], Rand: NewRand(job.Config.Seed, r),
@@ -170,7 +184,36 @@ func (w *simWorld) Run(job Job) (*Outcome, error) {
 	if err := s.loop(); err != nil {
 		return nil, err
 	}
-	return s.finish(job, apps, t0)
+	out, err := s.finish(job, apps, t0)
+	if err != nil {
+		return nil, err
+	}
+	w.nodes += out.Total.Nodes
+	if s.progress != nil {
+		last := s.snapshot()
+		last.Nodes, last.Busy = w.nodes, 0
+		s.progress(last)
+	}
+	return out, nil
+}
+
+// snapshot returns the progress of the run: the nodes of every rank (and
+// of the earlier runs), the ranks working on a slice, and the best
+// incumbent of the ranks' apps.
+func (s *sim) snapshot() Progress {
+	pr := Progress{Nodes: s.base, Ranks: s.p}
+	for r, b := range s.bs {
+		pr.Nodes += b.Stats().Nodes
+		if sr := &s.ranks[r]; sr.cpu && sr.slice >= 0 {
+			pr.Busy++
+		}
+		if a, ok := s.apps[r].(Bounded); ok {
+			if v, ok := a.Incumbent(); ok && (!pr.HasBound || a.Sense().Better(v, pr.Incumbent)) {
+				pr.Incumbent, pr.HasBound = v, true
+			}
+		}
+	}
+	return pr
 }
 
 // loop processes events in order until none is left.
@@ -178,6 +221,12 @@ func (s *sim) loop() error {
 	for len(s.q) > 0 {
 		if s.events++; s.events > s.limit {
 			return fmt.Errorf("lb: simulation exceeded %d events", s.limit)
+		}
+		if s.progress != nil && s.events&4095 == 0 {
+			if now := time.Now(); now.After(s.next) {
+				s.next = now.Add(s.every)
+				s.progress(s.snapshot())
+			}
 		}
 		e := s.q.pop()
 		s.now = e.at

@@ -3,6 +3,7 @@ package lb
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 // rangeReducer is rangeApp with a result of nothing but the nodes, which
@@ -172,5 +173,30 @@ func TestEventHeap(t *testing.T) {
 			t.Fatalf("%+v after %+v", e, prev)
 		}
 		prev = e
+	}
+}
+
+// TestSimProgress: the simulator reports progress (Config.Progress) while
+// it runs, node counts never going back, and a last snapshot with every
+// node of the run.
+func TestSimProgress(t *testing.T) {
+	info, _ := Lookup("rp")
+	w, err := NewSim(64, SimConfig{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Progress
+	cfg := Config{Balancer: info.New, Budget: 10, Progress: func(p Progress) { got = append(got, p) }, ProgressEvery: time.Nanosecond}
+	_, out, err := Run(w, cfg, func() Reducer[int64] { return rangeReducer{rangeApp{n: 200000}} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 2 || got[len(got)-1].Nodes != out.Total.Nodes || out.Total.Nodes != 200000 {
+		t.Fatalf("%d snapshots, the last %+v; %d nodes", len(got), got[len(got)-1], out.Total.Nodes)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].Nodes < got[i-1].Nodes || got[i].Ranks != 64 || got[i].Busy > 64 {
+			t.Fatalf("snapshot %d: %+v after %+v", i, got[i], got[i-1])
+		}
 	}
 }
