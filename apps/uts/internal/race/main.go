@@ -139,7 +139,7 @@ func run(w io.Writer, ref string, names []string, reps int, kernels []tree.Kerne
 			if err != nil {
 				return err
 			}
-			if rc != c || !matches(c, s) {
+			if rc != c || !s.Matches(c) {
 				return fmt.Errorf("%s: ours %+v, the reference %+v, published %d nodes, depth %d, %d leaves", s.Name, c, rc, s.Nodes, s.Depth, s.Leaves)
 			}
 			theirs = append(theirs, tm)
@@ -179,7 +179,7 @@ func raceMPI(w io.Writer, src string, ss []tree.Sample, reps int, mpirun []strin
 			if err != nil {
 				return err
 			}
-			if !matches(c, s) {
+			if !s.Matches(c) {
 				return fmt.Errorf("%s: UTS-MPI counted %+v", s.Name, c)
 			}
 			secs = append(secs, tm)
@@ -240,17 +240,10 @@ type timing struct{ wall, cpu float64 }
 // timeOurs counts t sequentially with kernel k and returns the counts and
 // the time the search took.
 func timeOurs(t *tree.Tree, k tree.Kernel) (tree.Counts, timing, error) {
-	var c tree.Counts
-	s := t.NewSearch(&c)
-	if err := s.SetKernel(k); err != nil {
-		return c, timing{}, err
-	}
 	cpu0 := cpuSeconds()
 	start := time.Now()
-	for !s.Empty() {
-		s.Work(1 << 20)
-	}
-	return c, timing{time.Since(start).Seconds(), cpuSeconds() - cpu0}, nil
+	c, err := t.CountWith(k)
+	return c, timing{time.Since(start).Seconds(), cpuSeconds() - cpu0}, err
 }
 
 // cpuSeconds returns the user and system time of this process.
@@ -286,11 +279,6 @@ func timeTheirs(dir, prog string, args []string, flags string) (tree.Counts, tim
 	sec, _ := strconv.ParseFloat(string(tm[1]), 64)
 	cpu := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
 	return tree.Counts{Nodes: n, Depth: d, Leaves: l}, timing{sec, cpu}, nil
-}
-
-// matches reports whether counts agree with a sample's published ones.
-func matches(c tree.Counts, s tree.Sample) bool {
-	return c.Nodes == s.Nodes && (s.Depth < 0 || c.Depth == s.Depth) && (s.Leaves < 0 || c.Leaves == s.Leaves)
 }
 
 func wallOf(t timing) float64 { return t.wall }
