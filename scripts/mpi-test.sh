@@ -49,6 +49,9 @@ mpi_tests() {
 	run_mpi_cmd integrate 2 '"value":3.0248004066330985e-41,' --json poly --rule relative --theta-a 1e-8
 	run_mpi_cmd integrate 2 '"nodes":4269,"leaves":2135,"height":36,' alpha --json -b koso
 	run_mpi_bad_input integrate 2 2 alpha --alpha 1
+	run_mpi_cmd uts 2 '"nodes":4130071,"depth":10,"leaves":3305118,' --tree T1 --json
+	run_mpi_cmd uts 2 '"nodes":4112897,"depth":1572,"leaves":3599034,' --tree T3 --json -b koso
+	run_mpi_bad_input uts 2 2 --tree T1 --prob 1.5
 }
 
 # balancers lists the balancer names of the golomb command's help.
