@@ -70,6 +70,7 @@ below 1, a seed or depth beyond 32 bits, an unknown sample tree, a malformed
 func main() { cmdutil.Main(newApp()) }
 
 func newApp() *cli.App {
+	d := tree.Defaults()
 	return &cli.App{
 		Name:        "uts",
 		Usage:       "count a UTS tree (Unbalanced Tree Search), in parallel with a load balancer",
@@ -77,17 +78,18 @@ func newApp() *cli.App {
 		Description: description,
 		Flags: append(cmdutil.Flags(),
 			&cli.StringFlag{Name: "tree", Usage: "start from the reference's sample tree `NAME` (T1 … T3WL); 'help' lists them"},
-			&cli.StringFlag{Name: "ref", Usage: "the reference's tree flags `\"-t T -b B …\"`, verbatim, as one string"},
-			&cli.StringFlag{Name: "tree-type", Usage: "-t: tree `TYPE`, 0 binomial, 1 geometric, 2 hybrid, 3 balanced (a number or a name)"},
-			&cli.Float64Flag{Name: "branching", Usage: "-b: branching factor `B` of the root, > 0"},
-			&cli.IntFlag{Name: "root-seed", Usage: "-r: seed `R` of the root's state"},
-			&cli.IntFlag{Name: "children", Usage: "-m: binomial, hybrid: children `M` of a non-leaf, ≥ 1"},
-			&cli.Float64Flag{Name: "prob", Usage: "-q: binomial, hybrid: probability `Q` of a non-leaf, in [0, 1]"},
-			&cli.IntFlag{Name: "depth", Usage: "-d: geometric, hybrid, balanced: depth parameter `D`"},
-			&cli.StringFlag{Name: "shape", Usage: "-a: geometric, hybrid: shape `A`, 0 linear, 1 expdec, 2 cyclic, 3 fixed (a number or a name)"},
-			&cli.Float64Flag{Name: "shift-depth", Usage: "-f: hybrid: geometric above depth `F`·D"},
-			&cli.IntFlag{Name: "granularity", Usage: "-g: SHA-1 evaluations `G` per child, ≥ 1"},
-			&cli.StringFlag{Name: "kernel", Value: tree.BestKernel().String(), Usage: "how children are hashed: avx512, avx2 or crypto/sha1 (default: the fastest this processor has)"}),
+			&cli.StringFlag{Name: "ref", Usage: "the reference's tree flags `FLAGS`, verbatim, as one string (\"-t 1 -a 3 -d 10 -b 4 -r 19\")"},
+			&cli.StringFlag{Name: "tree-type", DefaultText: fmt.Sprintf("%d, %v", d.Type, d.Type), Usage: "-t: tree `TYPE`, 0 binomial, 1 geometric, 2 hybrid, 3 balanced (a number or a name)"},
+			&cli.Float64Flag{Name: "branching", Value: d.B, Usage: "-b: branching factor `B` of the root, > 0"},
+			&cli.IntFlag{Name: "root-seed", Value: d.Root, Usage: "-r: seed `R` of the root's state"},
+			&cli.IntFlag{Name: "children", Value: d.M, Usage: "-m: binomial, hybrid: children `M` of a non-leaf, ≥ 1"},
+			&cli.Float64Flag{Name: "prob", Value: d.Q, Usage: "-q: binomial, hybrid: probability `Q` of a non-leaf, in [0, 1]"},
+			&cli.IntFlag{Name: "depth", Value: d.Depth, Usage: "-d: geometric, hybrid, balanced: depth parameter `D`"},
+			&cli.StringFlag{Name: "shape", DefaultText: fmt.Sprintf("%d, %v", d.Shape, d.Shape), Usage: "-a: geometric, hybrid: shape `A`, 0 linear, 1 expdec, 2 cyclic, 3 fixed (a number or a name)"},
+			&cli.Float64Flag{Name: "shift-depth", Value: d.Shift, Usage: "-f: hybrid: geometric above depth `F`·D"},
+			&cli.IntFlag{Name: "granularity", Value: d.Gran, Usage: "-g: SHA-1 evaluations `G` per child, ≥ 1"},
+			&cli.StringFlag{Name: "kernel", Value: tree.BestKernel().String(), DefaultText: tree.BestKernel().String() + ", the fastest this processor has",
+				Usage: "hash children with kernel `K`: avx512 (16 at a time), avx2 (8) or crypto/sha1 (one, like the reference)"}),
 		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "uts", Read: read, Solve: solve}),
 	}
 }
