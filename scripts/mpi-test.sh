@@ -53,6 +53,9 @@ mpi_tests() {
 	run_mpi_cmd knapsack 2 '"profit":33434889,' --json --budget 50 --search hs -b ps - <apps/knapsack/testdata/sanders-m100-seed5.txt
 	run_mpi_bad_input knapsack 2 2 apps/knapsack/testdata/missing.txt
 	run_mpi_bad_input knapsack 2 2 - < <(printf '2\n1 2\n3 -4\n5\n')
+	run_mpi_cmd uts 2 '"nodes":4130071,"depth":10,"leaves":3305118,' --tree T1 --json
+	run_mpi_cmd uts 2 '"nodes":4112897,"depth":1572,"leaves":3599034,' --tree T3 --json -b koso
+	run_mpi_bad_input uts 2 2 --tree T1 --prob 1.5
 }
 
 # balancers lists the balancer names of the golomb command's help.

@@ -8,7 +8,10 @@ import (
 
 // This file holds everything that faces package lb.
 
-var _ lb.Task = (*Search)(nil)
+var (
+	_ lb.Task            = (*Search)(nil)
+	_ lb.Reducer[Counts] = (*App)(nil)
+)
 
 // Split gives away about half of the work (see split), or returns nil.
 func (s *Search) Split() lb.Task {
@@ -23,15 +26,30 @@ func (s *Search) Split() lb.Task {
 // Counts: every rank's counts, combined, are the tree's. It is not safe for
 // concurrent use.
 type App struct {
-	t *Tree
-	c Counts
+	t      *Tree
+	c      Counts
+	kernel Kernel
 }
 
-// NewApp returns a rank's application for tree t (which ranks may share).
-func NewApp(t *Tree) *App { return &App{t: t} }
+// NewApp returns a rank's application for tree t (which ranks may share);
+// its searches hash with BestKernel.
+func NewApp(t *Tree) *App { return &App{t: t, kernel: BestKernel()} }
+
+// SetKernel makes the app's searches hash with k, which must be supported.
+func (a *App) SetKernel(k Kernel) error {
+	if err := k.Check(); err != nil {
+		return err
+	}
+	a.kernel = k
+	return nil
+}
 
 // Root returns the whole tree as a task.
-func (a *App) Root() lb.Task { return a.t.NewSearch(&a.c) }
+func (a *App) Root() lb.Task {
+	s := a.t.NewSearch(&a.c)
+	s.kernel = a.kernel
+	return s
+}
 
 // Unmarshal decodes a task encoded by Search.AppendBinary on any rank.
 func (a *App) Unmarshal(b []byte) (lb.Task, error) {
@@ -39,6 +57,7 @@ func (a *App) Unmarshal(b []byte) (lb.Task, error) {
 	if err != nil {
 		return nil, fmt.Errorf("uts: %v: %w", a.t, err)
 	}
+	s.kernel = a.kernel
 	return s, nil
 }
 

@@ -53,10 +53,19 @@ func BestKernel() Kernel {
 	return CryptoSHA1
 }
 
-// SetKernel makes the search hash with k, which must be supported.
-func (s *Search) SetKernel(k Kernel) error {
+// Check returns an error unless this processor and operating system can
+// run the kernel.
+func (k Kernel) Check() error {
 	if !k.Supported() {
 		return fmt.Errorf("uts: kernel %v: not supported by this processor or system", k)
+	}
+	return nil
+}
+
+// SetKernel makes the search hash with k, which must be supported.
+func (s *Search) SetKernel(k Kernel) error {
+	if err := k.Check(); err != nil {
+		return err
 	}
 	s.kernel = k
 	return nil

@@ -37,6 +37,31 @@ func enumName(names []string, i int, kind string) string {
 	return fmt.Sprintf("%s(%d)", kind, i)
 }
 
+// ParseType returns the tree family of a name (binomial, geometric,
+// hybrid, balanced, any case) or of its number as the reference's -t.
+func ParseType(v string) (Type, error) {
+	i, err := parseEnum(typeNames[:], v)
+	if err != nil {
+		return 0, fmt.Errorf("uts: tree type %q: need 0 (binomial), 1 (geometric), 2 (hybrid) or 3 (balanced)", v)
+	}
+	return Type(i), nil
+}
+
+// parseEnum returns the index of v in names (any case) or v as a number
+// that indexes names.
+func parseEnum(names []string, v string) (int, error) {
+	for i, n := range names {
+		if strings.EqualFold(n, v) {
+			return i, nil
+		}
+	}
+	i, err := strconv.Atoi(v)
+	if err != nil || i < 0 || i >= len(names) {
+		return 0, errors.New("unknown")
+	}
+	return i, nil
+}
+
 // Shape is the shape function of geometric trees, numbered as the
 // reference's -a flag: it gives the mean number of children b_i at depth
 // i ≥ 1 from the root's b_0 = b and the depth parameter d.
@@ -57,6 +82,16 @@ var shapeNames = [...]string{"linear", "expdec", "cyclic", "fixed"}
 
 // String returns the shape's name.
 func (s Shape) String() string { return enumName(shapeNames[:], int(s), "Shape") }
+
+// ParseShape returns the shape function of a name (linear, expdec,
+// cyclic, fixed, any case) or of its number as the reference's -a.
+func ParseShape(v string) (Shape, error) {
+	i, err := parseEnum(shapeNames[:], v)
+	if err != nil {
+		return 0, fmt.Errorf("uts: shape %q: need 0 (linear), 1 (expdec), 2 (cyclic) or 3 (fixed)", v)
+	}
+	return Shape(i), nil
+}
 
 // MaxChildren caps the number of children of every node but the root of a
 // binomial tree and the nodes of a balanced tree (the reference's
@@ -131,19 +166,27 @@ func (p Params) Validate() error {
 // result is not validated.
 func ParseArgs(args []string) (Params, error) {
 	p := Defaults()
+	err := p.SetArgs(args)
+	return p, err
+}
+
+// SetArgs sets the parameters of the reference's command-line flags, pairs
+// of a flag and a value as for ParseArgs, leaving the others as they are.
+// It stops at the first bad pair; the result is not validated.
+func (p *Params) SetArgs(args []string) error {
 	for i := 0; i < len(args); i += 2 {
 		f := args[i]
 		if len(f) != 2 || f[0] != '-' {
-			return p, fmt.Errorf("uts: %q: expected a flag -t -b -r -m -q -d -a -f or -g", f)
+			return fmt.Errorf("uts: %q: expected a flag -t -b -r -m -q -d -a -f or -g", f)
 		}
 		if i+1 == len(args) {
-			return p, fmt.Errorf("uts: %s: missing value", f)
+			return fmt.Errorf("uts: %s: missing value", f)
 		}
 		if err := p.Set(f[1], args[i+1]); err != nil {
-			return p, err
+			return err
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // Set sets the parameter of the reference's flag letter c from its text

@@ -64,6 +64,12 @@ func Samples() []Sample {
 	}
 }
 
+// Matches reports whether counts agree with the sample's published
+// statistics (depth and leaves where published).
+func (s Sample) Matches(c Counts) bool {
+	return c.Nodes == s.Nodes && (s.Depth < 0 || c.Depth == s.Depth) && (s.Leaves < 0 || c.Leaves == s.Leaves)
+}
+
 // SampleNamed returns the sample tree of the given name (T1 … T3WL, any
 // case).
 func SampleNamed(name string) (Sample, bool) {

@@ -73,12 +73,22 @@ func (t *Tree) NewSearch(c *Counts) *Search {
 
 // Count searches the whole tree sequentially.
 func (t *Tree) Count() Counts {
+	c, _ := t.CountWith(BestKernel())
+	return c
+}
+
+// CountWith searches the whole tree sequentially, hashing with kernel k,
+// which must be supported.
+func (t *Tree) CountWith(k Kernel) (Counts, error) {
 	var c Counts
 	s := t.NewSearch(&c)
+	if err := s.SetKernel(k); err != nil {
+		return c, err
+	}
 	for !s.Empty() {
 		s.Work(1 << 20)
 	}
-	return c
+	return c, nil
 }
 
 // Empty reports whether the search has nothing left.

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/treelb/treelb/apps/uts/tree"
+	"github.com/treelb/treelb/internal/cmdutil"
+	"github.com/treelb/treelb/mpi"
+)
+
+// run runs the command in process as Main would and returns its standard
+// output, its error output and its exit status.
+func run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	if mpi.WorldName != "embedded" {
+		t.Skip("the command tests start their own embedded worlds; scripts/mpi-test.sh runs the command under mpirun")
+	}
+	app := newApp()
+	var out, errOut bytes.Buffer
+	app.Writer, app.ErrWriter = &out, &errOut
+	code := cmdutil.Execute(app, append([]string{"uts"}, args...))
+	return out.String(), errOut.String(), code
+}
+
+// record is the JSON output, as a user's program reads it.
+type record struct {
+	App, Balancer, World, Tree, Params, Kernel string
+	Ranks                                      int
+	Seconds                                    float64
+	NodesPerSecond                             float64 `json:"nodes_per_second"`
+	Nodes, Leaves                              int64
+	Depth                                      int
+	Stats                                      *struct{ Total struct{ Nodes int64 } }
+}
+
+// TestSampleTrees counts T1 and T3, given in each of the ways the command
+// takes a tree, sequentially and under balancers in the embedded and
+// simulated worlds, with flags before and after the others: the published
+// counts, the sample recognized, one node count per run.
+func TestSampleTrees(t *testing.T) {
+	t1 := sample(t, "T1")
+	t3 := sample(t, "T3")
+	for _, c := range []struct {
+		args []string
+		want tree.Sample
+	}{
+		{[]string{"--tree", "T1", "--json", "-b", "seq"}, t1},
+		{[]string{"--json", "--tree", "t1", "--np", "2", "--stats"}, t1},
+		{[]string{"--json", "--np", "3", "--ref", "-t 0 -b 2000 -q 0.124875 -m 8 -r 42", "-b", "koso", "--stats"}, t3},
+		{[]string{"--world", "sim", "--np", "16", "--tree", "T3", "-b", "ps", "--json", "--budget", "5000", "--stats"}, t3},
+		{[]string{"--json", "--stats", "--np", "2", "--", "-t", "1", "-a", "3", "-d", "10", "-b", "4", "-r", "19"}, t1},
+		{[]string{"-b", "seq", "--tree-type", "geometric", "--shape", "fixed", "--depth", "10", "--branching", "4", "--root-seed", "19", "--json"}, t1},
+		{[]string{"--tree-type", "0", "--branching", "2000", "--prob", "0.124875", "--children", "8", "--root-seed", "42", "--json", "--kernel", "crypto/sha1", "-b", "rp-local", "--np", "2", "--stats"}, t3},
+	} {
+		stdout, stderr, code := run(t, c.args...)
+		if code != 0 {
+			t.Fatalf("uts %q: exit %d: %s", c.args, code, stderr)
+		}
+		var r record
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatalf("uts %q: %v\n%s", c.args, err, stdout)
+		}
+		got := tree.Counts{Nodes: r.Nodes, Depth: r.Depth, Leaves: r.Leaves}
+		if r.App != "uts" || !c.want.Matches(got) || r.Tree != c.want.Name || r.Params != c.want.Params().String() ||
+			r.Seconds <= 0 || r.NodesPerSecond <= 0 || r.Kernel == "" {
+			t.Errorf("uts %q: %+v, want the counts of %+v", c.args, r, c.want)
+		}
+		if r.Balancer != "seq" && (r.Stats == nil || r.Stats.Total.Nodes != r.Nodes) {
+			t.Errorf("uts %q: %d nodes, statistics %+v", c.args, r.Nodes, r.Stats)
+		}
+	}
+}
+
+// sample returns the sample tree called name.
+func sample(t *testing.T, name string) tree.Sample {
+	t.Helper()
+	s, ok := tree.SampleNamed(name)
+	if !ok {
+		t.Fatalf("no sample tree %s", name)
+	}
+	return s
+}
+
+// TestParameters checks the order in which the ways of giving parameters
+// apply (--tree, then --ref, then the flags after --, then the long
+// flags) on small trees, against their sequential counts, and the -q and
+// human outputs.
+func TestParameters(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // the reference's flags of the tree counted
+	}{
+		{[]string{"--tree", "T1", "--ref", "-r 43 -d 5", "--root-seed", "44"}, "-t 1 -a 3 -d 5 -b 4 -r 44"},
+		{[]string{"--ref", "-t 3 -d 6 -b 3", "--", "-d", "7"}, "-t 3 -d 7 -b 3 -r 0"},
+		{[]string{"--tree", "T4", "--depth", "8", "--shape", "CYCLIC", "--shift-depth", "0.25", "--granularity", "2"}, "-t 2 -a 2 -d 8 -b 6 -q 0.234375 -m 4 -f 0.25 -r 1 -g 2"},
+		{nil, "-t 1 -a 0 -d 6 -b 4 -r 0"}, // the reference's defaults
+	} {
+		p, err := tree.ParseArgs(strings.Fields(c.want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tree.MustNew(p).Count()
+		for _, b := range []string{"seq", "rp"} {
+			args := append([]string{"-q", "--np", "2", "-b", b}, c.args...)
+			stdout, stderr, code := run(t, args...)
+			if line := fmt.Sprintln(want.Nodes, want.Depth, want.Leaves); code != 0 || stdout != line {
+				t.Errorf("uts %q: exit %d, output %q%s; want %q (%s)", args, code, stdout, stderr, line, c.want)
+			}
+		}
+		stdout, _, _ := run(t, append([]string{"-b", "seq"}, c.args...)...)
+		if line := fmt.Sprintf("Tree size = %d, tree depth = %d, num leaves = %d (", want.Nodes, want.Depth, want.Leaves); !strings.Contains(stdout, line) || !strings.Contains(stdout, c.want) {
+			t.Errorf("uts %q:\n%s\nwant %q and %q", c.args, stdout, line, c.want)
+		}
+	}
+}
+
+// TestHelp checks --tree help (a table or JSON Lines of every sample tree)
+// and --help (the flag mapping).
+func TestHelp(t *testing.T) {
+	stdout, _, code := run(t, "--tree", "help")
+	for _, s := range tree.Samples() {
+		if code != 0 || !strings.Contains(stdout, s.Args) || !strings.Contains(stdout, fmt.Sprint(s.Nodes)) {
+			t.Fatalf("--tree help: exit %d, no %s:\n%s", code, s.Name, stdout)
+		}
+	}
+	stdout, _, code = run(t, "--tree", "help", "--json", "-b", "seq")
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != 0 || len(lines) != len(tree.Samples()) {
+		t.Fatalf("--tree help --json: exit %d, %d lines", code, len(lines))
+	}
+	var s sampleOutput
+	if err := json.Unmarshal([]byte(lines[0]), &s); err != nil || s != (sampleOutput{"T1", "-t 1 -a 3 -d 10 -b 4 -r 19", 4130071, 10, 3305118}) {
+		t.Errorf("--tree help --json: %v, %+v", err, s)
+	}
+	stdout, _, code = run(t, "--help")
+	for _, want := range []string{"-q Q       --prob Q", "-b B       --branching B", "--tree NAME", "--ref", "--world", "--balancer"} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("--help: exit %d, no %q:\n%s", code, want, stdout)
+		}
+	}
+}
+
+// TestBadInput checks that bad flags and parameters end with exit status
+// 2 and a message saying what is wrong, before any search.
+func TestBadInput(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--branching", "0"}, "-b 0: branching factor must be positive"},
+		{[]string{"--ref", "-b -3"}, "-b -3: branching factor"},
+		{[]string{"--ref", "-b nan"}, "-b NaN: branching factor"},
+		{[]string{"--prob", "1.5"}, "-q 1.5: probability must be in [0, 1]"},
+		{[]string{"--", "-q", "-0.1"}, "-q -0.1: probability"},
+		{[]string{"--children", "0"}, "-m 0: children of a non-leaf"},
+		{[]string{"--tree-type", "4"}, `tree type "4"`},
+		{[]string{"--tree-type", "binary"}, `tree type "binary"`},
+		{[]string{"--ref", "-t 5"}, "-t 5: tree type must be"},
+		{[]string{"--shape", "spiral"}, `shape "spiral"`},
+		{[]string{"--ref", "-a 4"}, "-a 4: shape must be"},
+		{[]string{"--granularity", "0"}, "-g 0: granularity"},
+		{[]string{"--root-seed", "4294967296"}, "-r 4294967296: seed must fit in 32 bits"},
+		{[]string{"--depth", "-3000000000"}, "-d -3000000000: depth must fit"},
+		{[]string{"--ref", "-f inf", "--tree-type", "hybrid"}, "-f +Inf: fraction must be finite"},
+		{[]string{"--tree", "T9"}, `--tree "T9": no such sample tree`},
+		{[]string{"--ref", "-t 1 -b"}, "--ref: -b: missing value"},
+		{[]string{"--ref", "-x 1"}, "--ref: unknown flag -x"},
+		{[]string{"--ref", "-b 4x"}, `--ref: -b 4x`},
+		{[]string{"--ref", "t 1"}, `--ref: "t": expected a flag`},
+		{[]string{"--", "-m", "2.5"}, "after --: -m 2.5"},
+		{[]string{"-t", "1"}, "flag provided but not defined: -t"},
+		{[]string{"--kernel", "sse"}, `unknown kernel "sse"`},
+		{[]string{"--tree", "T1", "-b", "nope"}, "unknown balancer"},
+		{[]string{"--tree", "T1", "--np", "0"}, "--np 0"},
+		{[]string{"--tree", "T1", "--budget", "0"}, "--budget 0"},
+	} {
+		for _, np := range []string{"1", "2"} {
+			args := append([]string{"--np", np}, c.args...)
+			stdout, stderr, code := run(t, args...)
+			if code != 2 || !strings.HasPrefix(stderr, "uts: ") || !strings.Contains(stderr, c.want) || stdout != "" {
+				t.Errorf("uts %q: exit %d, stderr %q, stdout %q; want exit 2 and %q", args, code, stderr, stdout, c.want)
+			}
+		}
+	}
+}

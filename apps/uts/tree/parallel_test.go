@@ -1,0 +1,117 @@
+package tree
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/driver"
+	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/mpi"
+)
+
+// parallelCase is a tree that the parallel tests count and its counts.
+type parallelCase struct {
+	name string
+	tr   *Tree
+	want Counts
+}
+
+// parallelCases are the trees every balancer counts: the sample trees T1,
+// wide and shallow (geometric, depth 10), and T3, deep and narrow
+// (binomial, depth 1572), 4.1 million nodes each, against their published
+// counts; with -short, smaller trees of the same kinds (T1 to depth 7, T3
+// with 100 children of the root, each about 1/20 of the nodes) against
+// their sequential counts.
+func parallelCases(t *testing.T) []parallelCase {
+	var cs []parallelCase
+	for _, name := range []string{"T1", "T3"} {
+		s, _ := SampleNamed(name)
+		p := s.Params()
+		want := Counts{Nodes: s.Nodes, Depth: s.Depth, Leaves: s.Leaves}
+		if testing.Short() {
+			if p.Type == Binomial {
+				p.B = 100
+			} else {
+				p.Depth = 7
+			}
+			name += "-small"
+		}
+		tr, err := New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if testing.Short() {
+			want = tr.Count()
+		}
+		cs = append(cs, parallelCase{name, tr, want})
+	}
+	return cs
+}
+
+// parallelRanks are the rank counts of the parallel tests.
+var parallelRanks = []int{1, 2, 7}
+
+// countParallel counts the case's tree on w with cfg and checks the
+// combined counts, and the balancer's node total, against the case's.
+func countParallel(w lb.World, pc parallelCase, cfg lb.Config) error {
+	c, out, err := lb.Run(w, cfg, func() lb.Reducer[Counts] { return NewApp(pc.tr) })
+	if err != nil {
+		return err
+	}
+	if c != pc.want || out.Total.Nodes != pc.want.Nodes {
+		return fmt.Errorf("%s: %+v, the balancer counted %d nodes; want %+v", pc.name, c, out.Total.Nodes, pc.want)
+	}
+	return nil
+}
+
+// TestFakeNetwork counts T1 and T3 (see parallelCases) exactly under every balancer variant at
+// 1, 2 and 7 ranks of the simulator, whose seeded network delays and
+// reorders messages between different pairs. The budget of 2000 nodes
+// makes about 2000 slices of T1 or T3 in all, enough for many steals. The
+// subtests run in parallel: their cost is the hashing of the trees, 8·10⁸
+// nodes in all.
+func TestFakeNetwork(t *testing.T) {
+	for _, pc := range parallelCases(t) {
+		for _, v := range lbtest.Variants() {
+			for _, ranks := range parallelRanks {
+				t.Run(fmt.Sprintf("%s/%s/P=%d", pc.name, v.Name, ranks), func(t *testing.T) {
+					t.Parallel()
+					seed := uint64(ranks)
+					w, err := lb.NewSim(ranks, lb.SimConfig{Seed: seed})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := countParallel(w, pc, v.Config(2000, seed)); err != nil {
+						t.Fatal(err)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestEmbedded counts T1 and T3 (see parallelCases) exactly under every balancer variant at 1,
+// 2 and 7 goroutine ranks of the embedded world, with their real
+// concurrency and message passing; scripts/mpi-test.sh counts T1 under
+// mpirun -np 2.
+func TestEmbedded(t *testing.T) {
+	if mpi.WorldName != "embedded" {
+		t.Skip("starts its own embedded worlds")
+	}
+	for _, pc := range parallelCases(t) {
+		for _, v := range lbtest.Variants() {
+			for _, ranks := range parallelRanks {
+				t.Run(fmt.Sprintf("%s/%s/P=%d", pc.name, v.Name, ranks), func(t *testing.T) {
+					t.Parallel()
+					err := mpi.Run(ranks, func(c *mpi.Comm) error {
+						return countParallel(driver.New(c), pc, v.Config(0, 3))
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+				})
+			}
+		}
+	}
+}
