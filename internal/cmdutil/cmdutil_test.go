@@ -124,19 +124,30 @@ func TestAction(t *testing.T) {
 // TestAgree: one rank's rejected flags, or ranks with different command
 // lines, are a verdict every rank shares.
 func TestAgree(t *testing.T) {
+	same := identity{build: 7, args: 8, argv: []string{"11"}}
 	if mpi.WorldName != "embedded" {
 		t.Skip("starts embedded worlds")
 	}
 	for _, tc := range []struct {
 		name   string
 		failAt int // rank with a local error, -1 for none
-		hashOf func(rank int) uint64
+		idOf   func(rank int) identity
 		want   string
 	}{
-		{"all good", -1, func(int) uint64 { return 7 }, ""},
-		{"rank 2 rejects", 2, func(int) uint64 { return 7 }, "rank 2: no"},
-		{"rank 0 rejects", 0, func(int) uint64 { return 7 }, "no"},
-		{"different command lines", -1, func(r int) uint64 { return uint64(r/3) << 40 }, "different arguments"},
+		{"all good", -1, func(int) identity { return same }, ""},
+		{"rank 2 rejects", 2, func(int) identity { return same }, "rank 2: no"},
+		{"rank 0 rejects", 0, func(int) identity { return same }, "no"},
+		{"different builds", -1, func(r int) identity {
+			id := same
+			id.build = uint64(r/3) << 40
+			return id
+		}, "different builds"},
+		{"different command lines", -1, func(r int) identity {
+			if r < 3 {
+				return same
+			}
+			return identity{build: same.build, args: 90, argv: []string{"-b", "ps", "12"}}
+		}, `rank 0 has ["11"], rank 3 has ["-b" "ps" "12"]`},
 	} {
 		msgs := make([]string, 4)
 		err := mpi.Run(4, func(c *mpi.Comm) error {
@@ -144,7 +155,7 @@ func TestAgree(t *testing.T) {
 			if c.Rank() == tc.failAt {
 				local = errors.New("no")
 			}
-			err := agree(c, local, tc.hashOf(c.Rank()))
+			err := agree(c, local, tc.idOf(c.Rank()))
 			if err != nil {
 				if !errors.Is(err, errRejected) || exitCode(err) != 2 {
 					return fmt.Errorf("rank %d: %v is not a shared usage error", c.Rank(), err)
@@ -277,6 +288,7 @@ func TestSimFlags(t *testing.T) {
 			0, "gcel node 7 o 1 L 2 g 3 b 4 mesh 8 hop 5 cont false sf false jit 6"},
 		{"--world sim --machine unit", 0, "unit node 1000 o 0 L 0"},
 		{"--world sim --machine help", 0, "gcel: the Parsytec GCel"},
+		{"--machine help", 0, "unit: the unit-time step model"},
 		{"--world sim --machine cray", 2, "unknown"},
 		{"--machine gcel", 2, "only with --world sim"},
 		{"--trace x.csv", 2, "only with --world sim"},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/treelb/treelb/internal/version"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/mpi"
@@ -201,7 +202,7 @@ func exitCode(err error) int {
 // ranks share.
 func agreeOnInput[I any](comm *mpi.Comm, c *cli.Context, local error, read func() (I, error)) (I, error) {
 	var in I
-	if err := agree(comm, local, argsHash(c)); err != nil {
+	if err := agree(comm, local, identityOf(c)); err != nil {
 		return in, err
 	}
 	var payload []byte
@@ -244,33 +245,42 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 func (e *exitError) ExitCode() int { return e.code }
 
-// argsHash hashes what must be the same on every rank: the command line
-// (without the program's path) and the build (balancers, MPI world).
-func argsHash(c *cli.Context) uint64 {
-	h := fnv.New64a()
+// identity is what must be the same on every rank: the build (balancers,
+// MPI world, command) and the command line (without the program's path).
+type identity struct {
+	build, args uint64
+	argv        []string
+}
+
+// identityOf hashes the build and the command line of this rank.
+func identityOf(c *cli.Context) identity {
 	args, _ := c.App.Metadata[metaArgs].([]string)
 	if len(args) > 0 {
 		args = args[1:]
 	}
-	fmt.Fprintf(h, "%q|%s|%s|%s", args, strings.Join(lb.Names(), ","), mpi.WorldName, c.App.Name)
-	return h.Sum64()
+	b := fnv.New64a()
+	fmt.Fprintf(b, "%s|%s|%s|%s", strings.Join(lb.Names(), ","), mpi.WorldName, c.App.Name, version.Version)
+	a := fnv.New64a()
+	fmt.Fprintf(a, "%q", args)
+	return identity{build: b.Sum64(), args: a.Sum64(), argv: args}
 }
 
 const metaArgs = "treelb.args"
 
 // agree is the collective verdict on every rank's flags: it fails on every
 // rank, with the first failing rank's message, when any rank rejected its
-// flags, and when the ranks' command lines or builds differ. One reduction
-// (and a broadcast of the message when there is one).
-func agree(comm *mpi.Comm, local error, hash uint64) error {
+// flags, and when the ranks' builds or command lines differ, naming the
+// first rank whose command line differs from rank 0's. One reduction when
+// all is well (and a broadcast or two of the message when not).
+func agree(comm *mpi.Comm, local error, id identity) error {
 	size := int64(comm.Size())
 	first := size
 	if local != nil {
 		first = int64(comm.Rank())
 	}
-	h := int64(hash >> 1)
-	vals := []int64{first, h, -h}
-	out := make([]int64, 3)
+	hb, ha := int64(id.build>>1), int64(id.args>>1)
+	vals := []int64{first, hb, -hb, ha, -ha}
+	out := make([]int64, len(vals))
 	if err := mpi.Allreduce(comm, vals, out, mpi.Min); err != nil {
 		return err
 	}
@@ -290,9 +300,45 @@ func agree(comm *mpi.Comm, local error, hash uint64) error {
 		return &rejected{&UsageError{Err: errors.New(text)}}
 	}
 	if out[1] != -out[2] {
-		return &rejected{Usagef("the ranks were started with different arguments or builds; start every rank with the same binary and command line")}
+		return &rejected{Usagef("the ranks run different builds (version, MPI library or balancer set); start every rank with the same binary")}
+	}
+	if out[3] != -out[4] {
+		return mismatchedArgs(comm, id.argv)
 	}
 	return nil
+}
+
+// mismatchedArgs is the verdict when the command lines differ: it names
+// rank 0's and the first other rank's. Collective.
+func mismatchedArgs(comm *mpi.Comm, argv []string) error {
+	line := func(args []string) []byte { return []byte(strings.Join(args, "\x00")) }
+	zero, err := driver.Bcast(comm, line(argv), 0)
+	if err != nil {
+		return err
+	}
+	differs := int64(comm.Size())
+	if !bytes.Equal(zero, line(argv)) {
+		differs = int64(comm.Rank())
+	}
+	out := []int64{0}
+	if err := mpi.Allreduce(comm, []int64{differs}, out, mpi.Min); err != nil {
+		return err
+	}
+	if out[0] >= int64(comm.Size()) { // the hashes differ, the lines do not: cannot happen
+		return &rejected{Usagef("the ranks were started with different command lines")}
+	}
+	other, err := driver.Bcast(comm, line(argv), int(out[0]))
+	if err != nil {
+		return err
+	}
+	show := func(b []byte) string {
+		if len(b) == 0 {
+			return "no arguments"
+		}
+		return fmt.Sprintf("%q", strings.Split(string(b), "\x00"))
+	}
+	return &rejected{Usagef("the ranks were started with different command lines: rank 0 has %s, rank %d has %s; start every rank with the same command line",
+		show(zero), out[0], show(other))}
 }
 
 // failTogether takes part in the collective verdict of a rank whose command
@@ -300,7 +346,7 @@ func agree(comm *mpi.Comm, local error, hash uint64) error {
 // ranks do not wait for it; it returns the error to exit with.
 func failTogether(app *cli.App, local error) error {
 	err := mpi.Run(0, func(comm *mpi.Comm) error {
-		return announce(comm, app, agree(comm, local, 0))
+		return announce(comm, app, agree(comm, local, identity{}))
 	})
 	if err != nil {
 		return errors.Join(local, err)
