@@ -25,7 +25,8 @@ type instance struct {
 type sources struct {
 	korf    []string // --korf values: ids or ranges A-B
 	data    string   // --data, "" for the embedded table
-	file    string   // --file, "" for none
+	file    string   // --file, "" for none, "-" for stdin
+	stdin   io.Reader
 	numbers []string // the positional arguments
 }
 
@@ -57,7 +58,7 @@ func (s sources) instances() ([]instance, error) {
 		}
 	}
 	if s.file != "" {
-		ins, err := readFile(s.file)
+		ins, err := readFile(s.file, s.stdin)
 		if err != nil {
 			return nil, err
 		}
@@ -120,8 +121,15 @@ func loadKorf(path string) ([]puzzle.Instance, error) {
 	return ins, nil
 }
 
-// readFile reads one instance per line from path (see readBoards).
-func readFile(path string) ([]instance, error) {
+// readFile reads one instance per line from path, or from stdin when path
+// is "-" (see readBoards).
+func readFile(path string, stdin io.Reader) ([]instance, error) {
+	if path == "-" {
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		return readBoards(stdin, "standard input")
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--file: %w", err)

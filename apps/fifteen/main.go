@@ -89,7 +89,7 @@ func newApp() *cli.App {
 		Flags: append(flags,
 			&cli.StringSliceFlag{Name: "korf", Usage: "solve instance `N` of Korf's 100 (1..100, or a range A-B; repeatable)"},
 			&cli.StringFlag{Name: "data", Usage: "read Korf's table from `PATH` instead of the built-in one"},
-			&cli.StringFlag{Name: "file", Usage: "solve the instances in file `F`, one per line, 16 numbers each"}),
+			&cli.StringFlag{Name: "file", Usage: "solve the instances in file `F` (- for standard input), one per line, 16 numbers each"}),
 		Action: cmdutil.Action(cmdutil.Spec[[]instance]{App: "fifteen", Read: read, Solve: solve, Sample: sample}),
 	}
 }
@@ -128,7 +128,7 @@ type output struct {
 }
 
 func read(c *cli.Context, _ cmdutil.Common) ([]instance, error) {
-	ins, err := sources{korf: c.StringSlice("korf"), data: c.String("data"), file: c.String("file"), numbers: c.Args().Slice()}.instances()
+	ins, err := sources{korf: c.StringSlice("korf"), data: c.String("data"), file: c.String("file"), stdin: c.App.Reader, numbers: c.Args().Slice()}.instances()
 	if err != nil {
 		return nil, &cmdutil.UsageError{Err: err}
 	}

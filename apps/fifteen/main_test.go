@@ -31,7 +31,7 @@ func writeFile(t *testing.T, dir, name, content string) string {
 
 // TestExampleFile: the example the README and --help show parses.
 func TestExampleFile(t *testing.T) {
-	ins, err := readFile("boards.txt")
+	ins, err := readFile("boards.txt", nil)
 	if err != nil || len(ins) != 3 || ins[0].Start.String() != korf12 {
 		t.Fatalf("boards.txt: %v %+v", err, ins)
 	}
@@ -79,6 +79,8 @@ func TestInstances(t *testing.T) {
 		{"no data", sources{korf: []string{"5"}, data: filepath.Join(dir, "missing.tsv")}, "no such file"},
 		{"malformed data", sources{korf: []string{"5"}, data: malformed}, "line 2"},
 		{"no file", sources{file: filepath.Join(dir, "missing.txt")}, "no such file"},
+		{"empty stdin", sources{file: "-", stdin: strings.NewReader("# nothing\n")}, "no instance"},
+		{"bad stdin", sources{file: "-", stdin: strings.NewReader("1 2 3\n")}, "standard input:1: puzzle: need 16 numbers"},
 		{"empty file", sources{file: writeFile(t, dir, "empty.txt", "# nothing\n\n")}, "no instance"},
 		{"short line", sources{file: writeFile(t, dir, "short.txt", goal+"\n1 2 3\n")}, "short.txt:2: puzzle: need 16 numbers, got 3"},
 		{"unsolvable line", sources{file: writeFile(t, dir, "odd.txt", swapped+"\n")}, "odd.txt:1:"},
@@ -144,6 +146,12 @@ func TestCommand(t *testing.T) {
 	}
 	if stdout, _, code := run("-q", "--np", "3", goal); code != 0 || stdout != "0\n" {
 		t.Errorf("the goal, quiet: exit %d, output %q", code, stdout)
+	}
+	for _, np := range []string{"1", "3"} {
+		stdout, stderr, code := cmdtest.RunStdin(t, bin, "# from a pipe\n"+goal+"\n", "-q", "--np", np, "--file", "-")
+		if code != 0 || stdout != "0\n" {
+			t.Errorf("the goal on stdin, --np %s: exit %d, output %q %s", np, code, stdout, stderr)
+		}
 	}
 	if stdout, _, code := run("-b", "seq", goal); code != 0 || !strings.Contains(stdout, "optimal length 0") {
 		t.Errorf("the goal: exit %d, output %q", code, stdout)

@@ -386,3 +386,42 @@ func TestSimLargeP(t *testing.T) {
 		}
 	})
 }
+
+// TestEmbeddedLargeP (issue 10 item 7): the last failing iteration and the
+// final one of the easiest instance on 1024 goroutine ranks of the embedded
+// world, as `fifteen --np 1024` runs them, under every balancer
+// (lbtest.LargeEmbedded): the failing one generates exactly the sequential
+// nodes and finds the same next threshold on every rank, the final one a
+// valid optimal solution.
+func TestEmbeddedLargeP(t *testing.T) {
+	embeddedOnly(t)
+	in := easiest(t, 1)[0]
+	seq, err := puzzle.Solve(in.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	its := seq.Iterations[max(0, len(seq.Iterations)-2):]
+	lbtest.LargeEmbedded(t, 1000, 5, func(t *testing.T, cfg lb.Config, p int) {
+		err := mpi.Run(p, func(c *mpi.Comm) error {
+			for _, want := range its {
+				got, _, err := RunIteration(driver.New(c), in.State, want.Threshold, cfg)
+				if err != nil {
+					return err
+				}
+				if want.Solved {
+					end, err := puzzle.ApplyMoves(in.State, got.Moves)
+					if !got.Found || err != nil || end != puzzle.Goal() || len(got.Moves) != want.Threshold {
+						return fmt.Errorf("rank %d, threshold %d: solution %s (%v)", c.Rank(), want.Threshold, puzzle.FormatMoves(got.Moves), err)
+					}
+				} else if got.Found || got.Nodes != want.Nodes || got.MinExceeded != want.MinExceeded {
+					return fmt.Errorf("rank %d, threshold %d: %d nodes, next %d; sequential %d nodes, next %d",
+						c.Rank(), want.Threshold, got.Nodes, got.MinExceeded, want.Nodes, want.MinExceeded)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}

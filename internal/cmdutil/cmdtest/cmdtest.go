@@ -35,7 +35,14 @@ func Build(t *testing.T) string {
 // It fails t when bin cannot be run.
 func Run(t testing.TB, bin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return RunStdin(t, bin, "", args...)
+}
+
+// RunStdin is Run with stdin as the program's standard input.
+func RunStdin(t testing.TB, bin, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
+	cmd.Stdin = strings.NewReader(stdin)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
