@@ -39,10 +39,19 @@ mpi_tests() {
 		run_mpi_cmd golomb 4 '"length":44,' --json --balancer "$b" 9
 	done
 	run_mpi_bad_input golomb 3 2 x
+	# MPMD command lines (issue 15.1-2): ranks started differently stop together.
+	run_mpmd golomb 'rank 0 has ["11"], rank 1 has ["12"]' "11" "12"
+	run_mpmd golomb 'rank 1 has ["-b" "ps" "11"]' "-b rp 11" "-b ps 11"
+	run_mpmd golomb 'rank 1 has ["--count" "50" "11"]' "11" "--count 50 11"
+	run_mpmd golomb 'rank 1 has ["abc"]' "13" "abc"
+	run_mpmd golomb 'MARKS' "abc" "abc"
 	run_launch_mistake golomb "$impl" 2 "3 ranks were asked for, but the world has 2" --np 3 9
 	run_mpi_pkg ./apps/fifteen/parallel 2
 	run_mpi_cmd fifteen 2 '"length":42,' --json --korf 79
 	run_mpi_bad_input fifteen 2 2 --korf 101
+	# Input on stdin is read by rank 0 alone (issue 15.1).
+	run_mpi_cmd fifteen 2 '25 LLDLURDRDDLLUUURRRDDLULLU' -q --file /dev/stdin < <(echo "8 1 2 0 4 5 6 3 12 9 10 7 13 14 11 15")
+	run_mpi_cmd fifteen 2 '25 LLDLURDRDDLLUUURRRDDLULLU' -q --file - < <(echo "8 1 2 0 4 5 6 3 12 9 10 7 13 14 11 15")
 	run_mpi_cmd dht 2 'eta=' -q --rounds 1
 	run_mpi_bad_input dht 2 2 -Q 0
 	run_mpi_cmd integrate 2 '"nodes":4931,"leaves":2466,"height":13,' func gauss --json
@@ -96,6 +105,22 @@ run_mpi_bad_input() {
 		cat "$work/log"
 		echo "FAIL $app $* [$impl mpirun -np $np]: exit status $rc, want $want and a message"
 		failures+=("$app bad input [$impl]")
+	fi
+}
+
+# run_mpmd APP WANT ARGS0 ARGS1: an MPMD job, mpirun -np 1 APP ARGS0 :
+# -np 1 APP ARGS1 (word-split), must end both ranks with exit status 2
+# within a minute, saying WANT.
+run_mpmd() {
+	local app=$1 want=$2 bin="$work/$1.$impl" rc=0
+	# shellcheck disable=SC2086 # the argument lists are word-split on purpose
+	timeout -k 10 60 $(impl_mpirun "$impl") -np 1 "$bin" $3 : -np 1 "$bin" $4 >"$work/log" 2>&1 || rc=$?
+	if [ "$rc" -eq 2 ] && grep -qF -- "$want" "$work/log"; then
+		echo "ok   $app $3 : $app $4 fails with status 2 [$impl MPMD]"
+	else
+		cat "$work/log"
+		echo "FAIL $app $3 : $app $4 [$impl MPMD]: exit status $rc, want 2 and a message with: $want"
+		failures+=("$app MPMD [$impl]")
 	fi
 }
 
