@@ -56,7 +56,7 @@ type instance struct {
 	Count int // count the rulers up to this length; 0: find a shortest
 }
 
-func read(c *cli.Context, _ cmdutil.Common) (instance, error) {
+func read(c *cli.Context, cm cmdutil.Common) (instance, error) {
 	if c.NArg() != 1 {
 		return instance{}, cmdutil.Usagef("need exactly one argument, MARKS (see --help)")
 	}
@@ -70,7 +70,40 @@ func read(c *cli.Context, _ cmdutil.Common) (instance, error) {
 			return instance{}, cmdutil.Usagef("--count %d: need a length from 1 to %d", in.Count, ruler.MaxLength)
 		}
 	}
+	if n >= longMarks && in.Count == 0 {
+		warnLong(c.App.ErrWriter, n, max(cm.NP, 1))
+	}
 	return in, nil
+}
+
+// longMarks is where a search takes days: the command warns from here on.
+const longMarks = 17
+
+// warnLong tells the user, on rank 0 before the search starts, how long a
+// search for marks marks will roughly take on ranks ranks.
+func warnLong(w io.Writer, marks, ranks int) {
+	cpu := time.Duration(ruler.RoughNodes(marks) * nsPerNode)
+	fmt.Fprintf(w, "golomb: warning: %d marks is a very long search: roughly %s of CPU time at %.0f ns a node"+
+		" (ten times more per mark; 13 marks take about %s), so at best %s on %d ranks\n",
+		marks, roughDuration(cpu), nsPerNode, roughDuration(time.Duration(ruler.RoughNodes(13)*nsPerNode)),
+		roughDuration(cpu/time.Duration(ranks)), ranks)
+}
+
+// nsPerNode is the sequential search's cost per node on a 2020s core.
+const nsPerNode = 15.0
+
+// roughDuration prints d in the largest sensible unit.
+func roughDuration(d time.Duration) string {
+	switch h := d.Hours(); {
+	case h >= 24*365:
+		return fmt.Sprintf("%.0f years", h/24/365)
+	case h >= 48:
+		return fmt.Sprintf("%.0f days", h/24)
+	case h >= 2:
+		return fmt.Sprintf("%.0f hours", h)
+	default:
+		return d.Round(time.Second).String()
+	}
 }
 
 // output is the JSON object the command prints.

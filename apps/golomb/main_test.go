@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
 )
@@ -149,5 +153,38 @@ func simulated(t *testing.T, run func(args ...string) (string, string, int)) {
 	}
 	if stdout, _, code := run("--world", "sim", "--machine", "help"); code != 0 || !strings.Contains(stdout, "gcel") || !strings.Contains(stdout, "hop-ns") {
 		t.Errorf("--machine help: exit %d\n%s", code, stdout)
+	}
+}
+
+// TestLongSearchWarning: 17 marks and more get a warning on stderr, with a
+// rough duration, before the search starts (issue 15.4); 16 marks do not.
+func TestLongSearchWarning(t *testing.T) {
+	bin := cmdtest.Build(t)
+	for _, c := range []struct {
+		marks string
+		want  []string
+	}{
+		{"17", []string{"golomb: warning: 17 marks is a very long search", "days of CPU time", "on 3 ranks"}},
+		{"19", []string{"19 marks", "260 days of CPU time"}},
+		{"16", nil},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		cmd := exec.CommandContext(ctx, bin, "--np", "3", "-q", c.marks)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		cancel()
+		if ctx.Err() == nil {
+			t.Fatalf("golomb %s ended within 3 s (%v); it should search for hours", c.marks, err)
+		}
+		got := stderr.String()
+		if c.want == nil && got != "" {
+			t.Errorf("golomb %s: stderr %q, want nothing", c.marks, got)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("golomb %s: stderr %q lacks %q", c.marks, got, w)
+			}
+		}
 	}
 }
