@@ -72,6 +72,10 @@ type simOptions struct {
 // parseSim reads the simulation flags of c into cm: an error for any of them
 // outside --world sim, an unknown machine or a bad value.
 func parseSim(c *cli.Context, cm *Common) error {
+	if defines(c, "machine") && c.String("machine") == "help" {
+		fmt.Fprintf(c.App.Writer, "machine models of --world sim (every parameter can be set by its flag):\n%s", lb.DescribeMachines())
+		return errHelpShown
+	}
 	if cm.World != WorldSim {
 		for _, name := range simFlags {
 			if defines(c, name) && c.IsSet(name) {
@@ -83,10 +87,6 @@ func parseSim(c *cli.Context, cm *Common) error {
 	name := DefaultMachine
 	if defines(c, "machine") {
 		name = c.String("machine")
-	}
-	if name == "help" {
-		fmt.Fprintf(c.App.Writer, "machine models of --world sim (every parameter can be set by its flag):\n%s", lb.DescribeMachines())
-		return errHelpShown
 	}
 	info, err := lb.LookupMachine(name)
 	if err != nil {
