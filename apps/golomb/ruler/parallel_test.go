@@ -286,3 +286,50 @@ func TestSimLargeP(t *testing.T) {
 		}
 	})
 }
+
+// TestEmbeddedLargeP (issue 10 item 7): the exhaustive count on 1024
+// goroutine ranks of the embedded world, as `golomb --np 1024 --count 50 9`
+// runs it, under every balancer (lbtest.LargeEmbedded): exactly the
+// sequential nodes and rulers on every rank's copy of the result, and the
+// exit wave reaches every rank but 0 once; then, in the same world, the
+// branch-and-bound search for the shortest 9-mark ruler (incumbents spread
+// over 1024 ranks) finds optimal rulers for every step.
+func TestEmbeddedLargeP(t *testing.T) {
+	if mpi.WorldName != "embedded" {
+		t.Skip("starts a world of 1024 goroutine ranks")
+	}
+	const n, maxLen = 9, 50
+	want := countSeq(t, n, maxLen)
+	g := shorter(t, n)
+	opt := optimal(t)
+	lbtest.LargeEmbedded(t, 2000, 11, func(t *testing.T, cfg lb.Config, p int) {
+		err := mpi.Run(p, func(c *mpi.Comm) error {
+			got, out, err := CountParallel(driver.New(c), n, g, maxLen, cfg)
+			if err != nil {
+				return err
+			}
+			if got.Nodes != want.Nodes || got.Solutions != want.Solutions {
+				return fmt.Errorf("rank %d: %d nodes %d rulers, sequential %d nodes %d rulers",
+					c.Rank(), got.Nodes, got.Solutions, want.Nodes, want.Solutions)
+			}
+			if m := out.Total.Messages; c.Rank() == 0 && out.Total.Nodes != want.Nodes {
+				return fmt.Errorf("statistics count %d nodes, want %d", out.Total.Nodes, want.Nodes)
+			} else if c.Rank() == 0 && m[lb.KPair] == 0 && m[lb.KExit] != int64(p-1) {
+				return fmt.Errorf("%d exit messages, want %d", m[lb.KExit], p-1)
+			}
+			steps, _, err := SolveParallel(driver.New(c), n, cfg)
+			if err != nil {
+				return err
+			}
+			for _, s := range steps {
+				if l := s.Ruler[s.Marks-1]; l != opt[s.Marks] || !Valid(s.Ruler) {
+					return fmt.Errorf("rank %d, %d marks: %v, want length %d", c.Rank(), s.Marks, s.Ruler, opt[s.Marks])
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}
