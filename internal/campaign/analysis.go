@@ -36,8 +36,9 @@ type Iteration struct {
 // baseline. A simulated run's times and speedup are its own
 // (seq_virtual_seconds, virtual_seconds); a real run's sequential time is
 // the median "seconds" of the baseline runs of its world and instance.
-// height names the column that holds the tree height ("" for none, or a
-// number for all rows).
+// height names the columns that may hold the tree height, comma-separated
+// (the first a row has counts; a number counts for every row; "" for
+// none).
 func Derive(t *Table, height string) ([]Point, error) {
 	keys, err := t.Keys()
 	if err != nil {
@@ -98,11 +99,14 @@ func Derive(t *Table, height string) ([]Point, error) {
 		if v, ok := t.Float(i, "busy_fraction"); ok {
 			p.Busy = v
 		}
-		if height != "" {
-			if v, err := strconv.ParseFloat(height, 64); err == nil {
+		for _, h := range strings.Split(height, ",") {
+			if v, err := strconv.ParseFloat(h, 64); err == nil {
 				p.Height = v
-			} else if v, ok := t.Float(i, height); ok {
+			} else if v, ok := t.Float(i, h); ok {
 				p.Height = v
+			}
+			if !math.IsNaN(p.Height) {
+				break
 			}
 		}
 		if it := t.Get(i, "iterations"); it != "" {

@@ -263,7 +263,7 @@ func TestDeriveAndPlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pts, err := Derive(tab, "marks")
+	pts, err := Derive(tab, "length,marks")
 	if err != nil {
 		t.Fatal(err)
 	}

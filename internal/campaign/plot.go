@@ -216,15 +216,19 @@ func addLines(pl *plot.Plot, names []string, lines map[string]plotter.XYs) error
 }
 
 // Steps125 marks a logarithmic axis at 1, 2 and 5 times the powers of ten,
-// labelled, or at every digit times them when that gives fewer than three
-// ticks, so that an axis spanning less than a decade has ticks too. Its
+// labelled (at the powers alone over more than four decades), or at every
+// digit times them when that gives fewer than three ticks, so that an axis spanning less than a decade has ticks too. Its
 // zero value is ready to use.
 type Steps125 struct{}
 
 // Ticks returns the ticks between lo and hi.
 func (Steps125) Ticks(lo, hi float64) []plot.Tick {
 	var ticks []plot.Tick
-	for _, ms := range [][]float64{{1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
+	steps := [][]float64{{1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}}
+	if hi > lo*1e4 {
+		steps = [][]float64{{1}} // more than four decades: powers of ten only
+	}
+	for _, ms := range steps {
 		ticks = ticks[:0]
 		for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
 			for _, m := range ms {

@@ -70,7 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	timeout := fs.Duration("timeout", 0, "per run (0: none)")
 	plots := fs.String("plots", "", "path prefix of the plots (default: the CSV's path without .csv; 'none': no plots)")
 	title := fs.String("title", "", "title of the plots (default: the CSV's name)")
-	height := fs.String("height", "", "column (e.g. marks) or number giving the tree height h for the summary's messages/(h·P)")
+	height := fs.String("height", "", "columns (e.g. marks,length: the first a row has) or a number giving the tree height h for the summary's messages/(h·P)")
 	plotOnly := fs.Bool("plot-only", false, "run nothing: plot and summarize the CSV")
 	dry := fs.Bool("dry-run", false, "print the command lines still to run, and run nothing")
 	if err := fs.Parse(args); err != nil {
