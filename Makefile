@@ -51,7 +51,8 @@ bench:
 
 # Every command under apps/ built for mpirun and srun: Open MPI into
 # bin/openmpi/ by default, MPICH into bin/mpich/ with MPI=mpich. Each
-# command's --version names its MPI (the "world:" line).
+# command's --version names its MPI (the "world:" line). The campaign runner
+# goes next to them (scripts/slurm/speedup.sbatch runs it).
 MPI ?= openmpi
 MPI_TAGS = $(if $(filter mpich,$(MPI)),mpi$(comma)mpich,mpi)
 comma := ,
@@ -60,7 +61,8 @@ mpi:
 	@mkdir -p bin/$(MPI)
 	@cmds=$$([ ! -d apps ] || $(GO) list -tags $(MPI_TAGS) -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./apps/...) || exit 1; \
 	if [ -z "$$cmds" ]; then echo "no commands under apps/ yet"; else \
-		echo $(GO) build -tags $(MPI_TAGS) -o bin/$(MPI)/ $$cmds; $(GO) build -tags $(MPI_TAGS) -o bin/$(MPI)/ $$cmds; fi
+		echo $(GO) build -tags $(MPI_TAGS) -o bin/$(MPI)/ $$cmds ./scripts/campaign; \
+		$(GO) build -tags $(MPI_TAGS) -o bin/$(MPI)/ $$cmds ./scripts/campaign; fi
 
 clean:
 	rm -rf bin out

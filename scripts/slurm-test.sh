@@ -10,7 +10,9 @@
 #   - submits scripts/slurm/golomb.sbatch 10 on 4 tasks and checks the ruler
 #     of length 55 found by a world of 4 ranks;
 #   - submits scripts/slurm/speedup.sbatch golomb 10 on 4 tasks and checks
-#     its five runs (seq; rp on 1, 2 and 4 ranks);
+#     its four runs (seq; rp on 1, 2 and 4 ranks) in the JSON lines, the
+#     campaign runner's CSV (a row per run, with run_* and JSON columns)
+#     and its plots;
 #   - submits golomb.sbatch with the other implementation's plugin
 #     (SRUN_MPI), which must fail: the MPICH build under --mpi=pmix with
 #     exit status 2 and a message naming --mpi=pmi2 (mpi.LaunchError), the
@@ -181,10 +183,12 @@ fail() {
 	echo "FAIL $1"
 }
 
-# Builds: golomb for each implementation, and the embedded one.
+# Builds: golomb for each implementation, and the embedded one; the
+# campaign runner next to each (as make mpi puts it), for speedup.sbatch.
 for b in $impls embedded; do
 	mkdir -p "$work/bin/$b"
 	$GO build -tags "$(impl_tags "$b")" -o "$work/bin/$b/golomb" ./apps/golomb || fail "golomb [$b] build"
+	$GO build -o "$work/bin/$b/campaign" ./scripts/campaign || fail "campaign [$b] build"
 done
 
 # submit NAME [VAR=VALUE...] -- SBATCH_ARGS...: submit a job from the
@@ -268,11 +272,17 @@ for impl in $impls; do
 	if [ -n "${jobs[speedup-$impl]:-}" ]; then
 		lines="$work/out/speedup-$impl/speedup-${jobs[speedup-$impl]}.jsonl"
 		got=$(sed -n 's/.*"balancer":"\([a-z]*\)","ranks":\([0-9]*\),.*"length":55,.*/\1 \2/p' "$lines" 2>/dev/null | tr '\n' ' ')
-		if [ "$got" = "seq 1 rp 1 rp 2 rp 4 " ]; then
-			check_job "speedup-$impl" "COMPLETED 0:0" "results in $lines"
-		else
+		csv=${lines%.jsonl}.csv
+		rows=$(cut -d, -f1-3 "$csv" 2>/dev/null | tr '\n' ' ')
+		if [ "$got" != "seq 1 rp 1 rp 2 rp 4 " ]; then
 			cat "$work/out/speedup-$impl.out" "$lines" 2>/dev/null || true
 			fail "speedup-$impl: runs of length 55: '$got', want seq 1, rp 1, 2 and 4"
+		elif [ "$rows" != "run_world,run_np,run_balancer mpi,1,seq mpi,1,rp mpi,2,rp mpi,4,rp " ] ||
+			! head -1 "$csv" | grep -q ',messages.request,' || [ ! -s "${lines%.jsonl}-speedup.png" ]; then
+			cat "$work/out/speedup-$impl.out" "$csv" 2>/dev/null || true
+			fail "speedup-$impl: the CSV $csv has rows '$rows' (want seq 1, rp 1, 2, 4 in the mpi world, with messages.request) or no plot"
+		else
+			check_job "speedup-$impl" "COMPLETED 0:0" "results in $lines"
 		fi
 	fi
 	case $impl in

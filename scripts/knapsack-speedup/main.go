@@ -38,7 +38,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,6 +48,7 @@ import (
 	"time"
 
 	"github.com/treelb/treelb/apps/knapsack/knap"
+	"github.com/treelb/treelb/internal/campaign"
 )
 
 func main() {
@@ -180,13 +180,13 @@ func run(args []string, w io.Writer) error {
 			return err
 		}
 	}
-	return campaign(cfg, w)
+	return runCampaign(cfg, w)
 }
 
-// campaign measures the instances and writes the CSV, the plot and the
+// runCampaign measures the instances and writes the CSV, the plot and the
 // summary.
-func campaign(cfg config, w io.Writer) error {
-	loadStart, start := loadavg(), time.Now()
+func runCampaign(cfg config, w io.Writer) error {
+	loadStart, start := campaign.LoadAvg(), time.Now()
 	if err := os.MkdirAll(filepath.Dir(cfg.out), 0o755); err != nil {
 		return err
 	}
@@ -236,7 +236,7 @@ func campaign(cfg config, w io.Writer) error {
 	fmt.Fprintf(w, "# sequential: knapsack %s; parallel: %s knapsack %s (%s world, P = %d)\n",
 		strings.Join(cfg.seq, " "), strings.Join(cfg.launch, " "), strings.Join(cfg.par, " "), rows[0].world, rows[0].ranks)
 	fmt.Fprintf(w, "# runs alternate sequential and parallel; medians of each; %.0f s in all\n", time.Since(start).Seconds())
-	fmt.Fprintf(w, "# load average at the start: %s; at the end: %s\n", loadStart, loadavg())
+	fmt.Fprintf(w, "# load average at the start: %s; at the end: %s\n", loadStart, campaign.LoadAvg())
 	fmt.Fprintf(w, "# output: %s.csv, %s.png\n", cfg.out, cfg.out)
 	summarize(w, rows)
 	return nil
@@ -291,7 +291,7 @@ func measure(cfg config, in instance) (row, bool, error) {
 		}
 	}
 	r := row{in: in, reps: reps, profit: first.Profit, seqNodes: first.Nodes, ranks: pars[0].Ranks, world: pars[0].World,
-		balancer: pars[0].Balancer, load: loadavg()}
+		balancer: pars[0].Balancer, load: campaign.LoadAvg()}
 	for _, s := range seqs {
 		if s.Profit != first.Profit || s.Nodes != first.Nodes {
 			return row{}, false, fmt.Errorf("sequential runs differ: profit %d nodes %d, then %d %d", first.Profit, first.Nodes, s.Profit, s.Nodes)
@@ -304,9 +304,9 @@ func measure(cfg config, in instance) (row, bool, error) {
 		}
 		nodes = append(nodes, float64(p.Nodes))
 	}
-	r.parNodes = [3]int64{int64(median(nodes)), int64(slices.Min(nodes)), int64(slices.Max(nodes))}
-	r.tSeq, r.cpuSeq = median(field(seqs, record.time)), median(field(seqs, func(x record) float64 { return x.CPUSeconds }))
-	r.tPar, r.cpuPar = median(field(pars, record.time)), median(field(pars, func(x record) float64 { return x.CPUSeconds }))
+	r.parNodes = [3]int64{int64(campaign.Median(nodes)), int64(slices.Min(nodes)), int64(slices.Max(nodes))}
+	r.tSeq, r.cpuSeq = campaign.Median(field(seqs, record.time)), campaign.Median(field(seqs, func(x record) float64 { return x.CPUSeconds }))
+	r.tPar, r.cpuPar = campaign.Median(field(pars, record.time)), campaign.Median(field(pars, func(x record) float64 { return x.CPUSeconds }))
 	r.speedup, r.cpuRatio = r.tSeq/r.tPar, r.cpuSeq/r.cpuPar
 	r.nodeRatio = float64(r.parNodes[0]) / float64(r.seqNodes)
 	return r, true, nil
@@ -397,8 +397,8 @@ func summarize(w io.Writer, rows []row) {
 				fewer++
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t\n", name, len(rs), median(sp), ts/tp,
-			median(cs), median(cp), median(cr), median(nr), np/ns, super, fewer)
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t\n", name, len(rs), campaign.Median(sp), ts/tp,
+			campaign.Median(cs), campaign.Median(cp), campaign.Median(cr), campaign.Median(nr), np/ns, super, fewer)
 	}
 	for lo := 1e-4; lo < 1e3; lo *= 10 {
 		var rs []row
@@ -479,19 +479,12 @@ func parseInstances(s string) ([]instance, error) {
 		if !ok || err != nil || m < 1 || m > knap.MaxItems {
 			return nil, fmt.Errorf("-instances %q: want M:SEEDS with 1 ≤ M ≤ %d", f, knap.MaxItems)
 		}
-		for _, r := range strings.Split(seeds, ",") {
-			lo, hi, isRange := strings.Cut(r, "-")
-			a, err := strconv.ParseUint(lo, 10, 64)
-			b := a
-			if err == nil && isRange {
-				b, err = strconv.ParseUint(hi, 10, 64)
-			}
-			if err != nil || b < a {
-				return nil, fmt.Errorf("-instances %q: bad seeds %q", f, r)
-			}
-			for seed := a; seed <= b; seed++ {
-				out = append(out, instance{m: m, seed: seed})
-			}
+		list, err := campaign.ParseInts(seeds)
+		if err != nil {
+			return nil, fmt.Errorf("-instances %q: bad seeds: %w", f, err)
+		}
+		for _, seed := range list {
+			out = append(out, instance{m: m, seed: uint64(seed)})
 		}
 	}
 	if len(out) == 0 {
@@ -517,26 +510,4 @@ func writeInstance(dir string, m int, seed uint64) (string, error) {
 		return "", err
 	}
 	return path, f.Close()
-}
-
-// median returns the middle value of xs (the mean of the two middle ones
-// for an even count), NaN for none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Sorted(slices.Values(xs))
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-// loadavg returns the first three fields of /proc/loadavg.
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
-		return strings.Join(f[:3], " ")
-	}
-	return "unknown"
 }

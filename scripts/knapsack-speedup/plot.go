@@ -5,8 +5,8 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"strconv"
 
+	"github.com/treelb/treelb/internal/campaign"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -40,7 +40,7 @@ func plotFig4(w io.Writer, rows []row, title string) error {
 		pl.X.Label.Text = "sequential time T_seq (CPU seconds)"
 		pl.Y.Label.Text = ylabel
 		pl.X.Scale, pl.Y.Scale = plot.LogScale{}, plot.LogScale{}
-		pl.X.Tick.Marker, pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}, steps125{}
+		pl.X.Tick.Marker, pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}, campaign.Steps125{}
 		pl.X.Min, pl.X.Max = lo, hi
 		ymin, ymax := 1.0, 1.0
 		for _, l := range lines {
@@ -99,28 +99,4 @@ func plotFig4(w io.Writer, rows []row, title string) error {
 		return fmt.Errorf("plot: writing PNG: %w", err)
 	}
 	return nil
-}
-
-// steps125 marks a logarithmic axis at 1, 2 and 5 times the powers of ten,
-// labelled, or at every digit times them when that gives fewer than three
-// ticks, so that an axis spanning less than a decade has ticks too.
-type steps125 struct{}
-
-// Ticks returns the ticks between lo and hi.
-func (steps125) Ticks(lo, hi float64) []plot.Tick {
-	var ticks []plot.Tick
-	for _, ms := range [][]float64{{1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
-		ticks = ticks[:0]
-		for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
-			for _, m := range ms {
-				if v := m * math.Pow(10, e); v >= lo && v <= hi {
-					ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 3, 64)})
-				}
-			}
-		}
-		if len(ticks) >= 3 {
-			break
-		}
-	}
-	return ticks
 }
