@@ -10,15 +10,6 @@ import (
 	"github.com/treelb/treelb/lb/lbtest"
 )
 
-// dueAfter returns a CheckpointDue that fires at its k-th poll.
-func dueAfter(k int) func() bool {
-	polls := 0
-	return func() bool {
-		polls++
-		return polls >= k
-	}
-}
-
 // TestSuspendResume suspends a search at a random moment on the seeded fake
 // network, resumes it on another number of ranks (and suspends it again, a
 // chain of 3 → 7 → 1 → 16 ranks), under every balancer variant: the
@@ -50,7 +41,7 @@ func TestSuspendResume(t *testing.T) {
 						cfg.Resume = resume
 						last := i == len(sizes)-1
 						if !last {
-							cfg.CheckpointDue = dueAfter(1 + rng.IntN(60*p))
+							cfg.CheckpointDue = lbtest.DueAfter(1 + rng.IntN(60*p))
 						}
 						got, out, err := lb.Run(w, cfg, func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(seed, depth, mode) })
 						var s *lb.Suspended
@@ -108,7 +99,7 @@ func TestSuspendStopped(t *testing.T) {
 			for k := 1; k <= 200; k += 37 {
 				w, _ := lb.NewSim(5, lb.SimConfig{Seed: uint64(k)})
 				cfg := v.Config(40, 5)
-				cfg.CheckpointDue = dueAfter(k)
+				cfg.CheckpointDue = lbtest.DueAfter(k)
 				got, out, err := lb.Run(w, cfg, newApp)
 				var s *lb.Suspended
 				if errors.As(err, &s) {

@@ -141,8 +141,7 @@ func TestSuspendEmbedded(t *testing.T) {
 				err := mpi.Run(p, func(c *mpi.Comm) error {
 					cfg := v.Config(64, uint64(seg))
 					cfg.Resume = resume
-					polls := 0
-					cfg.CheckpointDue = func() bool { polls++; return polls >= k }
+					cfg.CheckpointDue = lbtest.DueAfter(k)
 					_, _, err := lb.Run(driver.New(c), cfg, newApp)
 					var s *lb.Suspended
 					if !errors.As(err, &s) {
