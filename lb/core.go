@@ -58,6 +58,10 @@ type core struct {
 	news    bool    // the bound improved or the stop came since the last spread
 	// stopTold[i]: neighbour i sent or was sent the stop.
 	stopTold [spreadFanout + 1]bool
+	// suspended: the search is being suspended for a checkpoint (suspend.go);
+	// suspTold[i]: neighbour i sent or was sent the suspension.
+	suspended bool
+	suspTold  [spreadFanout + 1]bool
 
 	status status // progress reports (progress.go)
 }
@@ -96,7 +100,9 @@ func (c *core) children() (first, n int) {
 	return first, n
 }
 
-func counted(k Kind) bool { return k == KWork || k == KBound || k == KStop || k == KLoad }
+func counted(k Kind) bool {
+	return k == KWork || k == KBound || k == KStop || k == KSuspend || k == KLoad
+}
 
 // send queues a message.
 func (c *core) send(to int, k Kind, data []byte) {
@@ -143,6 +149,11 @@ func (c *core) handle(m Msg) bool {
 			c.stopTold[i] = true
 		}
 		c.stopped, c.news = true, true
+	case KSuspend:
+		if i := c.neighbour(m.From); i >= 0 {
+			c.suspTold[i] = true
+		}
+		c.suspended, c.news = true, true
 	case KWave:
 		c.waveActive, c.reports, c.sumS, c.sumR = true, 0, 0, 0
 		first, n := c.children()
@@ -230,7 +241,7 @@ func (c *core) learn(data []byte) {
 // in at most 2·⌈log_k P⌉ hops, and D successive improvements cost at most
 // 2·D·(P−1) messages however many ranks find them at once (the combination
 // that keeps incumbent propagation within O(h·P) messages, seed 002 §6.3).
-// The stop is one value: at most 2·(P−1) messages.
+// The stop is one value: at most 2·(P−1) messages; so is the suspension.
 func (c *core) spread() {
 	for i := range spreadFanout + 1 {
 		to := c.neighbourRank(i)
@@ -244,6 +255,10 @@ func (c *core) spread() {
 		if c.stopped && !c.stopTold[i] {
 			c.stopTold[i] = true
 			c.send(to, KStop, nil)
+		}
+		if c.suspended && !c.suspTold[i] {
+			c.suspTold[i] = true
+			c.send(to, KSuspend, nil)
 		}
 	}
 }

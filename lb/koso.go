@@ -81,10 +81,14 @@ func (b *koso) Start(root Task) {
 // Load returns the number of queued tasks.
 func (b *koso) Load() int { return len(b.q) }
 
-// Task returns the shallowest non-empty task.
+// Task returns the shallowest non-empty task; nil while the search is
+// suspending (the tasks are kept).
 func (b *koso) Task() Task {
 	if b.stopped {
 		b.q = b.q[:0]
+	}
+	if b.suspended {
+		return nil
 	}
 	for len(b.q) > 0 {
 		if !b.q[0].t.Empty() {
@@ -150,4 +154,27 @@ func (b *koso) after() {
 	}
 	b.stats.MaxQueue = max(b.stats.MaxQueue, int64(b.Load()))
 	b.progress()
+}
+
+// Suspend starts suspending the search (Suspender).
+func (b *koso) Suspend() {
+	b.suspend()
+	b.after()
+}
+
+// Open returns the open tasks once the search is done (Suspender).
+func (b *koso) Open() []Task {
+	var out []Task
+	for _, e := range b.q {
+		out = openTasks(e.t, out)
+	}
+	return out
+}
+
+// StartWith begins with a share of a suspended search (Suspender).
+func (b *koso) StartWith(t Task) {
+	if t != nil {
+		b.push(t, 0)
+	}
+	b.after()
 }

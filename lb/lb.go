@@ -143,8 +143,8 @@ type Stopper interface {
 // Kind is the kind of a balancer message; drivers use it as the MPI tag.
 type Kind int
 
-// Message kinds. Work, Bound, Stop and Load messages are counted by
-// termination detection; the others are control traffic.
+// Message kinds. Work, Bound, Stop, Suspend and Load messages are counted
+// by termination detection; the others are control traffic.
 const (
 	KRequest     Kind = iota + 1 // ask for work
 	KWork                        // a task
@@ -160,6 +160,7 @@ const (
 	KLoad                        // ring balancers: load information
 	KStatus                      // progress: asked down the tree
 	KStatusReply                 // progress: subtree's nodes and busy ranks, up the tree
+	KSuspend                     // suspend the whole search for a checkpoint: origin
 	nKinds
 )
 
@@ -169,7 +170,7 @@ const (
 const NumKinds = int(nKinds)
 
 var kindNames = [...]string{"?", "request", "work", "reject", "bound", "stop", "wave", "report",
-	"terminate", "drained", "exit", "pair", "load", "status", "status-reply"}
+	"terminate", "drained", "exit", "pair", "load", "status", "status-reply", "suspend"}
 
 func (k Kind) String() string {
 	if k > 0 && k < nKinds {

@@ -98,7 +98,26 @@ func (b *pollShuffle) Start(root Task) {
 	b.advance()
 }
 
-func (b *pollShuffle) busy() bool { return b.task != nil && !b.task.Empty() && !b.stopped }
+// holds reports whether the rank holds work; busy whether it may work on
+// it (not while the search is suspending).
+func (b *pollShuffle) holds() bool { return b.task != nil && !b.task.Empty() && !b.stopped }
+
+func (b *pollShuffle) busy() bool { return b.holds() && !b.suspended }
+
+// Suspend starts suspending the search (Suspender).
+func (b *pollShuffle) Suspend() {
+	b.suspend()
+	b.advance()
+}
+
+// Open returns the open tasks once the search is done (Suspender).
+func (b *pollShuffle) Open() []Task { return openTasks(b.task, nil) }
+
+// StartWith begins with a share of a suspended search (Suspender).
+func (b *pollShuffle) StartWith(t Task) {
+	b.task = t
+	b.advance()
+}
 
 // Task returns the subproblem while the rank may work: in the work phase, and
 // with PairSync also while it waits.
@@ -148,11 +167,12 @@ func (b *pollShuffle) answerRequest(m Msg) {
 	b.send(m.From, KReject, h)
 }
 
-func (b *pollShuffle) unpackTask(rest []byte) Task {
+// adopt decodes a task from another rank and takes it on, with the work
+// the rank still holds (a suspending rank may hold some).
+func (b *pollShuffle) adopt(rest []byte) {
 	if t := b.unpack(rest); !b.stopped {
-		return t
+		b.task = join(b.task, t)
 	}
-	return nil
 }
 
 // take removes and returns the message from rank `from` of this cycle and
@@ -249,7 +269,7 @@ func (b *pollShuffle) advance() {
 func (b *pollShuffle) receiveTask(from int, sub byte) bool {
 	m, rest, ok := b.take(from, sub)
 	if ok && m.Kind == KWork {
-		b.task = b.unpackTask(rest)
+		b.adopt(rest)
 	}
 	return ok
 }
@@ -257,7 +277,7 @@ func (b *pollShuffle) receiveTask(from int, sub byte) bool {
 // afterExchange asks along a lower dimension when still idle (AskLower),
 // then ends the phase.
 func (b *pollShuffle) afterExchange() {
-	if b.env.Options.AskLower && !b.busy() && !b.stopped && b.phase > 0 {
+	if b.env.Options.AskLower && !b.busy() && !b.stopped && !b.suspended && b.phase > 0 {
 		j := b.env.Rand.IntN(b.phase)
 		if to := b.rank ^ 1<<j; to < b.size {
 			b.askTo = to
@@ -318,7 +338,7 @@ func (b *pollShuffle) sync() bool {
 				flags |= flagTerminate
 			}
 			b.havePrev, b.prevS, b.prevR = busy == 0, s, r
-			if b.phase == b.dims-1 && (b.env.Options.ShuffleBelow <= 0 || float64(busy) < b.env.Options.ShuffleBelow*float64(b.size)) {
+			if b.phase == b.dims-1 && !b.suspended && (b.env.Options.ShuffleBelow <= 0 || float64(busy) < b.env.Options.ShuffleBelow*float64(b.size)) {
 				flags |= flagShuffle
 			}
 			b.next(flags)
@@ -345,12 +365,23 @@ func (b *pollShuffle) next(flags byte) {
 	case flags&flagShuffle != 0:
 		pi := b.shufflePerm()
 		to := pi.at(b.rank)
-		if b.busy() {
+		// A suspending rank sends its work too (the decision was taken
+		// before rank 0 suspended); a resumed share sends one task and
+		// keeps the rest.
+		var keep Task
+		if bg, ok := b.task.(*bag); ok && !b.stopped {
+			if t := bg.take(); t != nil {
+				b.task, keep = t, bg
+			} else if len(bg.ts) == 1 {
+				b.task = bg.ts[0]
+			}
+		}
+		if b.holds() {
 			b.sendTask(to, b.header(subShuffle), b.task)
 		} else {
 			b.send(to, KPair, b.header(subShuffle))
 		}
-		b.task = nil
+		b.task = keep
 		b.state = psShuffle
 	default:
 		b.phase++

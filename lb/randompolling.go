@@ -53,10 +53,14 @@ func (b *randomPolling) Start(root Task) {
 	b.after()
 }
 
-// Task returns the newest non-empty task, dropping empty ones.
+// Task returns the newest non-empty task, dropping empty ones; nil while
+// the search is suspending (the tasks are kept).
 func (b *randomPolling) Task() Task {
 	if b.stopped {
 		b.tasks = b.tasks[:0]
+	}
+	if b.suspended {
+		return nil
 	}
 	for len(b.tasks) > 0 {
 		t := b.tasks[len(b.tasks)-1]
@@ -113,10 +117,33 @@ func (b *randomPolling) answer(j int) {
 
 // after asks for work when idle, then advances the shared machinery.
 func (b *randomPolling) after() {
-	if b.canAsk && !b.waiting && !b.terminating && !b.stopped && b.Task() == nil {
+	if b.canAsk && !b.waiting && !b.terminating && !b.stopped && !b.suspended && b.Task() == nil {
 		b.waiting = true
 		b.stats.RequestsSent++
 		b.send(b.requestFrom(), KRequest, b.stamp())
 	}
 	b.progress()
+}
+
+// Suspend starts suspending the search (Suspender).
+func (b *randomPolling) Suspend() {
+	b.suspend()
+	b.after()
+}
+
+// Open returns the open tasks once the search is done (Suspender).
+func (b *randomPolling) Open() []Task {
+	var out []Task
+	for _, t := range b.tasks {
+		out = openTasks(t, out)
+	}
+	return out
+}
+
+// StartWith begins with a share of a suspended search (Suspender).
+func (b *randomPolling) StartWith(t Task) {
+	if t != nil {
+		b.tasks = append(b.tasks, t)
+	}
+	b.after()
 }

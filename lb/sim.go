@@ -140,6 +140,8 @@ type sim struct {
 	next     time.Time
 	base     int64 // nodes of the world's earlier runs
 	apps     []App
+
+	due func() bool // Config.CheckpointDue until it fired
 }
 
 // Run simulates job on every rank; see NewSim.
@@ -161,8 +163,18 @@ func (w *simWorld) Run(job Job) (*Outcome, error) {
 		s.progress, s.every, s.base = job.Config.Progress, ProgressEvery(job.Config), w.nodes
 		s.next = time.Now().Add(s.every)
 	}
+	resume := job.Config.Resume
+	s.due = job.Config.CheckpointDue
 	for r := range p {
 		apps[r] = job.NewApp()
+		if resume != nil {
+			if r == 0 {
+				if err := CheckTasks(apps[0], resume); err != nil {
+					return nil, err
+				}
+			}
+			resume.Prime(apps[r])
+		}
 		b, err := NewBalancer(job.Config.Balancer, Env{Rank: r, Size: p, App: apps[r], Rand: NewRand(job.Config.Seed, r),
 			Seed: job.Config.Seed, Options: job.Config.Options})
 		if err != nil {
@@ -172,7 +184,13 @@ func (w *simWorld) Run(job Job) (*Outcome, error) {
 		s.ranks[r] = simRank{slice: -1, head: -1, tail: -1}
 	}
 	for r := range p {
-		s.bs[r].Start(apps[r].Root())
+		if resume != nil {
+			if err := StartShare(s.bs[r], apps[r], resume.Share(r, p)); err != nil {
+				return nil, err
+			}
+		} else {
+			s.bs[r].Start(apps[r].Root())
+		}
 		c := int64(0)
 		if err := s.flush(r, &c, true); err != nil {
 			return nil, err
@@ -230,6 +248,11 @@ func (s *sim) loop() error {
 		}
 		e := s.q.pop()
 		s.now = e.at
+		if s.due != nil && s.due() {
+			if err := s.suspend(); err != nil {
+				return err
+			}
+		}
 		r := int(e.rank)
 		var err error
 		switch e.class() {
@@ -247,6 +270,26 @@ func (s *sim) loop() error {
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// suspend starts suspending the search on rank 0 at the current time, as
+// a signal handler would between two of its events.
+func (s *sim) suspend() error {
+	s.due = nil
+	b, ok := s.bs[0].(Suspender)
+	if !ok || s.ranks[0].done {
+		return nil
+	}
+	b.Suspend()
+	c := s.now
+	if err := s.flush(0, &c, true); err != nil {
+		return err
+	}
+	if sr := &s.ranks[0]; !sr.cpu && c > s.now {
+		sr.cpu, sr.slice = true, -1
+		s.push(c, classCPU, 0, -1)
 	}
 	return nil
 }
@@ -559,10 +602,20 @@ func (s *sim) finish(job Job, apps []App, t0 time.Time) (*Outcome, error) {
 	}
 	var total Stats
 	var busy int64
+	var end Finish // the suspension, open tasks and incumbent of all ranks
 	for r := range p {
 		sr := &s.ranks[r]
 		if !sr.done {
 			return nil, fmt.Errorf("lb: simulation ran dry at %.9f s with rank %d not done (lost work or deadlock)", float64(s.now)/1e12, r)
+		}
+		var f Finish
+		if err := f.SetEnd(apps[r], s.bs[r]); err != nil {
+			return nil, err
+		}
+		end.Suspended = end.Suspended || f.Suspended
+		end.Tasks = append(end.Tasks, f.Tasks...)
+		if r == 0 {
+			end.Incumbent, end.HasIncumbent = f.Incumbent, f.HasIncumbent
 		}
 		st := *s.bs[r].Stats()
 		st.WorkSeconds = float64(sr.work) / 1e12
@@ -594,21 +647,22 @@ func (s *sim) finish(job Job, apps []App, t0 time.Time) (*Outcome, error) {
 		}
 		f[r] = t
 	}
-	end := f[0]
+	at := f[0]
 	clear(f)
 	var down int64
 	for r := 1; r < p; r++ {
 		f[r] = f[(r-1)/2] + s.pathDelay((r-1)/2, r, len(res))
 		down = max(down, f[r])
 	}
-	end += down
-	fin := Finish{Result: res, Stats: total, Seconds: float64(end) / 1e12}
+	at += down
+	fin := Finish{Result: res, Stats: total, Seconds: float64(at) / 1e12, Suspended: end.Suspended, Tasks: end.Tasks,
+		Incumbent: end.Incumbent, HasIncumbent: end.HasIncumbent}
 	out := fin.Outcome(ranks)
 	rep := &SimReport{Machine: s.m.Machine, Ranks: p, VirtualSeconds: out.Seconds,
 		SeqVirtualSeconds: float64(total.Nodes) * s.m.NodeNS / 1e9, BusySeconds: float64(busy) / 1e12,
 		LastWorkSeconds: float64(s.lastWork) / 1e12, Events: s.events}
 	if s.trace != nil {
-		rep.Trace = s.trace.points(end)
+		rep.Trace = s.trace.points(at)
 	}
 	rep.RealSeconds = time.Since(t0).Seconds()
 	out.Sim = rep

@@ -132,7 +132,7 @@ func (l *leaves) AppendBinary([]byte) ([]byte, error) {
 // but for incumbents and termination detection.
 type static struct {
 	core
-	share *leaves
+	share Task // the *leaves of the rank, or its share of a resumed search
 }
 
 func newStatic(env Env) (Balancer, error) {
@@ -151,10 +151,27 @@ func newStatic(env Env) (Balancer, error) {
 func (b *static) Start(Task) { b.progress() }
 
 func (b *static) Task() Task {
-	if b.stopped || b.share.Empty() {
+	if b.stopped || b.suspended || b.share == nil || b.share.Empty() {
 		return nil
 	}
 	return b.share
+}
+
+// Suspend starts suspending the search (Suspender).
+func (b *static) Suspend() {
+	b.suspend()
+	b.progress()
+}
+
+// Open returns the open tasks once the search is done: the leaves not
+// worked yet among them (Suspender).
+func (b *static) Open() []Task { return openTasks(b.share, nil) }
+
+// StartWith begins with a share of a suspended search instead of the
+// leaves (Suspender).
+func (b *static) StartWith(t Task) {
+	b.share = t
+	b.progress()
 }
 
 func (b *static) Tick(nodes int64) {

@@ -72,6 +72,19 @@ type Config struct {
 	// ProgressEvery is the interval of progress snapshots; 0 means one
 	// second.
 	ProgressEvery time.Duration
+	// CheckpointDue, when set, is polled on rank 0 between work slices
+	// and while it waits (in the simulator, at every event): once it
+	// returns true the search is suspended at a consistent cut, and Run
+	// returns a *Suspended error with the open tasks and the result so far.
+	// It is called from the goroutine that called Run (the function may
+	// read a flag that a signal handler sets).
+	CheckpointDue func() bool
+	// Resume, when not nil, continues the suspended search it describes
+	// instead of starting from the root: rank 0 deals its Tasks to the
+	// ranks round-robin (Suspended.Share), every rank's app learns the
+	// incumbent, and the partial result is combined into the result. Every
+	// rank passes the same Resume but for Tasks, which only rank 0 needs.
+	Resume *Suspended
 }
 
 // progressEvery returns the configured interval or the default.
@@ -116,7 +129,11 @@ type Outcome struct {
 	// in the others.
 	Sim *SimReport
 
-	result []byte // the encoded combined result, for Run
+	result    []byte   // the encoded combined result, for Run
+	suspended bool     // the search ended suspended (Config.CheckpointDue)
+	open      [][]byte // then the open tasks, on rank 0
+	incumbent int64    // and the incumbent, if hasInc
+	hasInc    bool
 }
 
 // SimReport is what the simulator measured of a run besides the balancer's
@@ -249,7 +266,28 @@ func Run[R any](w World, cfg Config, newApp func() Reducer[R]) (R, *Outcome, err
 		return zero, nil, err
 	}
 	out.result = nil
-	return res, out, nil
+	var before int64
+	if r := cfg.Resume; r != nil {
+		before = r.Nodes
+		if len(r.Partial) > 0 {
+			p, err := decodeResult[R](r.Partial)
+			if err != nil {
+				return zero, nil, fmt.Errorf("lb: the partial result of a suspended search: %w", err)
+			}
+			res = newApp().Combine(p, res)
+		}
+	}
+	if !out.suspended {
+		return res, out, nil
+	}
+	partial, err := encodeResult(res)
+	if err != nil {
+		return zero, nil, err
+	}
+	s := &Suspended{Partial: partial, Tasks: out.open, Nodes: before + out.Total.Nodes,
+		Incumbent: out.incumbent, HasIncumbent: out.hasInc}
+	out.open = nil
+	return res, out, s
 }
 
 func encodeResult[R any](v R) ([]byte, error) {
@@ -275,6 +313,31 @@ type Finish struct {
 	Result  []byte
 	Stats   Stats
 	Seconds float64
+	// Suspended says that the search ended suspended for a checkpoint
+	// (Suspender.Suspended, the same on every rank); Tasks are then the
+	// open tasks of the rank, and after Merge those of its subtree.
+	Suspended bool
+	Tasks     [][]byte
+	// Incumbent is the rank's incumbent at the end, when HasIncumbent; at a
+	// consistent cut every rank knows the same.
+	Incumbent    int64
+	HasIncumbent bool
+}
+
+// SetEnd fills in what app and its balancer b know at the end of a search:
+// whether it ended suspended, the open tasks, and the incumbent.
+func (f *Finish) SetEnd(app App, b Balancer) error {
+	if s, ok := b.(Suspender); ok && s.Suspended() {
+		tasks, err := OpenTasks(b)
+		if err != nil {
+			return err
+		}
+		f.Suspended, f.Tasks = true, tasks
+	}
+	if bd, ok := app.(Bounded); ok {
+		f.Incumbent, f.HasIncumbent = bd.Incumbent()
+	}
+	return nil
 }
 
 // Merge combines f with g, another rank's (or subtree's) contribution, with
@@ -288,6 +351,11 @@ func (f *Finish) Merge(job Job, app App, g *Finish) error {
 	f.Result = r
 	f.Stats.Add(&g.Stats)
 	f.Seconds = max(f.Seconds, g.Seconds)
+	f.Suspended = f.Suspended || g.Suspended
+	f.Tasks = append(f.Tasks, g.Tasks...)
+	if !f.HasIncumbent {
+		f.Incumbent, f.HasIncumbent = g.Incumbent, g.HasIncumbent
+	}
 	return nil
 }
 
@@ -295,7 +363,8 @@ func (f *Finish) Merge(job Job, app App, g *Finish) error {
 // f, with the given per-rank statistics (nil for none).
 func (f *Finish) Outcome(ranks []Stats) *Outcome {
 	f.Stats.Rank = 0
-	return &Outcome{Seconds: f.Seconds, Total: f.Stats, Ranks: ranks, Runs: 1, result: f.Result}
+	return &Outcome{Seconds: f.Seconds, Total: f.Stats, Ranks: ranks, Runs: 1, result: f.Result,
+		suspended: f.Suspended, open: f.Tasks, incumbent: f.Incumbent, hasInc: f.HasIncumbent}
 }
 
 // statsWords is the number of 8-byte words of an encoded Stats: 13
@@ -336,25 +405,52 @@ func (s *Stats) UnmarshalBinary(b []byte) error {
 }
 
 // AppendBinary appends the encoding of f: the result's length and bytes, the
-// statistics and the seconds.
+// statistics, the seconds, then the suspension, the incumbent and the open
+// tasks (AppendTasks).
 func (f *Finish) AppendBinary(b []byte) ([]byte, error) {
 	b = binary.AppendUvarint(b, uint64(len(f.Result)))
 	b = append(b, f.Result...)
 	b, _ = f.Stats.AppendBinary(b)
-	return binary.LittleEndian.AppendUint64(b, math.Float64bits(f.Seconds)), nil
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(f.Seconds))
+	var flags byte
+	if f.Suspended {
+		flags |= 1
+	}
+	if f.HasIncumbent {
+		flags |= 2
+	}
+	b = binary.AppendVarint(append(b, flags), f.Incumbent)
+	return AppendTasks(b, f.Tasks), nil
 }
 
 // UnmarshalBinary decodes an encoding made by AppendBinary.
 func (f *Finish) UnmarshalBinary(b []byte) error {
+	bad := errors.New("lb: malformed result of a rank")
 	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)) || uint64(len(b)-k) != n+uint64(StatsSize)+8 {
-		return errors.New("lb: malformed result of a rank")
+	if k <= 0 || n > uint64(len(b)) || uint64(len(b)-k) < n+uint64(StatsSize)+8+1 {
+		return bad
 	}
 	b = b[k:]
 	f.Result = append([]byte(nil), b[:n]...)
 	if err := f.Stats.UnmarshalBinary(b[n : n+uint64(StatsSize)]); err != nil {
 		return err
 	}
-	f.Seconds = math.Float64frombits(binary.LittleEndian.Uint64(b[n+uint64(StatsSize):]))
+	b = b[n+uint64(StatsSize):]
+	f.Seconds = math.Float64frombits(binary.LittleEndian.Uint64(b))
+	flags := b[8]
+	f.Suspended, f.HasIncumbent = flags&1 != 0, flags&2 != 0
+	v, k := binary.Varint(b[9:])
+	if k <= 0 {
+		return bad
+	}
+	f.Incumbent = v
+	tasks, rest, err := ParseTasks(b[9+k:])
+	if err != nil || len(rest) != 0 {
+		return bad
+	}
+	f.Tasks = nil
+	for _, t := range tasks {
+		f.Tasks = append(f.Tasks, append([]byte(nil), t...))
+	}
 	return nil
 }

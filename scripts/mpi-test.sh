@@ -34,6 +34,11 @@ mpi_tests() {
 	run_mpi_cmd golomb 2 '"length":55,' --json 10
 	run_mpi_cmd golomb 4 '"length":72,' --json 11
 	run_mpi_cmd golomb 4 '"rulers":97759' --json --count 60 9
+	# Checkpoints under MPI: periodic ones suspend and resume the count in
+	# the run, and a restart from the last one on another -np finishes it.
+	rm -f "$work/golomb.ckpt"
+	run_mpi_cmd golomb 2 '"rulers":97759' --json --count 60 9 --checkpoint "$work/golomb.ckpt" --checkpoint-every 1ms
+	run_mpi_cmd golomb 3 '"rulers":97759' --json --restart "$work/golomb.ckpt"
 	local b
 	for b in $(balancers); do
 		run_mpi_cmd golomb 4 '"length":44,' --json --balancer "$b" 9

@@ -13,6 +13,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -90,7 +92,7 @@ func newApp() *cli.App {
 			&cli.StringSliceFlag{Name: "korf", Usage: "solve instance `N` of Korf's 100 (1..100, or a range A-B; repeatable)"},
 			&cli.StringFlag{Name: "data", Usage: "read Korf's table from `PATH` instead of the built-in one"},
 			&cli.StringFlag{Name: "file", Usage: "solve the instances in file `F` (- for standard input), one per line, 16 numbers each"}),
-		Action: cmdutil.Action(cmdutil.Spec[[]instance]{App: "fifteen", Read: read, Solve: solve, Sample: sample}),
+		Action: cmdutil.Action(cmdutil.Spec[[]instance]{App: "fifteen", Read: read, Solve: solve, Sample: sample, Resumable: true}),
 	}
 }
 
@@ -135,10 +137,39 @@ func read(c *cli.Context, _ cmdutil.Common) ([]instance, error) {
 	return ins, nil
 }
 
+// position is the State of a suspended fifteen run: the instance being
+// solved (the ones before are printed) and its solver's state.
+type position struct {
+	Index int
+	Inner []byte
+}
+
 func solve(r *cmdutil.Run, ins []instance) error {
 	var mismatch error
-	for _, in := range ins {
-		out, err := solveOne(r, in)
+	first := 0
+	var resume *lb.Suspended
+	if s := r.Resume(); s != nil {
+		var pos position
+		if err := gob.NewDecoder(bytes.NewReader(s.State)).Decode(&pos); err != nil || pos.Index < 0 || pos.Index >= len(ins) {
+			return fmt.Errorf("fifteen: the state of the checkpoint does not decode (%v)", err)
+		}
+		inner := *s
+		first, inner.State, resume = pos.Index, pos.Inner, &inner
+	}
+	for i := first; i < len(ins); i++ {
+		in := ins[i]
+		cfg := r.Config()
+		cfg.Resume, resume = resume, nil
+		out, err := solveOne(r, in, cfg)
+		var s *lb.Suspended
+		if errors.As(err, &s) {
+			var b bytes.Buffer
+			if err := gob.NewEncoder(&b).Encode(position{Index: i, Inner: s.State}); err != nil {
+				return fmt.Errorf("fifteen: %w", err)
+			}
+			s.State = b.Bytes()
+			return s
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", in.Label, err)
 		}
@@ -154,7 +185,7 @@ func solve(r *cmdutil.Run, ins []instance) error {
 
 // solveOne solves one instance with the flags' balancer; collective unless
 // the balancer is seq.
-func solveOne(r *cmdutil.Run, in instance) (output, error) {
+func solveOne(r *cmdutil.Run, in instance, cfg lb.Config) (output, error) {
 	out := output{Header: r.Header(), FastInit: r.Options.FastInit && !r.Seq(), Instance: in.Label, Start: in.Start.String()}
 	if in.Korf > 0 {
 		out.TableLength, out.TableNodes = in.Table.Optimal, in.Table.Nodes
@@ -168,7 +199,7 @@ func solveOne(r *cmdutil.Run, in instance) (output, error) {
 		}
 		res = parallel.FromSequential(s)
 	} else {
-		p, o, err := parallel.Solve(r.World, in.Start, r.Config())
+		p, o, err := parallel.Solve(r.World, in.Start, cfg)
 		if err != nil {
 			return out, err
 		}

@@ -6,6 +6,9 @@
 package main
 
 import (
+	"bytes"
+	"encoding/gob"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -28,7 +31,7 @@ func newApp() *cli.App {
 		ArgsUsage: "MARKS",
 		Flags: append(cmdutil.Flags(),
 			&cli.IntFlag{Name: "count", Usage: "instead, count the rulers of length ≤ `L` (exhaustive; same nodes under every balancer)"}),
-		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "golomb", Read: read, Solve: solve, Sample: sample}),
+		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "golomb", Read: read, Solve: solve, Sample: sample, Resumable: true}),
 	}
 }
 
@@ -121,42 +124,94 @@ type output struct {
 	cmdutil.Report
 }
 
+// phase is the State of a suspended golomb search: the shortest rulers'
+// steps (Inner, ruler.SolveParallel's State), or with --count the count
+// after the steps done.
+type phase struct {
+	Counting bool
+	Steps    []ruler.Step // Counting: the steps before the count
+	Inner    []byte       // !Counting: the steps' own state
+}
+
+// suspend puts the phase in the State of a suspended search's error.
+func suspend(err error, ph phase) error {
+	var s *lb.Suspended
+	if !errors.As(err, &s) {
+		return err
+	}
+	if !ph.Counting {
+		ph.Inner = s.State
+	}
+	var b bytes.Buffer
+	if e := gob.NewEncoder(&b).Encode(ph); e != nil {
+		return fmt.Errorf("golomb: %w", e)
+	}
+	s.State = b.Bytes()
+	return s
+}
+
 func solve(r *cmdutil.Run, in instance) error {
 	out := output{Header: r.Header(), Marks: in.Marks}
 	var stats *lb.Outcome
 	start := time.Now()
+	// A resumed run continues the phase it was suspended in.
+	var resumed phase
+	resume := r.Resume()
+	if resume != nil {
+		if err := gob.NewDecoder(bytes.NewReader(resume.State)).Decode(&resumed); err != nil {
+			return fmt.Errorf("golomb: the state of the checkpoint: %w", err)
+		}
+	}
 	search := func(m int) ([]ruler.Step, error) {
 		if r.Seq() {
 			return ruler.Solve(m)
 		}
-		steps, o, err := ruler.SolveParallel(r.World, m, r.Config())
+		cfg := r.Config()
+		cfg.Resume = nil
+		if resume != nil && !resumed.Counting {
+			inner := *resume
+			inner.State = resumed.Inner
+			cfg.Resume = &inner
+		}
+		steps, o, err := ruler.SolveParallel(r.World, m, cfg)
 		stats = o
-		return steps, err
+		return steps, suspend(err, phase{})
 	}
 	if in.Count > 0 {
 		// The counting search is bounded by the optimal lengths of the
 		// rulers with fewer marks, which the solver finds first.
-		steps, err := search(in.Marks - 1)
-		if err != nil {
-			return err
+		steps := resumed.Steps
+		if !resumed.Counting {
+			var err error
+			if steps, err = search(in.Marks - 1); err != nil {
+				return err
+			}
+		} else {
+			stats = new(lb.Outcome)
 		}
 		g := make([]int, in.Marks)
 		for _, s := range steps {
 			g[s.Marks] = s.Ruler[s.Marks-1]
 		}
 		var res ruler.Outcome
+		var err error
 		if r.Seq() {
 			if res, err = ruler.CountRulers(in.Marks, g, in.Count); err != nil {
 				return err
 			}
 		} else {
+			cfg := r.Config()
+			if !resumed.Counting {
+				cfg.Resume = nil
+			}
 			var o *lb.Outcome
-			if res, o, err = ruler.CountParallel(r.World, in.Marks, g, in.Count, r.Config()); err != nil {
-				return err
+			res, o, err = ruler.CountParallel(r.World, in.Marks, g, in.Count, cfg)
+			if err != nil {
+				return suspend(err, phase{Counting: true, Steps: steps})
 			}
 			stats.Add(o)
 		}
-		out.CountUpTo, out.Rulers, out.Nodes = in.Count, res.Solutions, res.Nodes
+		out.CountUpTo, out.Rulers, out.Nodes, out.Steps = in.Count, res.Solutions, res.Nodes, steps
 		for _, s := range steps {
 			out.Nodes += s.Nodes
 		}

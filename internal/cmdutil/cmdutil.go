@@ -19,6 +19,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -55,9 +56,15 @@ type Common struct {
 	Progress bool // --progress: progress lines on rank 0 even when stderr is no terminal
 	Budget   int64
 	Options  lb.Options
-	Idle     mpi.Idle    // how waiting ranks wait under MPI (--idle)
-	info     lb.Info     // the balancer, unless Seq
-	sim      *simOptions // the simulation flags, with --world sim
+	Idle     mpi.Idle // how waiting ranks wait under MPI (--idle)
+	// Checkpoint is the file of --checkpoint, CheckpointEvery the period
+	// of --checkpoint-every (0: on signals only), Restart the file of
+	// --restart.
+	Checkpoint      string
+	CheckpointEvery time.Duration
+	Restart         string
+	info            lb.Info     // the balancer, unless Seq
+	sim             *simOptions // the simulation flags, with --world sim
 }
 
 // optionFlags are the balancer options' flags, by the names lb.Info uses.
@@ -89,7 +96,7 @@ func Flags() []cli.Flag {
 		&cli.IntFlag{Name: "levels", Usage: fmt.Sprintf("static, hybrid: k, split the root into 2^k leaves, 0..%d (0: default from the seeds' bounds)", lb.MaxSplitLevels)},
 		&cli.StringFlag{Name: "perm", Value: "gf", Usage: "static, hybrid: pseudo-random permutation, gf or lcg"},
 		&cli.IntFlag{Name: "clusters", Value: 1, Usage: "hybrid: clusters of ranks that poll each other"},
-	}, simFlagList()...)
+	}, append(checkpointFlags(), simFlagList()...)...)
 }
 
 // FlagsNamed returns the common flags with the given names, for commands
@@ -147,6 +154,7 @@ func Parse(c *cli.Context) (Common, error) {
 	if !defines(c, "perm") {
 		cm.Options.Permutation = "gf"
 	}
+	cm.Checkpoint, cm.CheckpointEvery, cm.Restart = c.String("checkpoint"), c.Duration("checkpoint-every"), c.String("restart")
 	if cm.Balancer == "help" {
 		fmt.Fprintf(c.App.Writer, "balancers:\n  %-10s the plain sequential solver, one rank, no balancer\n%s", Seq, lb.Describe())
 		return cm, errHelpShown
@@ -187,6 +195,14 @@ func Parse(c *cli.Context) (Common, error) {
 	}
 	if err := cm.Options.Validate(); err != nil {
 		return cm, &UsageError{Err: err}
+	}
+	switch {
+	case cm.CheckpointEvery < 0:
+		return cm, Usagef("--checkpoint-every %v: must not be negative", cm.CheckpointEvery)
+	case cm.CheckpointEvery > 0 && cm.Checkpoint == "":
+		return cm, Usagef("--checkpoint-every needs --checkpoint FILE")
+	case (cm.Checkpoint != "" || cm.Restart != "") && (cm.Balancer == Seq || cm.Balancer == ""):
+		return cm, Usagef("--checkpoint, --restart: only searches with a balancer can checkpoint (not --balancer %s)", cm.Balancer)
 	}
 	if cm.Balancer == "" {
 		return cm, nil // a command without balancers

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -35,6 +36,12 @@ type Spec[I any] struct {
 	// with --balancer seq, and once for all ranks in the simulator) and
 	// prints with Run.Print, which writes on rank 0 only.
 	Solve func(r *Run, in I) error
+	// Resumable says that Solve supports checkpoints: it runs its searches
+	// with Run.Config (or a Config whose Resume it chose from Run.Resume),
+	// returns a search's *lb.Suspended error with its own State, and
+	// resumes from Run.Resume's State. Without it, --checkpoint and
+	// --restart are usage errors.
+	Resumable bool
 	// Sample, when not nil, returns a task of the instance's sequential
 	// search that --calibrate works for a short time to measure the cost of
 	// a node on this machine (Calibrate). It should hold at least 10⁵ nodes.
@@ -57,6 +64,18 @@ type Run struct {
 
 	progress  *progressPrinter // rank 0's, when progress lines are on
 	traceRuns int              // reports written to the --trace file
+	ckpt      *ckpt            // with --checkpoint or --restart
+}
+
+// Resume returns the suspended search the run continues (--restart, or
+// the last periodic checkpoint), nil when there is none. Run.Config puts it
+// in lb.Config.Resume; solvers of several searches read its State to find
+// the suspended one.
+func (r *Run) Resume() *lb.Suspended {
+	if r.ckpt == nil {
+		return nil
+	}
+	return r.ckpt.resume
 }
 
 // startProgress turns progress lines on for rank 0 when the flags ask for
@@ -85,20 +104,37 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 		if errors.Is(perr, errHelpShown) {
 			return perr
 		}
+		if perr == nil && (cm.Checkpoint != "" || cm.Restart != "") && !spec.Resumable {
+			perr = Usagef("--checkpoint, --restart: %s cannot checkpoint its searches", spec.App)
+		}
+		var signalled *atomic.Bool
+		if perr == nil && cm.Checkpoint != "" {
+			var stop func()
+			signalled, stop = catchSignals()
+			defer stop()
+		}
 		if cm.World == WorldSim && perr == nil {
 			// One process: nothing to agree on.
 			r := &Run{Common: cm, App: spec.App, Context: c}
-			in, err := spec.Read(c, r.Common)
+			var in I
+			var k *Checkpoint
+			var err error
+			if cm.Restart != "" {
+				in, k, err = loadRestart(c, cm, spec)
+			} else {
+				in, err = spec.Read(c, r.Common)
+			}
 			if err != nil {
 				return &rejected{err}
 			}
+			setCheckpointing(r, signalled, k, in)
 			if cm.Balancer != Seq && cm.Balancer != "" {
-				if r.World, err = newSimWorld(cm, spec, in); err != nil {
+				if r.World, err = newSimWorld(r.Common, spec, in); err != nil {
 					return &rejected{err}
 				}
 			}
 			stop := r.startProgress()
-			err = spec.Solve(r, in)
+			err = solveCheckpointed(r, spec, in)
 			stop()
 			if err != nil {
 				return &rejected{err}
@@ -116,7 +152,18 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 		err := mpi.Run(n, func(comm *mpi.Comm) error {
 			comm.SetIdle(cm.Idle)
 			r := &Run{Common: cm, App: spec.App, Comm: comm, Context: c}
-			in, err := agreeOnInput(comm, c, perr, func() (I, error) { return spec.Read(c, cm) })
+			var loaded *Checkpoint // rank 0's, with --restart
+			in, err := agreeOnInput(comm, c, perr, func() (I, error) {
+				if cm.Restart == "" {
+					return spec.Read(c, cm)
+				}
+				in, k, err := loadRestart(c, cm, spec)
+				loaded = k
+				return in, err
+			})
+			if err == nil && cm.Restart != "" {
+				loaded, err = shareCheckpoint(comm, loaded)
+			}
 			if err != nil {
 				if !errors.Is(err, errRejected) {
 					return err
@@ -126,6 +173,7 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 				}
 				return announce(comm, c.App, err)
 			}
+			setCheckpointing(r, signalled, loaded, in)
 			switch cm.Balancer {
 			case Seq:
 				if comm.Rank() != 0 {
@@ -136,7 +184,15 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 				r.World = driver.New(comm)
 			}
 			defer r.startProgress()()
-			return spec.Solve(r, in)
+			err = solveCheckpointed(r, spec, in)
+			var q *quietError
+			if errors.As(err, &q) && q.code == ExitCheckpointed {
+				if comm.Rank() == 0 || mpi.WorldName == "mpi" {
+					verdict = err
+				}
+				return nil
+			}
+			return err
 		})
 		if err != nil {
 			return err

@@ -72,11 +72,19 @@ func (p *progressPrinter) finish() {
 }
 
 // Config returns the run configuration of the flags, with progress reports
-// on rank 0 when they are on (--progress, or stderr a terminal and no -q).
+// on rank 0 when they are on (--progress, or stderr a terminal and no -q),
+// and with --checkpoint and --restart the checkpoint poll and the search to
+// resume (Run.Resume).
 func (r *Run) Config() lb.Config {
 	cfg := r.Common.Config()
 	if r.progress != nil {
 		cfg.Progress = r.progress.report
+	}
+	if r.ckpt != nil {
+		cfg.Resume = r.ckpt.resume
+		if r.ckpt.file != "" {
+			cfg.CheckpointDue = r.ckpt.due
+		}
 	}
 	return cfg
 }

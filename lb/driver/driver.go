@@ -24,9 +24,17 @@ import (
 	"github.com/treelb/treelb/mpi"
 )
 
-// tagFinish tags the reduction of the ranks' results; the balancers' tags
-// are below lb.NumKinds.
-const tagFinish = lb.NumKinds
+// tagFinish tags the reduction of the ranks' results, tagResume the
+// shares of a resumed search's tasks; the balancers' tags are below
+// lb.NumKinds.
+const (
+	tagFinish = lb.NumKinds
+	tagResume = lb.NumKinds + 1
+)
+
+// duePoll is how often an idle rank 0 polls Config.CheckpointDue while it
+// waits for messages.
+const duePoll = 20 * time.Millisecond
 
 // World is an lb.World over one rank's communicator. Make one with New; it
 // belongs to the rank's goroutine and is not safe for concurrent use.
@@ -55,6 +63,14 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 	c := w.c
 	app := job.NewApp()
 	cfg := job.Config
+	var share [][]byte
+	if cfg.Resume != nil {
+		cfg.Resume.Prime(app)
+		var err error
+		if share, err = w.deal(app, cfg.Resume); err != nil {
+			return nil, err
+		}
+	}
 	b, err := lb.NewBalancer(cfg.Balancer, lb.Env{Rank: c.Rank(), Size: c.Size(), App: app,
 		Rand: lb.NewRand(cfg.Seed, c.Rank()), Seed: cfg.Seed, Options: cfg.Options})
 	if err != nil {
@@ -67,7 +83,11 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 	if err := c.Barrier(); err != nil {
 		return nil, fmt.Errorf("lb: %w", err)
 	}
-	d := loop{c: c, b: b, throttle: throttles(c), maxPause: maxPauseFor(c.Size(), runtime.GOMAXPROCS(0))}
+	d := loop{c: c, b: b, throttle: throttles(c), maxPause: maxPauseFor(c.Size(), runtime.GOMAXPROCS(0)),
+		resume: cfg.Resume != nil, share: share}
+	if c.Rank() == 0 {
+		d.due = cfg.CheckpointDue
+	}
 	if p, ok := b.(lb.Progresser); ok && cfg.Progress != nil && c.Rank() == 0 {
 		d.progress = &progress{p: p, report: cfg.Progress, every: lb.ProgressEvery(cfg), base: w.nodes}
 	}
@@ -82,7 +102,11 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := w.finish(job, app, &lb.Finish{Result: res, Stats: st, Seconds: seconds})
+	f := &lb.Finish{Result: res, Stats: st, Seconds: seconds}
+	if err := f.SetEnd(app, b); err != nil {
+		return nil, err
+	}
+	out, err := w.finish(job, app, f)
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +160,10 @@ type loop struct {
 	heldUntil time.Time
 
 	progress *progress // rank 0 with Config.Progress, else nil
+
+	resume bool        // start with share, a resumed search's tasks
+	share  [][]byte    // (encoded), instead of the root
+	due    func() bool // rank 0: Config.CheckpointDue until it fired
 }
 
 // The pauses of request throttling: from minPause, doubling up to
@@ -168,12 +196,34 @@ func throttles(c *mpi.Comm) bool {
 	return c.Idle() == mpi.IdleYield
 }
 
+// checkDue suspends the search once Config.CheckpointDue says so.
+func (d *loop) checkDue() error {
+	if d.due == nil || d.b.Done() || !d.due() {
+		return nil
+	}
+	d.due = nil
+	if s, ok := d.b.(lb.Suspender); ok {
+		s.Suspend()
+	}
+	return d.flush()
+}
+
 func (d *loop) run(app lb.App, budget int64) error {
-	d.b.Start(app.Root())
+	if d.resume {
+		if err := lb.StartShare(d.b, app, d.share); err != nil {
+			return err
+		}
+		d.share = nil
+	} else {
+		d.b.Start(app.Root())
+	}
 	if err := d.flush(); err != nil {
 		return err
 	}
 	for !d.b.Done() {
+		if err := d.checkDue(); err != nil {
+			return err
+		}
 		if d.progress != nil {
 			d.progress.tick(time.Now())
 			if err := d.flush(); err != nil {
@@ -242,6 +292,11 @@ func (d *loop) wait() (mpi.Status, bool, error) {
 	}
 	if d.progress != nil && (until.IsZero() || d.progress.next.Before(until)) {
 		until = d.progress.next
+	}
+	if d.due != nil {
+		if poll := time.Now().Add(duePoll); until.IsZero() || poll.Before(until) {
+			until = poll
+		}
 	}
 	if until.IsZero() {
 		st, err := d.c.Probe(mpi.AnySource, mpi.AnyTag)
@@ -356,8 +411,10 @@ func (w *World) finish(job lb.Job, app lb.App, f *lb.Finish) (*lb.Outcome, error
 	}
 	var all []byte
 	if rank == 0 {
+		g := *f
+		g.Tasks = nil // the open tasks stay on rank 0
 		var err error
-		if all, err = f.AppendBinary(nil); err != nil {
+		if all, err = g.AppendBinary(nil); err != nil {
 			return nil, err
 		}
 	}
@@ -368,6 +425,9 @@ func (w *World) finish(job lb.Job, app lb.App, f *lb.Finish) (*lb.Outcome, error
 	var total lb.Finish
 	if err := total.UnmarshalBinary(all); err != nil {
 		return nil, err
+	}
+	if rank == 0 {
+		total.Tasks = f.Tasks
 	}
 	var ranks []lb.Stats
 	if job.Config.RankStats {
@@ -420,4 +480,49 @@ func Bcast(c *mpi.Comm, b []byte, root int) ([]byte, error) {
 		return nil, fmt.Errorf("lb: %w", err)
 	}
 	return b, nil
+}
+
+// deal hands out the open tasks of a suspended search: rank 0 checks that
+// every task decodes and sends each rank its share (lb.Suspended.Share), or
+// the verdict that they do not; it returns this rank's share. It is
+// collective.
+func (w *World) deal(app lb.App, r *lb.Suspended) ([][]byte, error) {
+	c, rank, size := w.c, w.c.Rank(), w.c.Size()
+	if rank == 0 {
+		bad := lb.CheckTasks(app, r)
+		for to := 1; to < size; to++ {
+			msg := []byte{0}
+			if bad != nil {
+				msg = append([]byte{1}, bad.Error()...)
+			} else {
+				msg = lb.AppendTasks(msg, r.Share(to, size))
+			}
+			if err := c.Send(msg, to, tagResume); err != nil {
+				return nil, fmt.Errorf("lb: dealing the tasks: %w", err)
+			}
+		}
+		if bad != nil {
+			return nil, bad
+		}
+		return r.Share(0, size), nil
+	}
+	st, err := c.Probe(0, tagResume)
+	if err != nil {
+		return nil, fmt.Errorf("lb: receiving the tasks: %w", err)
+	}
+	buf := make([]byte, st.Count)
+	if _, err := c.Recv(buf, 0, tagResume); err != nil {
+		return nil, fmt.Errorf("lb: receiving the tasks: %w", err)
+	}
+	if len(buf) == 0 {
+		return nil, fmt.Errorf("lb: rank %d: an empty share of tasks", rank)
+	}
+	if buf[0] != 0 {
+		return nil, fmt.Errorf("%w (rank 0: %s)", lb.ErrBadTasks, buf[1:])
+	}
+	tasks, rest, err := lb.ParseTasks(buf[1:])
+	if err != nil || len(rest) != 0 {
+		return nil, fmt.Errorf("lb: rank %d: a malformed share of tasks", rank)
+	}
+	return tasks, nil
 }

@@ -1,7 +1,9 @@
 package driver_test
 
 import (
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -117,5 +119,62 @@ func TestProgress(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSuspendEmbedded suspends a count at a random moment on 3 goroutine
+// ranks of the embedded world, resumes it on 7 ranks and suspends it
+// again, and finishes it on 2 simulated ranks, under every balancer
+// variant: the count is the sequential one exactly, and every rank learns
+// of each suspension while only rank 0 holds the open tasks.
+func TestSuspendEmbedded(t *testing.T) {
+	const depth, seed = 18, 6
+	newApp := func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(seed, depth, lbtest.Count) }
+	want := lbtest.Sequential(seed, depth, lbtest.Count)
+	for i, v := range lbtest.Variants() {
+		t.Run(v.Name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(i), 7))
+			var resume *lb.Suspended
+			for seg, p := range []int{3, 7} {
+				k := 1 + rng.IntN(20)
+				var got *lb.Suspended
+				err := mpi.Run(p, func(c *mpi.Comm) error {
+					cfg := v.Config(64, uint64(seg))
+					cfg.Resume = resume
+					cfg.CheckpointDue = lbtest.DueAfter(k)
+					_, _, err := lb.Run(driver.New(c), cfg, newApp)
+					var s *lb.Suspended
+					if !errors.As(err, &s) {
+						return fmt.Errorf("rank %d: segment %d not suspended at poll %d: %v", c.Rank(), seg, k, err)
+					}
+					if c.Rank() == 0 {
+						got = s
+					} else if s.Tasks != nil {
+						return fmt.Errorf("rank %d holds %d open tasks", c.Rank(), len(s.Tasks))
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got.Tasks) == 0 || got.Nodes >= want.Nodes {
+					t.Fatalf("segment %d: %d open tasks after %d of %d nodes", seg, len(got.Tasks), got.Nodes, want.Nodes)
+				}
+				resume = got
+			}
+			w, err := lb.NewSim(2, lb.SimConfig{Seed: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := v.Config(64, 9)
+			cfg.Resume = resume
+			res, out, err := lb.Run(w, cfg, newApp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Nodes != want.Nodes || resume.Nodes+out.Total.Nodes != want.Nodes {
+				t.Fatalf("nodes %d (%d before the last segment + %d), sequential %d", res.Nodes, resume.Nodes, out.Total.Nodes, want.Nodes)
+			}
+		})
 	}
 }

@@ -278,3 +278,13 @@ func Check(got TreeResult, out *lb.Outcome, seed uint64, depth int, mode Mode) e
 	}
 	return nil
 }
+
+// DueAfter returns a Config.CheckpointDue that fires at its k-th poll: a
+// checkpoint at a moment chosen by k, deterministic in the simulator.
+func DueAfter(k int) func() bool {
+	polls := 0
+	return func() bool {
+		polls++
+		return polls >= k
+	}
+}

@@ -1,6 +1,9 @@
 package parallel
 
 import (
+	"bytes"
+	"encoding/gob"
+	"errors"
 	"fmt"
 
 	"github.com/treelb/treelb/apps/fifteen/puzzle"
@@ -39,6 +42,14 @@ func FromSequential(r puzzle.Result) Result {
 	return out
 }
 
+// suspendedState is the State of a suspended Solve: the board, the
+// threshold of the suspended iteration and the result of the ones before.
+type suspendedState struct {
+	Start     puzzle.State
+	Threshold int
+	Result    Result
+}
+
 // RunIteration runs the IDA* iteration from s with the given threshold on
 // every rank of w, balanced as cfg says, and returns the combined outcome
 // and the balancer's statistics, the same on every rank. It is collective:
@@ -66,6 +77,13 @@ func RunIteration(w lb.World, s puzzle.State, threshold int, cfg lb.Config) (Out
 // summed over the iterations (Seconds too). It is collective: every rank
 // calls it with the same arguments. It fails for an invalid or unsolvable
 // board, checked before any search.
+//
+// An iteration suspended for a checkpoint (cfg.CheckpointDue) ends Solve
+// with the *lb.Suspended error, whose State holds the board, the threshold
+// and the iterations done; with that error as cfg.Resume, Solve continues
+// the suspended iteration and the ones after it, on any number of ranks
+// and in any world. The suspended iteration's seconds are those of its
+// last part.
 func Solve(w lb.World, s puzzle.State, cfg lb.Config) (Result, *lb.Outcome, error) {
 	if err := s.Validate(); err != nil {
 		return Result{}, nil, fmt.Errorf("parallel: %w", err)
@@ -75,14 +93,37 @@ func Solve(w lb.World, s puzzle.State, cfg lb.Config) (Result, *lb.Outcome, erro
 	}
 	res := Result{Nodes: 1}
 	total := new(lb.Outcome)
-	for threshold := s.Manhattan(); ; {
-		o, out, err := RunIteration(w, s, threshold, cfg)
+	threshold := s.Manhattan()
+	resume := cfg.Resume
+	if resume != nil {
+		var st suspendedState
+		if err := gob.NewDecoder(bytes.NewReader(resume.State)).Decode(&st); err != nil {
+			return res, total, fmt.Errorf("parallel: the state of a suspended run: %w", err)
+		}
+		if st.Start != s || st.Threshold < threshold || st.Threshold > puzzle.MaxThreshold {
+			return res, total, fmt.Errorf("parallel: a suspended run of %v at threshold %d, not of %v", st.Start, st.Threshold, s)
+		}
+		res, threshold = st.Result, st.Threshold
+	}
+	for {
+		c := cfg
+		c.Resume, resume = resume, nil // only the suspended iteration resumes
+		o, out, err := RunIteration(w, s, threshold, c)
+		total.Add(out)
+		var sus *lb.Suspended
+		if errors.As(err, &sus) {
+			var b bytes.Buffer
+			if err := gob.NewEncoder(&b).Encode(suspendedState{Start: s, Threshold: threshold, Result: res}); err != nil {
+				return res, total, fmt.Errorf("parallel: %w", err)
+			}
+			sus.State = b.Bytes()
+			return res, total, sus
+		}
 		if err != nil {
 			return res, total, err
 		}
 		res.Nodes += o.Nodes
 		res.Iterations = append(res.Iterations, IterStats{Threshold: threshold, Nodes: o.Nodes, Seconds: out.Seconds, Failed: !o.Found})
-		total.Add(out)
 		if o.Found {
 			if len(o.Moves) != threshold {
 				return res, total, fmt.Errorf("parallel: threshold %d: a solution of %d moves", threshold, len(o.Moves))

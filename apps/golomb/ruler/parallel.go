@@ -1,6 +1,9 @@
 package ruler
 
 import (
+	"bytes"
+	"encoding/gob"
+	"errors"
 	"fmt"
 
 	"github.com/treelb/treelb/lb"
@@ -9,14 +12,38 @@ import (
 // SolveParallel runs Solve's steps on every rank of w, each step one
 // tree-shaped computation balanced as cfg says. It is collective. The
 // statistics of the steps are summed.
+//
+// A step suspended for a checkpoint (cfg.CheckpointDue) ends the solver with
+// the *lb.Suspended error, whose State holds the steps done before; with
+// that error as cfg.Resume, SolveParallel continues the suspended step and
+// the ones after it, on any number of ranks and in any world.
 func SolveParallel(w lb.World, n int, cfg lb.Config) ([]Step, *lb.Outcome, error) {
 	total := new(lb.Outcome)
-	steps, err := SolveWith(n, func(p *Problem) (Outcome, error) {
-		o, out, err := lb.Run(w, cfg, p.fresh)
+	resume := cfg.Resume
+	var done []Step
+	if resume != nil {
+		var err error
+		if done, err = decodeDone(resume.State); err != nil {
+			return nil, nil, err
+		}
+	}
+	steps, err := SolveFrom(n, done, func(p *Problem, before []Step) (Outcome, error) {
+		c := cfg
+		c.Resume, resume = resume, nil // only the suspended step resumes
+		o, out, err := lb.Run(w, c, p.fresh)
+		total.Add(out)
+		var s *lb.Suspended
+		if errors.As(err, &s) {
+			var b bytes.Buffer
+			if err := gob.NewEncoder(&b).Encode(before); err != nil {
+				return Outcome{}, fmt.Errorf("ruler: %w", err)
+			}
+			s.State = b.Bytes()
+			return Outcome{}, s
+		}
 		if err != nil {
 			return Outcome{}, fmt.Errorf("ruler: %d marks: %w", p.n, err)
 		}
-		total.Add(out)
 		return o, nil
 	})
 	return steps, total, err
@@ -44,4 +71,14 @@ func (p *Problem) fresh() lb.Reducer[Outcome] {
 	q := &Problem{n: p.n, mode: p.mode, g: p.g, lim0: p.lim0}
 	q.setMaxLen(p.maxLen)
 	return q
+}
+
+// decodeDone decodes the State of a suspended SolveParallel: the steps done
+// before the suspended one.
+func decodeDone(state []byte) ([]Step, error) {
+	var done []Step
+	if err := gob.NewDecoder(bytes.NewReader(state)).Decode(&done); err != nil {
+		return nil, fmt.Errorf("ruler: the state of a suspended run: %w", err)
+	}
+	return done, nil
 }

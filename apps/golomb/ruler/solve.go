@@ -3,6 +3,7 @@ package ruler
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Step is one search of Solve: the shortest ruler with Marks marks.
@@ -54,12 +55,32 @@ func Dive(m int, g []int) (int, int64, error) {
 // sequential or parallel. search gets a fresh Problem and returns the
 // combined outcome.
 func SolveWith(n int, search func(*Problem) (Outcome, error)) ([]Step, error) {
+	return SolveFrom(n, nil, func(p *Problem, _ []Step) (Outcome, error) { return search(p) })
+}
+
+// SolveFrom is SolveWith continued after the steps done (from 1 mark on;
+// none to start afresh), as a resumed run continues a suspended one; search
+// gets the steps done before the problem's too. It checks that the steps
+// done are a prefix of a solution: marks 1, 2, … and valid rulers.
+func SolveFrom(n int, done []Step, search func(*Problem, []Step) (Outcome, error)) ([]Step, error) {
 	if n < 1 || n > MaxMarks {
 		return nil, fmt.Errorf("ruler: %d marks: need 1 to %d", n, MaxMarks)
 	}
 	g := make([]int, n+1)
 	steps := []Step{{Marks: 1, Ruler: []int{0}}}
-	for m := 2; m <= n; m++ {
+	if len(done) > 0 {
+		if len(done) > n {
+			return nil, fmt.Errorf("ruler: %d steps done of %d marks", len(done), n)
+		}
+		for i, s := range done {
+			if s.Marks != i+1 || len(s.Ruler) != s.Marks || !Valid(s.Ruler) {
+				return nil, fmt.Errorf("ruler: step %d done is not a ruler of %d marks: %v", i+1, i+1, s.Ruler)
+			}
+			g[s.Marks] = s.Ruler[s.Marks-1]
+		}
+		steps = slices.Clone(done)
+	}
+	for m := len(steps) + 1; m <= n; m++ {
 		bound, diveNodes, err := Dive(m, g)
 		if err != nil {
 			return nil, err
@@ -68,7 +89,7 @@ func SolveWith(n int, search func(*Problem) (Outcome, error)) ([]Step, error) {
 		if err != nil {
 			return nil, err
 		}
-		o, err := search(p)
+		o, err := search(p, steps)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/treelb/treelb/internal/cmdutil"
+	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
+)
+
+// countRun is what a --count run prints, with the count's own nodes.
+type countRun struct {
+	Rulers int64
+	Nodes  int64
+	Steps  []struct{ Nodes int64 }
+}
+
+// countNodes returns the nodes of the count itself: the total less the
+// steps', whose branch-and-bound counts depend on the schedule.
+func (c countRun) countNodes() int64 {
+	n := c.Nodes
+	for _, s := range c.Steps {
+		n -= s.Nodes
+	}
+	return n
+}
+
+// TestCheckpointSignal runs a count on 3 goroutine ranks with --checkpoint,
+// sends it SIGUSR1 (Slurm's --signal=B:USR1), and restarts it from the file
+// alone on 7 goroutine ranks and on 5 simulated ranks: the run exits with
+// status 3 and says how to resume, and the restarts find the sequential
+// count with exactly its nodes. Damaged and mismatched files are exit 2.
+func TestCheckpointSignal(t *testing.T) {
+	bin := cmdtest.Build(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "g.ckpt")
+	args := []string{"11", "--count", "78", "--json"}
+	decode := func(what, stdout string) countRun {
+		t.Helper()
+		var c countRun
+		if err := json.Unmarshal([]byte(stdout), &c); err != nil {
+			t.Fatalf("%s: %v: %q", what, err, stdout)
+		}
+		return c
+	}
+	stdout, stderr, code := cmdtest.Run(t, bin, append(args, "-b", "seq")...)
+	if code != 0 {
+		t.Fatalf("seq: exit %d: %s", code, stderr)
+	}
+	want := decode("seq", stdout)
+
+	cmd := exec.Command(bin, append(args, "--np", "3", "--checkpoint", file)...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGUSR1)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != cmdutil.ExitCheckpointed {
+		t.Fatalf("after SIGUSR1: %v, want exit %d; stderr %s", err, cmdutil.ExitCheckpointed, e.String())
+	}
+	if !strings.Contains(e.String(), "resume with: golomb --restart "+file) || o.Len() != 0 {
+		t.Fatalf("after SIGUSR1: stdout %q, stderr %q", o.String(), e.String())
+	}
+	for _, extra := range [][]string{{"--np", "7"}, {"--world", "sim", "--np", "5"}} {
+		stdout, stderr, code := cmdtest.Run(t, bin, append([]string{"--restart", file, "--json"}, extra...)...)
+		if code != 0 {
+			t.Fatalf("restart %q: exit %d: %s", extra, code, stderr)
+		}
+		got := decode("restart", stdout)
+		if got.Rulers != want.Rulers || got.countNodes() != want.countNodes() {
+			t.Fatalf("restart %q: %d rulers in %d nodes, sequential %d in %d", extra, got.Rulers, got.countNodes(), want.Rulers, want.countNodes())
+		}
+	}
+
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.ckpt")
+	os.WriteFile(cut, b[:len(b)-10], 0o644)
+	bad := filepath.Join(dir, "bad.ckpt")
+	b[len(b)/2] ^= 1
+	os.WriteFile(bad, b, 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--restart", cut}, "truncated"},
+		{[]string{"--restart", bad}, "checksum mismatch"},
+		{[]string{"--restart", file, "10"}, "another instance"},
+		{[]string{"--restart", file, "-b", "seq"}, "only searches with a balancer"},
+		{[]string{"11", "--checkpoint-every", "1s"}, "needs --checkpoint"},
+	} {
+		_, stderr, code := cmdtest.Run(t, bin, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Fatalf("golomb %q: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestCheckpointEvery: periodic checkpoints suspend and resume the search
+// in the same run many times (--checkpoint-every 1ms), and the count is
+// the sequential one with exactly its nodes; the file is left behind.
+func TestCheckpointEvery(t *testing.T) {
+	bin := cmdtest.Build(t)
+	file := filepath.Join(t.TempDir(), "g.ckpt")
+	args := []string{"10", "--count", "60", "--json", "-q"}
+	stdout, _, _ := cmdtest.Run(t, bin, append(args, "-b", "seq")...)
+	var want, got countRun
+	json.Unmarshal([]byte(stdout), &want)
+	for _, world := range []string{"embedded", "sim"} {
+		stdout, stderr, code := cmdtest.Run(t, bin, append(args, "--world", world, "--np", "4", "--checkpoint", file, "--checkpoint-every", "1ms")...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", world, code, stderr)
+		}
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Rulers != want.Rulers || got.countNodes() != want.countNodes() || want.Rulers == 0 {
+			t.Fatalf("%s: %d rulers in %d nodes, sequential %d in %d", world, got.Rulers, got.countNodes(), want.Rulers, want.countNodes())
+		}
+		if _, err := cmdutil.ReadCheckpoint(file, "golomb"); err != nil {
+			t.Fatalf("%s: %v", world, err)
+		}
+	}
+}

@@ -1,0 +1,147 @@
+package lb_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/lbtest"
+)
+
+// TestSuspendResume suspends a search at a random moment on the seeded fake
+// network, resumes it on another number of ranks (and suspends it again, a
+// chain of 3 → 7 → 1 → 16 ranks), under every balancer variant: the
+// exhaustive count of the chain is the sequential count exactly, the nodes
+// of the segments add up to it, and branch-and-bound finds the sequential
+// minimum. Each suspension of the count keeps work open (the moments fall
+// early enough).
+func TestSuspendResume(t *testing.T) {
+	sizes := []int{3, 7, 1, 16}
+	for _, v := range lbtest.Variants() {
+		for _, mode := range []lbtest.Mode{lbtest.Count, lbtest.Bound} {
+			for seed := uint64(1); seed <= 2; seed++ {
+				t.Run(fmt.Sprintf("%s/mode=%d/seed=%d", v.Name, mode, seed), func(t *testing.T) {
+					t.Parallel()
+					depth := 17
+					if mode == lbtest.Bound {
+						depth = 24 // pruning leaves a few hundred nodes of this tree
+					}
+					want := lbtest.Sequential(seed, depth, mode)
+					rng := rand.New(rand.NewPCG(seed, 0xc4e))
+					var resume *lb.Suspended
+					var segments int64 // nodes of the suspended segments
+					for i, p := range sizes {
+						w, err := lb.NewSim(p, lb.SimConfig{Seed: seed*31 + uint64(i)})
+						if err != nil {
+							t.Fatal(err)
+						}
+						cfg := v.Config(50, seed+uint64(i))
+						cfg.Resume = resume
+						last := i == len(sizes)-1
+						if !last {
+							cfg.CheckpointDue = lbtest.DueAfter(1 + rng.IntN(60*p))
+						}
+						got, out, err := lb.Run(w, cfg, func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(seed, depth, mode) })
+						var s *lb.Suspended
+						if errors.As(err, &s) {
+							if last {
+								t.Fatalf("segment %d suspended with no checkpoint due", i)
+							}
+							if !errors.Is(err, lb.ErrSuspended) {
+								t.Fatal("a *Suspended that is not ErrSuspended")
+							}
+							segments += out.Total.Nodes
+							if s.Nodes != segments || got.Nodes != segments {
+								t.Fatalf("segment %d: suspended after %d nodes, the result says %d, the segments %d", i, s.Nodes, got.Nodes, segments)
+							}
+							if len(s.Tasks) == 0 && mode == lbtest.Count {
+								t.Fatalf("segment %d on %d ranks suspended with no open task after %d of %d nodes", i, p, s.Nodes, want.Nodes)
+							}
+							if mode == lbtest.Bound && (!s.HasIncumbent || s.Incumbent != got.Best) {
+								t.Fatalf("segment %d: incumbent %d (%v), best so far %d", i, s.Incumbent, s.HasIncumbent, got.Best)
+							}
+							resume = s
+							continue
+						}
+						if err != nil {
+							t.Fatalf("segment %d on %d ranks: %v", i, p, err)
+						}
+						if !last && mode == lbtest.Count {
+							t.Fatalf("segment %d on %d ranks finished before its checkpoint was due", i, p)
+						}
+						if got.Nodes != segments+out.Total.Nodes {
+							t.Fatalf("nodes %d, the segments %d + %d", got.Nodes, segments, out.Total.Nodes)
+						}
+						if mode == lbtest.Count && got.Nodes != want.Nodes {
+							t.Fatalf("nodes %d (segments %d + %d), sequential %d", got.Nodes, segments, out.Total.Nodes, want.Nodes)
+						}
+						if mode == lbtest.Bound && got.Best != want.Best {
+							t.Fatalf("best %d, sequential %d", got.Best, want.Best)
+						}
+						break
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestSuspendStopped: a first-solution search suspended at a random moment
+// and resumed ends with a valid solution, and a search that finds its
+// solution before the suspension spreads ends as solved, not suspended.
+func TestSuspendStopped(t *testing.T) {
+	for _, v := range lbtest.Variants() {
+		t.Run(v.Name, func(t *testing.T) {
+			t.Parallel()
+			newApp := func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(5, 24, lbtest.First) }
+			for k := 1; k <= 200; k += 37 {
+				w, _ := lb.NewSim(5, lb.SimConfig{Seed: uint64(k)})
+				cfg := v.Config(40, 5)
+				cfg.CheckpointDue = lbtest.DueAfter(k)
+				got, out, err := lb.Run(w, cfg, newApp)
+				var s *lb.Suspended
+				if errors.As(err, &s) {
+					w, _ = lb.NewSim(2, lb.SimConfig{Seed: 3})
+					cfg = v.Config(40, 6)
+					cfg.Resume = s
+					got, out, err = lb.Run(w, cfg, newApp)
+				}
+				if err != nil {
+					t.Fatalf("k=%d: %v", k, err)
+				}
+				if err := lbtest.Check(got, out, 5, 24, lbtest.First); err != nil && got.Found < 0 {
+					t.Fatalf("k=%d: %v", k, err)
+				}
+			}
+		})
+	}
+}
+
+// TestResumeBadTasks: a resumed search whose tasks do not decode fails with
+// ErrBadTasks before any search.
+func TestResumeBadTasks(t *testing.T) {
+	w, _ := lb.NewSim(3, lb.SimConfig{})
+	cfg := lb.Config{Resume: &lb.Suspended{Tasks: [][]byte{{1, 2, 3}}}}
+	_, _, err := lb.Run(w, cfg, func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(1, 10, lbtest.Count) })
+	if !errors.Is(err, lb.ErrBadTasks) {
+		t.Fatalf("got %v, want ErrBadTasks", err)
+	}
+}
+
+// TestTaskList: AppendTasks and ParseTasks round-trip, and ParseTasks
+// rejects truncated lists.
+func TestTaskList(t *testing.T) {
+	in := [][]byte{{}, {1}, make([]byte, 300)}
+	b := lb.AppendTasks([]byte("x"), in)
+	got, rest, err := lb.ParseTasks(b[1:])
+	if err != nil || len(rest) != 0 || len(got) != 3 || len(got[2]) != 300 || got[1][0] != 1 {
+		t.Fatalf("round trip: %v %d %v", err, len(rest), got)
+	}
+	for n := 1; n < len(b)-1; n++ {
+		if _, _, err := lb.ParseTasks(b[1 : 1+n]); err == nil {
+			t.Fatalf("a list cut to %d bytes parses", n)
+		}
+	}
+}
