@@ -103,10 +103,7 @@ func TestCheckpointSignal(t *testing.T) {
 		{[]string{"--restart", file, "-b", "seq"}, "only searches with a balancer"},
 		{[]string{"11", "--checkpoint-every", "1s"}, "needs --checkpoint"},
 	} {
-		_, stderr, code := cmdtest.Run(t, bin, tc.args...)
-		if code != 2 || !strings.Contains(stderr, tc.want) {
-			t.Fatalf("golomb %q: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
-		}
+		cmdtest.Refuses(t, bin, tc.want, tc.args...)
 	}
 }
 

@@ -55,3 +55,13 @@ func RunStdin(t testing.TB, bin, stdin string, args ...string) (stdout, stderr s
 	}
 	return o.String(), e.String(), code
 }
+
+// Refuses fails t unless bin with args exits with status 2 (bad usage or
+// input) and says want on stderr.
+func Refuses(t testing.TB, bin, want string, args ...string) {
+	t.Helper()
+	_, stderr, code := Run(t, bin, args...)
+	if code != 2 || !strings.Contains(stderr, want) {
+		t.Fatalf("%s %q: exit %d, %q; want 2 and %q", filepath.Base(bin), args, code, stderr, want)
+	}
+}
