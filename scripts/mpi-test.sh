@@ -53,6 +53,14 @@ mpi_tests() {
 	run_launch_mistake golomb "$impl" 2 "3 ranks were asked for, but the world has 2" --np 3 9
 	run_mpi_pkg ./apps/fifteen/parallel 2
 	run_mpi_cmd fifteen 2 '"length":42,' --json --korf 79
+	# SIGUSR1 to mpirun reaches every rank: the job checkpoints and exits 3
+	# (both MPIs), and a restart on another -np solves the rest (fifteen
+	# exits 1 on a length that disagrees with Korf's table). SIGTERM without
+	# --checkpoint still ends a job at once.
+	rm -f "$work/fifteen.ckpt"
+	run_mpi_signal fifteen 2 USR1 3 "$work/fifteen.ckpt" --json --korf 12,25,11,10,26,21 --checkpoint "$work/fifteen.ckpt" --checkpoint-every 100ms
+	run_mpi_cmd fifteen 3 '"instance":"korf 21",' --json --restart "$work/fifteen.ckpt"
+	run_mpi_signal golomb 2 TERM any "" 13 --progress
 	run_mpi_bad_input fifteen 2 2 --korf 101
 	# Input on stdin is read by rank 0 alone (issue 15.1).
 	run_mpi_cmd fifteen 2 '25 LLDLURDRDDLLUUURRRDDLULLU' -q --file /dev/stdin < <(echo "8 1 2 0 4 5 6 3 12 9 10 7 13 14 11 15")
@@ -95,6 +103,41 @@ run_mpi_cmd() {
 		cat "$work/log"
 		echo "FAIL $app $* [$impl mpirun -np $np]: exit status $rc, want output with $want"
 		failures+=("$app $* [$impl np=$np]")
+	fi
+}
+
+# run_mpi_signal APP NP SIGNAL STATUS FILE ARGS...: mpirun -np NP APP ARGS,
+# sent SIGNAL once FILE exists (a first periodic checkpoint: the ranks
+# catch signals by then), or when FILE is "" once the search runs (a
+# --progress line says how many "ranks busy"), must end
+# within 20 s with exit status STATUS (any: not 0), and with FILE, leave
+# it behind. A job still running 30 s after the signal is killed.
+run_mpi_signal() {
+	local app=$1 np=$2 sig=$3 want=$4 file=$5 bin="$work/$1.$impl" rc=0 pid i t0
+	shift 5
+	# No timeout(1) around mpirun: it would die of SIGUSR1 itself.
+	$(impl_mpirun "$impl") -np "$np" "$bin" "$@" >"$work/log" 2>&1 &
+	pid=$!
+	for i in $(seq 300); do
+		if [ -n "$file" ] && [ -f "$file" ] || [ -z "$file" ] && grep -q "ranks busy" "$work/log" || ! kill -0 "$pid" 2>/dev/null; then
+			break
+		fi
+		sleep 0.1
+	done
+	kill -s "$sig" "$pid" 2>/dev/null || true
+	t0=$SECONDS
+	for i in $(seq 300); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" || rc=$?
+	if { [ "$want" = any ] && [ "$rc" -ne 0 ] || [ "$rc" = "$want" ]; } && [ $((SECONDS - t0)) -le 20 ] && { [ -z "$file" ] || [ -f "$file" ]; }; then
+		echo "ok   $app $* [$impl mpirun -np $np], SIG$sig: exit status $rc after $((SECONDS - t0))s"
+	else
+		cat "$work/log"
+		echo "FAIL $app $* [$impl mpirun -np $np], SIG$sig: exit status $rc after $((SECONDS - t0))s, want $want within 20s${file:+ and $file}"
+		failures+=("$app SIG$sig [$impl]")
 	fi
 }
 
