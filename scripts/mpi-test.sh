@@ -58,8 +58,8 @@ mpi_tests() {
 	# exits 1 on a length that disagrees with Korf's table). SIGTERM without
 	# --checkpoint still ends a job at once.
 	rm -f "$work/fifteen.ckpt"
-	run_mpi_signal fifteen 2 USR1 3 "$work/fifteen.ckpt" --json --korf 12,25,11,10,26,21 --checkpoint "$work/fifteen.ckpt" --checkpoint-every 100ms
-	run_mpi_cmd fifteen 3 '"instance":"korf 21",' --json --restart "$work/fifteen.ckpt"
+	run_mpi_signal fifteen 2 USR1 3 "$work/fifteen.ckpt" --json --korf 12,25,11,10,26,21,1,37,27,7 --checkpoint "$work/fifteen.ckpt" --checkpoint-every 100ms
+	run_mpi_cmd fifteen 3 '"instance":"korf 7",' --json --restart "$work/fifteen.ckpt"
 	run_mpi_signal golomb 2 TERM any "" 13 --progress
 	run_mpi_bad_input fifteen 2 2 --korf 101
 	# Input on stdin is read by rank 0 alone (issue 15.1).

@@ -13,6 +13,11 @@
 #     its four runs (seq; rp on 1, 2 and 4 ranks) in the JSON lines, the
 #     campaign runner's CSV (a row per run, with run_* and JSON columns)
 #     and its plots;
+#   - submits scripts/slurm/resumable.sbatch fifteen (ten of Korf's
+#     instances) on 2 tasks with periodic checkpoints, sends its batch
+#     shell SIGUSR1 (scancel --signal=USR1 --batch) once the first one is
+#     written, and checks that the job checkpointed, requeued itself,
+#     restarted from the file and solved the rest;
 #   - submits golomb.sbatch with the other implementation's plugin
 #     (SRUN_MPI), which must fail: the MPICH build under --mpi=pmix with
 #     exit status 2 and a message naming --mpi=pmi2 (mpi.LaunchError), the
@@ -190,6 +195,9 @@ for b in $impls embedded; do
 	$GO build -tags "$(impl_tags "$b")" -o "$work/bin/$b/golomb" ./apps/golomb || fail "golomb [$b] build"
 	$GO build -o "$work/bin/$b/campaign" ./scripts/campaign || fail "campaign [$b] build"
 done
+for b in $impls; do
+	$GO build -tags "$(impl_tags "$b")" -o "$work/bin/$b/fifteen" ./apps/fifteen || fail "fifteen [$b] build"
+done
 
 # submit NAME [VAR=VALUE...] -- SBATCH_ARGS...: submit a job from the
 # repository's root with the given environment, its output in
@@ -211,11 +219,37 @@ submit() {
 	fi
 }
 
+# signal_resumable IMPL JOB: sends the batch shell of the resumable job
+# SIGUSR1 (as --signal=B:USR1@120 does at the end of its time) once the
+# search runs, when its first periodic checkpoint exists; then, as an
+# operator would, lets the requeued job start at once instead of after
+# Slurm's hold of a minute or two (BeginTime).
+signal_resumable() {
+	local impl=$1 id=$2 i
+	for i in $(seq $((TIMEOUT * 10))); do
+		[ -f "$work/out/fifteen-$id.ckpt" ] && break
+		sleep 0.1
+	done
+	scancel --signal=USR1 --batch "$id" && echo "     resumable-$impl (job $id): sent SIGUSR1 after its first checkpoint"
+	for i in $(seq $((TIMEOUT * 2))); do
+		if [ "$(squeue -h -j "$id" -o '%T %r' 2>/dev/null)" = "PENDING BeginTime" ]; then
+			scontrol update JobId="$id" StartTime=now && echo "     resumable-$impl (job $id): requeued; released its BeginTime hold"
+			return
+		fi
+		sleep 0.5
+	done
+}
+
 for impl in $impls; do
 	bin=$work/bin/$impl
 	submit "golomb-$impl" BIN="$bin" -- -O -n 4 scripts/slurm/golomb.sbatch 10
 	submit "speedup-$impl" BIN="$bin" RESULTS="$work/out/speedup-$impl" -- -O -n 4 scripts/slurm/speedup.sbatch golomb 10
 	submit "wrong-plugin-$impl" BIN="$bin" SRUN_MPI="$(other_plugin "$impl")" -- -O -n 2 scripts/slurm/golomb.sbatch 9
+	# Checkpointed by a signal once its first periodic checkpoint is
+	# written (below), requeued, and resumed until done.
+	submit "resumable-$impl" BIN="$bin" CKPT_DIR="$work/out" CHECKPOINT_EVERY=100ms -- -O -n 2 \
+		scripts/slurm/resumable.sbatch fifteen --korf 12,25,11,10,26,21,1,37,27,7
+	[ -z "${jobs[resumable-$impl]:-}" ] || signal_resumable "$impl" "${jobs[resumable-$impl]}" &
 done
 submit "golomb-embedded" BIN="$work/bin/embedded" -- -O -n 2 scripts/slurm/golomb.sbatch 9
 
@@ -285,6 +319,10 @@ for impl in $impls; do
 			check_job "speedup-$impl" "COMPLETED 0:0" "results in $lines"
 		fi
 	fi
+	# Ten of Korf's instances, the last 7, solved across a
+	# requeue (fifteen exits 1 on a length that disagrees with his table).
+	check_job "resumable-$impl" "COMPLETED 0:0" "resumable: checkpointed to $work/out/fifteen-${jobs[resumable-$impl]:-}.ckpt; requeueing" \
+		"resumable: restart 1 from" '"instance":"korf 7",' "resumable: done"
 	case $impl in
 	mpich) check_job "wrong-plugin-$impl" "FAILED 2:0" "this is an MPICH build, started by srun --mpi=pmix -n 2" "use srun --mpi=pmi2" ;;
 	openmpi) check_job "wrong-plugin-$impl" "FAILED 1:0" 'launched using "srun"' ;;
@@ -294,7 +332,7 @@ check_job golomb-embedded "FAILED 2:0" "is the embedded build (no MPI)"
 
 if [ "${#failures[@]}" -gt 0 ]; then
 	echo "--- slurmctld and slurmd logs"
-	tail -15 "$work/log/slurmctld.log" "$work/log/slurmd.log" || true
+	tail -n 15 "$work/log/slurmctld.log" "$work/log/slurmd.log" || true
 	echo "FAIL: Slurm tests failed: ${failures[*]}"
 	exit 1
 fi
