@@ -53,10 +53,14 @@ mpi_tests() {
 	run_launch_mistake golomb "$impl" 2 "3 ranks were asked for, but the world has 2" --np 3 9
 	run_mpi_pkg ./apps/fifteen/parallel 2
 	run_mpi_cmd fifteen 2 '"length":42,' --json --korf 79
-	# SIGTERM without --checkpoint still ends a job at once. (SIGUSR1 to
-	# mpirun with --checkpoint: exit 3 by hand and in a run of these lines
-	# alone, under both MPIs, but in the whole suite fifteen went on to the
-	# end with exit 0; not understood yet, so not in the list.)
+	# SIGUSR1 to mpirun reaches every rank: the job checkpoints and exits 3,
+	# and a restart on another -np solves the rest (fifteen exits 1 on a
+	# length that disagrees with Korf's table). Hydra reports 0 instead of
+	# the ranks' 3 when it reaps them late (see run_mpi_signal). SIGTERM
+	# without --checkpoint still ends a job at once.
+	rm -f "$work/fifteen.ckpt"
+	run_mpi_signal fifteen 2 USR1 "$(signal_status "$impl" 3)" "$work/fifteen.ckpt" --json --korf 12,25,11,10,26,21,1,37,27,7 --checkpoint "$work/fifteen.ckpt" --checkpoint-every 100ms
+	run_mpi_cmd fifteen 3 '"instance":"korf 7",' --json --restart "$work/fifteen.ckpt"
 	run_mpi_signal golomb 2 TERM any "" 13 --progress
 	run_mpi_bad_input fifteen 2 2 --korf 101
 	# Input on stdin is read by rank 0 alone (issue 15.1).
@@ -107,21 +111,24 @@ run_mpi_cmd() {
 # sent SIGNAL once FILE exists (a first periodic checkpoint: the ranks
 # catch signals by then), or when FILE is "" once the search runs (a
 # --progress line says how many "ranks busy"), must end
-# within 20 s with exit status STATUS (any: not 0), and with FILE, leave
-# it behind. A job still running 30 s after the signal is killed.
+# within 20 s with exit status STATUS (any: not 0; or a list, "3|0"), and
+# with FILE, leave it behind and say "resume with" (the checkpoint of the
+# signal, not a periodic one). A job that ended before the signal could be
+# sent fails. A job still running 30 s after the signal is killed.
 run_mpi_signal() {
-	local app=$1 np=$2 sig=$3 want=$4 file=$5 bin="$work/$1.$impl" rc=0 pid i t0
+	local app=$1 np=$2 sig=$3 want=$4 file=$5 bin="$work/$1.$impl" rc=0 pid i t0 sent=no
 	shift 5
 	# No timeout(1) around mpirun: it would die of SIGUSR1 itself.
 	$(impl_mpirun "$impl") -np "$np" "$bin" "$@" >"$work/log" 2>&1 &
 	pid=$!
+	# The tests are grouped: "a && b || c && d" would be "((a && b) || c) && d".
 	for i in $(seq 300); do
-		if [ -n "$file" ] && [ -f "$file" ] || [ -z "$file" ] && grep -q "ranks busy" "$work/log" || ! kill -0 "$pid" 2>/dev/null; then
+		if { [ -n "$file" ] && [ -f "$file" ]; } || { [ -z "$file" ] && grep -q "ranks busy" "$work/log"; } || ! kill -0 "$pid" 2>/dev/null; then
 			break
 		fi
 		sleep 0.1
 	done
-	kill -s "$sig" "$pid" 2>/dev/null || true
+	kill -s "$sig" "$pid" 2>/dev/null && sent=yes
 	t0=$SECONDS
 	for i in $(seq 300); do
 		kill -0 "$pid" 2>/dev/null || break
@@ -129,11 +136,12 @@ run_mpi_signal() {
 	done
 	kill -KILL "$pid" 2>/dev/null || true
 	wait "$pid" || rc=$?
-	if { [ "$want" = any ] && [ "$rc" -ne 0 ] || [ "$rc" = "$want" ]; } && [ $((SECONDS - t0)) -le 20 ] && { [ -z "$file" ] || [ -f "$file" ]; }; then
+	if [ "$sent" = yes ] && { { [ "$want" = any ] && [ "$rc" -ne 0 ]; } || [[ "|$want|" = *"|$rc|"* ]]; } && [ $((SECONDS - t0)) -le 20 ] &&
+		{ [ -z "$file" ] || { [ -f "$file" ] && grep -q "resume with" "$work/log"; }; }; then
 		echo "ok   $app $* [$impl mpirun -np $np], SIG$sig: exit status $rc after $((SECONDS - t0))s"
 	else
 		cat "$work/log"
-		echo "FAIL $app $* [$impl mpirun -np $np], SIG$sig: exit status $rc after $((SECONDS - t0))s, want $want within 20s${file:+ and $file}"
+		echo "FAIL $app $* [$impl mpirun -np $np], SIG$sig (sent: $sent): exit status $rc after $((SECONDS - t0))s, want $want within 20s${file:+ and $file written on the signal}"
 		failures+=("$app SIG$sig [$impl]")
 	fi
 }
@@ -207,6 +215,12 @@ launch_mistakes() {
 	esac
 }
 
+# signal_status IMPL STATUS: the exit statuses IMPL's mpirun may report
+# when every rank exits with STATUS after a signal it forwarded. MPICH's
+# Hydra proxy marks a job signalled ("forced cleanup") and reports 0 for a
+# rank it reaps only once its output is closed (src/pm/hydra proxy, 4.0.2;
+# about a third of the runs here), so 0 counts there too.
+signal_status() { case $1 in mpich) echo "$2|0" ;; *) echo "$2" ;; esac; }
 impl_tags() { case $1 in openmpi) echo mpi ;; mpich) echo mpi,mpich ;; embedded) echo "" ;; esac; }
 impl_pc() { case $1 in openmpi) echo ompi-c ;; mpich) echo mpich ;; esac; }
 impl_mpirun() {
