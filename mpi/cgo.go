@@ -3,6 +3,7 @@
 package mpi
 
 /*
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +49,19 @@ static tlb_result tlb_status(int err, int flag, MPI_Status *st, int want_count) 
 	return r;
 }
 
+// tlb_init_thread is MPI_Init_thread, keeping the process's handlers of
+// SIGUSR1 and SIGTERM (Go's, which --checkpoint relies on): MPICH installs
+// its own SIGUSR1 handler (Hydra's failure notice) without SA_ONSTACK, and
+// a SIGUSR1 then kills a Go program with "non-Go code set up signal handler
+// without SA_ONSTACK flag". Hydra still ends the job when a rank fails.
 static int tlb_init_thread(int *provided) {
-	return MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, provided);
+	struct sigaction usr1, term;
+	sigaction(SIGUSR1, NULL, &usr1);
+	sigaction(SIGTERM, NULL, &term);
+	int err = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, provided);
+	sigaction(SIGUSR1, &usr1, NULL);
+	sigaction(SIGTERM, &term, NULL);
+	return err;
 }
 static int tlb_thread_funneled(void) { return MPI_THREAD_FUNNELED; }
 static int tlb_errors_return(void) { return MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN); }
