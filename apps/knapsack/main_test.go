@@ -135,6 +135,16 @@ func TestSolve(t *testing.T) {
 			}
 		}
 	}
+	// The GCel's node cost is knapsack's own, not the machine's default
+	// (golomb's).
+	gcel, err := lb.LookupMachine("gcel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := solveJSON(t, in, "", "--world", "sim", "--machine", "gcel", "--np", "16", "--search", "hs", committed)
+	if ns := gcel.For("knapsack").NodeNS; r.Profit != want || r.Machine == nil || r.Machine.Name != "gcel" || r.Machine.NodeNS != ns || ns == gcel.Machine.NodeNS {
+		t.Errorf("on the GCel: %+v, want knapsack's node cost %g", r, ns)
+	}
 }
 
 // TestStdin: "-" reads the instance from standard input, on rank 0 of
