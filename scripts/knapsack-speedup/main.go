@@ -38,7 +38,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,6 +48,7 @@ import (
 	"time"
 
 	"github.com/treelb/treelb/apps/knapsack/knap"
+	"github.com/treelb/treelb/internal/benchutil"
 )
 
 func main() {
@@ -166,9 +166,8 @@ func run(args []string, w io.Writer) error {
 	}
 	defer os.RemoveAll(dir)
 	if cfg.bin == "" {
-		cfg.bin = filepath.Join(dir, "knapsack")
-		if out, err := exec.Command("go", "build", "-o", cfg.bin, "./apps/knapsack").CombinedOutput(); err != nil {
-			return fmt.Errorf("go build ./apps/knapsack (run from the repository's root): %v\n%s", err, out)
+		if cfg.bin, err = benchutil.Build(dir, "./apps/knapsack"); err != nil {
+			return err
 		}
 	}
 	if cfg.parBin == "" {
@@ -186,7 +185,7 @@ func run(args []string, w io.Writer) error {
 // campaign measures the instances and writes the CSV, the plot and the
 // summary.
 func campaign(cfg config, w io.Writer) error {
-	loadStart, start := loadavg(), time.Now()
+	loadStart, start := benchutil.LoadAvg(), time.Now()
 	if err := os.MkdirAll(filepath.Dir(cfg.out), 0o755); err != nil {
 		return err
 	}
@@ -236,7 +235,7 @@ func campaign(cfg config, w io.Writer) error {
 	fmt.Fprintf(w, "# sequential: knapsack %s; parallel: %s knapsack %s (%s world, P = %d)\n",
 		strings.Join(cfg.seq, " "), strings.Join(cfg.launch, " "), strings.Join(cfg.par, " "), rows[0].world, rows[0].ranks)
 	fmt.Fprintf(w, "# runs alternate sequential and parallel; medians of each; %.0f s in all\n", time.Since(start).Seconds())
-	fmt.Fprintf(w, "# load average at the start: %s; at the end: %s\n", loadStart, loadavg())
+	fmt.Fprintf(w, "# load average at the start: %s; at the end: %s\n", loadStart, benchutil.LoadAvg())
 	fmt.Fprintf(w, "# output: %s.csv, %s.png\n", cfg.out, cfg.out)
 	summarize(w, rows)
 	return nil
@@ -291,7 +290,7 @@ func measure(cfg config, in instance) (row, bool, error) {
 		}
 	}
 	r := row{in: in, reps: reps, profit: first.Profit, seqNodes: first.Nodes, ranks: pars[0].Ranks, world: pars[0].World,
-		balancer: pars[0].Balancer, load: loadavg()}
+		balancer: pars[0].Balancer, load: benchutil.LoadAvg()}
 	for _, s := range seqs {
 		if s.Profit != first.Profit || s.Nodes != first.Nodes {
 			return row{}, false, fmt.Errorf("sequential runs differ: profit %d nodes %d, then %d %d", first.Profit, first.Nodes, s.Profit, s.Nodes)
@@ -304,9 +303,9 @@ func measure(cfg config, in instance) (row, bool, error) {
 		}
 		nodes = append(nodes, float64(p.Nodes))
 	}
-	r.parNodes = [3]int64{int64(median(nodes)), int64(slices.Min(nodes)), int64(slices.Max(nodes))}
-	r.tSeq, r.cpuSeq = median(field(seqs, record.time)), median(field(seqs, func(x record) float64 { return x.CPUSeconds }))
-	r.tPar, r.cpuPar = median(field(pars, record.time)), median(field(pars, func(x record) float64 { return x.CPUSeconds }))
+	r.parNodes = [3]int64{int64(benchutil.Median(nodes)), int64(slices.Min(nodes)), int64(slices.Max(nodes))}
+	r.tSeq, r.cpuSeq = benchutil.Median(field(seqs, record.time)), benchutil.Median(field(seqs, func(x record) float64 { return x.CPUSeconds }))
+	r.tPar, r.cpuPar = benchutil.Median(field(pars, record.time)), benchutil.Median(field(pars, func(x record) float64 { return x.CPUSeconds }))
 	r.speedup, r.cpuRatio = r.tSeq/r.tPar, r.cpuSeq/r.cpuPar
 	r.nodeRatio = float64(r.parNodes[0]) / float64(r.seqNodes)
 	return r, true, nil
@@ -397,8 +396,8 @@ func summarize(w io.Writer, rows []row) {
 				fewer++
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t\n", name, len(rs), median(sp), ts/tp,
-			median(cs), median(cp), median(cr), median(nr), np/ns, super, fewer)
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t\n", name, len(rs), benchutil.Median(sp), ts/tp,
+			benchutil.Median(cs), benchutil.Median(cp), benchutil.Median(cr), benchutil.Median(nr), np/ns, super, fewer)
 	}
 	for lo := 1e-4; lo < 1e3; lo *= 10 {
 		var rs []row
@@ -419,20 +418,12 @@ func summarize(w io.Writer, rows []row) {
 
 // readCSV reads the rows of a CSV file that an earlier campaign wrote.
 func readCSV(path string) ([]row, error) {
-	f, err := os.Open(path)
+	recs, err := benchutil.ReadCSV(path, csvHeader())
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(recs) < 2 || !slices.Equal(recs[0], csvHeader()) {
-		return nil, fmt.Errorf("%s: not a CSV file of this program, or no rows", path)
-	}
-	rows := make([]row, 0, len(recs)-1)
-	for i, rec := range recs[1:] {
+	rows := make([]row, 0, len(recs))
+	for i, rec := range recs {
 		r, err := parseRow(rec)
 		if err != nil {
 			return nil, fmt.Errorf("%s: line %d: %w", path, i+2, err)
@@ -517,26 +508,4 @@ func writeInstance(dir string, m int, seed uint64) (string, error) {
 		return "", err
 	}
 	return path, f.Close()
-}
-
-// median returns the middle value of xs (the mean of the two middle ones
-// for an even count), NaN for none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Sorted(slices.Values(xs))
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-// loadavg returns the first three fields of /proc/loadavg.
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
-		return strings.Join(f[:3], " ")
-	}
-	return "unknown"
 }
