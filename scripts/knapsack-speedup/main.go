@@ -14,13 +14,19 @@
 //
 //	go run ./scripts/knapsack-speedup                                   # P = 2, embedded world
 //	go run ./scripts/knapsack-speedup -par-bin bin/knapsack.mpi -launch 'mpirun -np 2' -par '--balancer rp'
-//	go run ./scripts/knapsack-speedup -instances '2000:1-256' -par '--world sim --np 1024' -reps 1
+//	go run ./scripts/knapsack-speedup -instances '2000:1-256' -par '--world sim --machine gcel --np 1024 --budget 300' -reps 1
 //
 // Times: t_seq and t_par are the command's "seconds", the wall time of
 // sorting and search inside the process (not its start or the reading of
-// the file); in the simulator t_par is "sim_seconds", virtual time. The
-// sequential time on the plot's axis is the sequential run's CPU time,
-// which a shared machine disturbs far less than its wall time. The
+// the file). The sequential time on the plot's axis is the sequential
+// run's CPU time, which a shared machine disturbs far less than its wall
+// time. In the simulated world both times are virtual, on the simulated
+// machine: t_par is the parallel run's "sim_seconds", and t_seq is the
+// sequential search's nodes times the machine's node cost for knapsack
+// (its "machine"."node_ns"), the time one processor of that machine takes
+// for the sequential search; that t_seq is the plot's axis then, and the
+// CPU times (of this machine, the simulator's included) are only recorded.
+// Otherwise the
 // speedup is t_seq/t_par of the medians, both wall times taken under the
 // same load, alternately; cpu_ratio is the sequential CPU time over the
 // parallel run's CPU time of all ranks (1: the ranks together did the
@@ -38,6 +44,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,6 +95,10 @@ type record struct {
 	Seconds    float64 `json:"seconds"`
 	CPUSeconds float64 `json:"cpu_seconds"`
 	SimSeconds float64 `json:"sim_seconds"`
+	Machine    *struct {
+		Name   string  `json:"name"`
+		NodeNS float64 `json:"node_ns"`
+	} `json:"machine"`
 }
 
 // time returns the run's time: virtual in the simulator, wall otherwise.
@@ -306,9 +317,38 @@ func measure(cfg config, in instance) (row, bool, error) {
 	r.parNodes = [3]int64{int64(benchutil.Median(nodes)), int64(slices.Min(nodes)), int64(slices.Max(nodes))}
 	r.tSeq, r.cpuSeq = benchutil.Median(field(seqs, record.time)), benchutil.Median(field(seqs, func(x record) float64 { return x.CPUSeconds }))
 	r.tPar, r.cpuPar = benchutil.Median(field(pars, record.time)), benchutil.Median(field(pars, func(x record) float64 { return x.CPUSeconds }))
+	if r.simulated() {
+		m := pars[0].Machine
+		if m == nil || !(m.NodeNS > 0) {
+			return row{}, false, errors.New("the simulated run reports no machine with a node cost")
+		}
+		r.tSeq = float64(first.Nodes) * m.NodeNS * 1e-9
+	}
 	r.speedup, r.cpuRatio = r.tSeq/r.tPar, r.cpuSeq/r.cpuPar
 	r.nodeRatio = float64(r.parNodes[0]) / float64(r.seqNodes)
 	return r, true, nil
+}
+
+// simulated reports whether the parallel runs were in the simulated world,
+// where t_seq and t_par are virtual times of the simulated machine.
+func (r row) simulated() bool { return r.world == "sim" }
+
+// seqTime returns the sequential time on the plot's axis: virtual time in
+// the simulated world, CPU time otherwise.
+func (r row) seqTime() float64 {
+	if r.simulated() {
+		return r.tSeq
+	}
+	return r.cpuSeq
+}
+
+// axisLabel returns the name of the sequential time on the plot's axis and
+// in the summary.
+func (r row) axisLabel() string {
+	if r.simulated() {
+		return "sequential time (virtual)"
+	}
+	return "sequential CPU time"
 }
 
 // runJSON runs a command line and decodes its JSON output.
@@ -376,7 +416,7 @@ func (r row) csv() []string {
 func summarize(w io.Writer, rows []row) {
 	p := float64(rows[0].ranks)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "sequential CPU time\tinstances\tmedian speedup\tΣt_seq/Σt_par\tcores seq\tcores par\tmedian P·cpu_seq/cpu_par\tmedian nodes par/seq\tΣnodes par/seq\tspeedup > P\tfewer nodes\t")
+	fmt.Fprintln(tw, rows[0].axisLabel()+"\tinstances\tmedian speedup\tΣt_seq/Σt_par\tcores seq\tcores par\tmedian P·cpu_seq/cpu_par\tmedian nodes par/seq\tΣnodes par/seq\tspeedup > P\tfewer nodes\t")
 	line := func(name string, rs []row) {
 		if len(rs) == 0 {
 			return
@@ -387,6 +427,9 @@ func summarize(w io.Writer, rows []row) {
 		for _, r := range rs {
 			sp, cr, nr = append(sp, r.speedup), append(cr, p*r.cpuRatio), append(nr, r.nodeRatio)
 			cs, cp = append(cs, r.cpuSeq/r.tSeq), append(cp, r.cpuPar/r.tPar)
+			if r.simulated() { // CPU time of this machine against virtual time
+				cs, cp, cr = append(cs[:len(cs)-1], math.NaN()), append(cp[:len(cp)-1], math.NaN()), append(cr[:len(cr)-1], math.NaN())
+			}
 			ts, tp = ts+r.tSeq, tp+r.tPar
 			ns, np = ns+float64(r.seqNodes), np+float64(r.parNodes[0])
 			if r.speedup > p {
@@ -396,13 +439,13 @@ func summarize(w io.Writer, rows []row) {
 				fewer++
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t\n", name, len(rs), benchutil.Median(sp), ts/tp,
-			benchutil.Median(cs), benchutil.Median(cp), benchutil.Median(cr), benchutil.Median(nr), np/ns, super, fewer)
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%s\t%s\t%s\t%.2f\t%.2f\t%d\t%d\t\n", name, len(rs), benchutil.Median(sp), ts/tp,
+			f2(benchutil.Median(cs)), f2(benchutil.Median(cp)), f2(benchutil.Median(cr)), benchutil.Median(nr), np/ns, super, fewer)
 	}
-	for lo := 1e-4; lo < 1e3; lo *= 10 {
+	for lo := 1e-4; lo < 1e5; lo *= 10 {
 		var rs []row
 		for _, r := range rows {
-			if r.cpuSeq >= lo && r.cpuSeq < lo*10 || lo == 1e-4 && r.cpuSeq < lo {
+			if x := r.seqTime(); x >= lo && x < lo*10 || lo == 1e-4 && x < lo {
 				rs = append(rs, r)
 			}
 		}
@@ -414,6 +457,15 @@ func summarize(w io.Writer, rows []row) {
 	}
 	line("all", rows)
 	tw.Flush()
+}
+
+// f2 formats x with two decimals, or as a dash when it is not a number
+// (the CPU figures of a simulated run).
+func f2(x float64) string {
+	if math.IsNaN(x) {
+		return "—"
+	}
+	return strconv.FormatFloat(x, 'f', 2, 64)
 }
 
 // readCSV reads the rows of a CSV file that an earlier campaign wrote.
