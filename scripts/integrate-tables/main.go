@@ -368,23 +368,26 @@ func tabulate(w io.Writer, ts []trial) error {
 		}
 		fmt.Fprintf(w, "\n## %s\n\n", g.name)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "p\ttrials per policy\tNPF KOSO\tNPF KOSO*\tt (Welch)\tdf\ttwo-tailed p\tBonferroni p (×5)\tt of the seed\t1-node trees\t")
+		fmt.Fprintln(tw, "p\ttrials per policy\tNPF KOSO\tNPF KOSO*\tt (Welch)\tdf\ttwo-tailed p\tBonferroni p (×5)\tt of the seed\tt (paired)\t1-node trees\t")
 		var all [2][]float64
+		var allTrials []trial
 		ps := ringSizes(g.ts)
 		for _, p := range ps {
 			var npf [2][]float64
+			var at []trial
 			ones := 0
 			for _, t := range g.ts {
 				if t.p != p {
 					continue
 				}
+				at = append(at, t)
 				k := slices.Index(policies[:], t.policy)
 				npf[k] = append(npf[k], t.npf)
 				if t.nodes == 1 {
 					ones++
 				}
 			}
-			all[0], all[1] = append(all[0], npf[0]...), append(all[1], npf[1]...)
+			all[0], all[1], allTrials = append(all[0], npf[0]...), append(all[1], npf[1]...), append(allTrials, at...)
 			tt, err := stats.Welch(npf[1], npf[0])
 			if err != nil {
 				return fmt.Errorf("%s, p = %d: %w", g.name, p, err)
@@ -393,8 +396,8 @@ func tabulate(w io.Writer, ts []trial) error {
 			if i := slices.Index(seedRings, p); i >= 0 {
 				st = fmt.Sprintf("%.2f", seedT[i])
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%.4f\t%.4f\t%.2f\t%.0f\t%.3g\t%.3g\t%s\t%d\t\n", p, len(npf[0]), mean(npf[0]), mean(npf[1]),
-				tt.T, tt.DF, tt.P, stats.Bonferroni(tt.P, len(ps)), st, ones)
+			fmt.Fprintf(tw, "%d\t%d\t%.4f\t%.4f\t%.2f\t%.0f\t%.3g\t%.3g\t%s\t%s\t%d\t\n", p, len(npf[0]), mean(npf[0]), mean(npf[1]),
+				tt.T, tt.DF, tt.P, stats.Bonferroni(tt.P, len(ps)), st, paired(at), ones)
 		}
 		tt, err := stats.Welch(all[1], all[0])
 		if err != nil {
@@ -404,7 +407,7 @@ func tabulate(w io.Writer, ts []trial) error {
 		if g.ts[0].table == 1 {
 			st = fmt.Sprintf("%.2f", seedEntireT)
 		}
-		fmt.Fprintf(tw, "all\t%d\t%.4f\t%.4f\t%.2f\t%.0f\t%.3g\t\t%s\t\t\n", len(all[0]), mean(all[0]), mean(all[1]), tt.T, tt.DF, tt.P, st)
+		fmt.Fprintf(tw, "all\t%d\t%.4f\t%.4f\t%.2f\t%.0f\t%.3g\t\t%s\t%s\t\t\n", len(all[0]), mean(all[0]), mean(all[1]), tt.T, tt.DF, tt.P, st, paired(allTrials))
 		tw.Flush()
 		if g.ts[0].table == 1 {
 			fmt.Fprintf(w, "\nThe seed's entire-sample t = %.2f on %d − 2 = %d degrees of freedom has the two-tailed p-value %.2g "+
@@ -436,6 +439,45 @@ func tabulate(w io.Writer, ts []trial) error {
 		tw.Flush()
 	}
 	return nil
+}
+
+// paired returns the paired t of KOSO*'s NPF against KOSO's over trials
+// that ran the same tree under both policies (the same table, rule, α or
+// θ_a, ring size and seed), or a dash when some trial has no partner, as
+// with distinct α-trees.
+func paired(ts []trial) string {
+	type key struct {
+		table int
+		rule  string
+		param float64
+		p     int
+		seed  uint64
+	}
+	var x, y []float64
+	partner := map[key]float64{}
+	for _, t := range ts {
+		if t.policy == policies[0] {
+			partner[key{t.table, t.rule, t.param, t.p, t.seed}] = t.npf
+		}
+	}
+	for _, t := range ts {
+		if t.policy != policies[1] {
+			continue
+		}
+		v, ok := partner[key{t.table, t.rule, t.param, t.p, t.seed}]
+		if !ok {
+			return "—"
+		}
+		x, y = append(x, t.npf), append(y, v)
+	}
+	if len(x) != len(partner) {
+		return "—"
+	}
+	tt, err := stats.Paired(x, y)
+	if err != nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", tt.T)
 }
 
 // criticalT returns the |t| whose two-tailed p-value under Student's

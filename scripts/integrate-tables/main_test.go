@@ -55,7 +55,7 @@ func TestRun(t *testing.T) {
 	if len(seeds) != 12 {
 		t.Errorf("%d distinct α-trees in 12 α trials", len(seeds))
 	}
-	for _, want := range []string{"## Table 1: α-trees", "## Table 2: random polynomials, relative rule", "12.46", "44.81", "18.82", "not p < .001", "load average"} {
+	for _, want := range []string{"## Table 1: α-trees", "## Table 2: random polynomials, relative rule", "12.46", "44.81", "18.82", "not p < .001", "load average", "t (paired)"} {
 		if !strings.Contains(w.String(), want) {
 			t.Errorf("output without %q:\n%s", want, w.String())
 		}
