@@ -95,7 +95,10 @@ type record struct {
 	Seconds    float64 `json:"seconds"`
 	CPUSeconds float64 `json:"cpu_seconds"`
 	SimSeconds float64 `json:"sim_seconds"`
-	Machine    *struct {
+	// LastWork is when the simulated run's last node ended: its virtual
+	// time without the termination detection and the final reduction.
+	LastWork float64 `json:"last_work_seconds"`
+	Machine  *struct {
 		Name   string  `json:"name"`
 		NodeNS float64 `json:"node_ns"`
 	} `json:"machine"`
@@ -118,6 +121,7 @@ type row struct {
 	seqNodes          int64
 	parNodes          [3]int64 // median, least, most
 	tSeq, tPar        float64
+	tWork             float64 // simulated: t_par up to the last node; NaN otherwise
 	cpuSeq, cpuPar    float64
 	ranks             int
 	world, balancer   string
@@ -323,6 +327,9 @@ func measure(cfg config, in instance) (row, bool, error) {
 			return row{}, false, errors.New("the simulated run reports no machine with a node cost")
 		}
 		r.tSeq = float64(first.Nodes) * m.NodeNS * 1e-9
+		r.tWork = benchutil.Median(field(pars, func(x record) float64 { return x.LastWork }))
+	} else {
+		r.tWork = math.NaN()
 	}
 	r.speedup, r.cpuRatio = r.tSeq/r.tPar, r.cpuSeq/r.cpuPar
 	r.nodeRatio = float64(r.parNodes[0]) / float64(r.seqNodes)
@@ -392,8 +399,12 @@ func field(rs []record, f func(record) float64) []float64 {
 
 func csvHeader() []string {
 	return []string{"m", "seed", "profit", "reps", "seq_nodes", "par_nodes", "par_nodes_min", "par_nodes_max", "node_ratio",
-		"t_seq", "t_par", "speedup", "cpu_seq", "cpu_par", "cpu_ratio", "ranks", "balancer", "world", "load"}
+		"t_seq", "t_par", "speedup", "cpu_seq", "cpu_par", "cpu_ratio", "ranks", "balancer", "world", "load", "t_par_work"}
 }
+
+// oldColumns is the number of columns before t_par_work, which the CSV
+// files of the real worlds' campaigns lack.
+const oldColumns = 19
 
 func (r row) csv() []string {
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
@@ -401,7 +412,7 @@ func (r row) csv() []string {
 	return []string{strconv.Itoa(r.in.m), strconv.FormatUint(r.in.seed, 10), d(r.profit), strconv.Itoa(r.reps),
 		d(r.seqNodes), d(r.parNodes[0]), d(r.parNodes[1]), d(r.parNodes[2]), g(r.nodeRatio),
 		g(r.tSeq), g(r.tPar), g(r.speedup), g(r.cpuSeq), g(r.cpuPar), g(r.cpuRatio),
-		strconv.Itoa(r.ranks), r.balancer, r.world, r.load}
+		strconv.Itoa(r.ranks), r.balancer, r.world, r.load, g(r.tWork)}
 }
 
 // summarize prints, per decade of sequential CPU time and over all
@@ -412,17 +423,19 @@ func (r row) csv() []string {
 // would give if no rank waited; an upper bound where waiting ranks use no
 // CPU, as in the embedded world), the median and summed ratios of the
 // nodes, and how many instances were superlinear (speedup above P) and
-// searched fewer nodes in parallel.
+// searched fewer nodes in parallel. For a simulated campaign it adds the
+// speedups up to the last node (t_seq/t_par_work), without termination
+// detection and the final reduction.
 func summarize(w io.Writer, rows []row) {
 	p := float64(rows[0].ranks)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, rows[0].axisLabel()+"\tinstances\tmedian speedup\tΣt_seq/Σt_par\tcores seq\tcores par\tmedian P·cpu_seq/cpu_par\tmedian nodes par/seq\tΣnodes par/seq\tspeedup > P\tfewer nodes\t")
+	tab := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tab, rows[0].axisLabel()+"\tinstances\tmedian speedup\tΣt_seq/Σt_par\tcores seq\tcores par\tmedian P·cpu_seq/cpu_par\tmedian nodes par/seq\tΣnodes par/seq\tspeedup > P\tfewer nodes\tmedian t_seq/t_par_work\tΣt_seq/Σt_par_work\t")
 	line := func(name string, rs []row) {
 		if len(rs) == 0 {
 			return
 		}
-		var sp, cs, cp, cr, nr []float64
-		var ts, tp, ns, np float64
+		var sp, cs, cp, cr, nr, sw []float64
+		var ts, tp, tw, ns, np float64
 		super, fewer := 0, 0
 		for _, r := range rs {
 			sp, cr, nr = append(sp, r.speedup), append(cr, p*r.cpuRatio), append(nr, r.nodeRatio)
@@ -430,7 +443,8 @@ func summarize(w io.Writer, rows []row) {
 			if r.simulated() { // CPU time of this machine against virtual time
 				cs, cp, cr = append(cs[:len(cs)-1], math.NaN()), append(cp[:len(cp)-1], math.NaN()), append(cr[:len(cr)-1], math.NaN())
 			}
-			ts, tp = ts+r.tSeq, tp+r.tPar
+			ts, tp, tw = ts+r.tSeq, tp+r.tPar, tw+r.tWork
+			sw = append(sw, r.tSeq/r.tWork)
 			ns, np = ns+float64(r.seqNodes), np+float64(r.parNodes[0])
 			if r.speedup > p {
 				super++
@@ -439,8 +453,9 @@ func summarize(w io.Writer, rows []row) {
 				fewer++
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%s\t%s\t%s\t%.2f\t%.2f\t%d\t%d\t\n", name, len(rs), benchutil.Median(sp), ts/tp,
-			f2(benchutil.Median(cs)), f2(benchutil.Median(cp)), f2(benchutil.Median(cr)), benchutil.Median(nr), np/ns, super, fewer)
+		fmt.Fprintf(tab, "%s\t%d\t%.2f\t%.2f\t%s\t%s\t%s\t%.2f\t%.2f\t%d\t%d\t%s\t%s\t\n", name, len(rs), benchutil.Median(sp), ts/tp,
+			f2(benchutil.Median(cs)), f2(benchutil.Median(cp)), f2(benchutil.Median(cr)), benchutil.Median(nr), np/ns, super, fewer,
+			f2(benchutil.Median(sw)), f2(ts/tw))
 	}
 	for lo := 1e-4; lo < 1e5; lo *= 10 {
 		var rs []row
@@ -456,7 +471,7 @@ func summarize(w io.Writer, rows []row) {
 		line(name, rs)
 	}
 	line("all", rows)
-	tw.Flush()
+	tab.Flush()
 }
 
 // f2 formats x with two decimals, or as a dash when it is not a number
@@ -472,7 +487,11 @@ func f2(x float64) string {
 func readCSV(path string) ([]row, error) {
 	recs, err := benchutil.ReadCSV(path, csvHeader())
 	if err != nil {
-		return nil, err
+		// A file from before t_par_work.
+		var err2 error
+		if recs, err2 = benchutil.ReadCSV(path, csvHeader()[:oldColumns]); err2 != nil {
+			return nil, err
+		}
 	}
 	rows := make([]row, 0, len(recs))
 	for i, rec := range recs {
@@ -508,7 +527,10 @@ func parseRow(rec []string) (row, error) {
 	r.seqNodes, r.parNodes = i64(rec[4]), [3]int64{i64(rec[5]), i64(rec[6]), i64(rec[7])}
 	r.nodeRatio, r.tSeq, r.tPar, r.speedup = f64(rec[8]), f64(rec[9]), f64(rec[10]), f64(rec[11])
 	r.cpuSeq, r.cpuPar, r.cpuRatio, r.ranks = f64(rec[12]), f64(rec[13]), f64(rec[14]), atoi(rec[15])
-	r.balancer, r.world, r.load = rec[16], rec[17], rec[18]
+	r.balancer, r.world, r.load, r.tWork = rec[16], rec[17], rec[18], math.NaN()
+	if len(rec) > oldColumns {
+		r.tWork = f64(rec[oldColumns])
+	}
 	return r, errors.Join(errs...)
 }
 

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -21,11 +22,14 @@ import (
 func plotFig4(w io.Writer, rows []row, title string) error {
 	p := float64(rows[0].ranks)
 	lo, hi := math.Inf(1), math.Inf(-1)
-	var speed, nodes plotter.XYs
+	var speed, work, nodes plotter.XYs
 	for _, r := range rows {
 		x := r.seqTime()
 		lo, hi = min(lo, x), max(hi, x)
 		speed = append(speed, plotter.XY{X: x, Y: r.speedup})
+		if !math.IsNaN(r.tWork) {
+			work = append(work, plotter.XY{X: x, Y: r.tSeq / r.tWork})
+		}
 		nodes = append(nodes, plotter.XY{X: x, Y: r.nodeRatio})
 	}
 	lo, hi = lo/1.5, hi*1.5
@@ -35,7 +39,8 @@ func plotFig4(w io.Writer, rows []row, title string) error {
 		y     float64
 		color color.Color
 	}
-	panel := func(name, ylabel string, pts plotter.XYs, lines []level) (*plot.Plot, error) {
+	// panel plots pts as filled dots and, if any, alt as rings.
+	panel := func(name, ylabel string, pts, alt plotter.XYs, altLabel string, lines []level) (*plot.Plot, error) {
 		pl := plot.New()
 		pl.Title.Text = name
 		pl.X.Label.Text = "sequential time T_seq (CPU seconds)"
@@ -50,7 +55,7 @@ func plotFig4(w io.Writer, rows []row, title string) error {
 		for _, l := range lines {
 			ymin, ymax = min(ymin, l.y), max(ymax, l.y)
 		}
-		for _, pt := range pts {
+		for _, pt := range append(slices.Clone(pts), alt...) {
 			ymin, ymax = min(ymin, pt.Y), max(ymax, pt.Y)
 		}
 		pl.Y.Min, pl.Y.Max = ymin/1.5, ymax*1.5
@@ -72,16 +77,27 @@ func plotFig4(w io.Writer, rows []row, title string) error {
 		sc.GlyphStyle.Color = color.RGBA{R: 31, G: 90, B: 180, A: 255}
 		pl.Add(sc)
 		pl.Legend.Add("instance (medians)", sc)
+		if len(alt) > 0 {
+			ring, err := plotter.NewScatter(alt)
+			if err != nil {
+				return nil, err
+			}
+			ring.GlyphStyle.Shape, ring.GlyphStyle.Radius = draw.RingGlyph{}, vg.Points(3)
+			ring.GlyphStyle.Color = color.RGBA{R: 230, G: 120, B: 20, A: 255}
+			pl.Add(ring)
+			pl.Legend.Add(altLabel, ring)
+		}
 		pl.Legend.Top, pl.Legend.Left = true, true
 		pl.Legend.XOffs = vg.Millimeter * 2
 		return pl, nil
 	}
-	a, err := panel(fmt.Sprintf("(a) speedup on P = %d", int(p)), "speedup t_seq / t_par", speed,
+	a, err := panel(fmt.Sprintf("(a) speedup on P = %d", int(p)), "speedup t_seq / t_par", speed, work,
+		"up to the last node (no termination, no reduction)",
 		[]level{{fmt.Sprintf("speedup %d (linear)", int(p)), p, color.RGBA{R: 200, A: 255}}, {"speedup 1", 1, gray}})
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
-	b, err := panel("(b) nodes searched, parallel / sequential", "nodes par / seq", nodes, []level{{"same nodes", 1, gray}})
+	b, err := panel("(b) nodes searched, parallel / sequential", "nodes par / seq", nodes, nil, "", []level{{"same nodes", 1, gray}})
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
