@@ -69,23 +69,24 @@ func plotFig4(w io.Writer, rows []row, title string) error {
 			pl.Add(l)
 			pl.Legend.Add(lv.label, l)
 		}
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
-			return nil, err
-		}
-		sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = draw.CircleGlyph{}, vg.Points(2.5)
-		sc.GlyphStyle.Color = color.RGBA{R: 31, G: 90, B: 180, A: 255}
-		pl.Add(sc)
-		pl.Legend.Add("instance (medians)", sc)
-		if len(alt) > 0 {
-			ring, err := plotter.NewScatter(alt)
+		series := []struct {
+			pts   plotter.XYs
+			label string
+			shape draw.GlyphDrawer
+			color color.Color
+		}{{pts, "instance (medians)", draw.CircleGlyph{}, color.RGBA{R: 31, G: 90, B: 180, A: 255}},
+			{alt, altLabel, draw.RingGlyph{}, color.RGBA{R: 230, G: 120, B: 20, A: 255}}}
+		for _, sr := range series {
+			if len(sr.pts) == 0 {
+				continue
+			}
+			sc, err := plotter.NewScatter(sr.pts)
 			if err != nil {
 				return nil, err
 			}
-			ring.GlyphStyle.Shape, ring.GlyphStyle.Radius = draw.RingGlyph{}, vg.Points(3)
-			ring.GlyphStyle.Color = color.RGBA{R: 230, G: 120, B: 20, A: 255}
-			pl.Add(ring)
-			pl.Legend.Add(altLabel, ring)
+			sc.GlyphStyle.Shape, sc.GlyphStyle.Radius, sc.GlyphStyle.Color = sr.shape, vg.Points(2.5), sr.color
+			pl.Add(sc)
+			pl.Legend.Add(sr.label, sc)
 		}
 		pl.Legend.Top, pl.Legend.Left = true, true
 		pl.Legend.XOffs = vg.Millimeter * 2
