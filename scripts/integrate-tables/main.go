@@ -28,8 +28,8 @@
 // The seed generated its α-trees on-line, a new tree for every trial of
 // every policy (§4.1), and ran the same 100 polynomials under both
 // policies (§4.2). -alpha-trees distinct (the default) does the former:
-// the tree seed of trial i is i+1 plus 100 times the condition's index
-// (policy, α, p); -alpha-trees shared runs the trees 1..100 under both
+// the tree seed of trial i is i+1 plus -trials times the condition's index
+// (policy, α, p); -alpha-trees shared runs the trees 1..trials under both
 // policies and every ring size, a paired design with less variance.
 //
 // Each t-test compares the 3 × trials NPF values of KOSO* with those of
