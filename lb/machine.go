@@ -140,10 +140,11 @@ func Machines() []MachineInfo {
 			Name: "gcel",
 			Doc: "the Parsytec GCel of seed 002 §6: T805 transputers (30 MHz, 4 links of 20 Mbit/s) in a 32×32 mesh " +
 				"under PARIX, software store-and-forward routing, links shared (contention). Node costs calibrated " +
-				"from the seed's own figures where it gives them (golomb, §6.1); see lb/machine.go for the sources",
+				"from the seed's own figures where it gives them (golomb, §6.1), the others (fifteen, knapsack) by " +
+				"their cost relative to golomb's on the development machine; see lb/machine.go for the sources",
 			Machine: Machine{Name: "gcel", NodeNS: gcelGolombNS, OverheadNS: gcelOverheadNS, LatencyNS: gcelLatencyNS,
 				ByteNS: gcelByteNS, MeshWidth: 32, HopNS: gcelHopNS, Contention: true, StoreForward: true},
-			AppNodeNS: map[string]float64{"golomb": gcelGolombNS, "fifteen": gcelFifteenNS},
+			AppNodeNS: map[string]float64{"golomb": gcelGolombNS, "fifteen": gcelFifteenNS, "knapsack": gcelKnapsackNS},
 		},
 		{
 			Name: "cluster",
@@ -152,7 +153,7 @@ func Machines() []MachineInfo {
 				"this machine with --calibrate)",
 			Machine: Machine{Name: "cluster", NodeNS: 10, OverheadNS: clusterOverheadNS, LatencyNS: clusterLatencyNS,
 				GapNS: clusterGapNS, ByteNS: clusterByteNS},
-			AppNodeNS: map[string]float64{"golomb": clusterGolombNS, "fifteen": clusterFifteenNS},
+			AppNodeNS: map[string]float64{"golomb": clusterGolombNS, "fifteen": clusterFifteenNS, "knapsack": clusterKnapsackNS},
 		},
 		{
 			Name:    "test",
@@ -198,9 +199,20 @@ func Machines() []MachineInfo {
 //     the text); fifteen's node costs 0.17 times golomb's on the
 //     development machine (2.6 ns against 15.3 ns), and we assume the same
 //     ratio on the T805: 1.04 µs.
+//   - Knapsack: seed 002 §6.3 gives no node count or rate either, only
+//     speedups against sequential time (Fig. 4, whose points are not in the
+//     text). A node of knapsack's Horowitz–Sahni search (--search hs, the
+//     seed's algorithm: a Dantzig bound by prefix sums and a galloping
+//     search, and a forward chain of packed items) costs 6.0 ns on the
+//     development machine, the median CPU time per node of the 26
+//     sequential runs above 0.05 s in apps/knapsack/results/fig4-p2.csv
+//     (5.8 to 6.5 ns), against golomb's 15.3 ns (15.8 ns in a run beside
+//     it: 12 marks, 1.046·10⁸ nodes in 1.65 s of CPU time); with the same
+//     ratio on the T805 (0.39 to 0.41), 2.45 µs.
 const (
 	gcelGolombNS   = 6130
 	gcelFifteenNS  = 1040
+	gcelKnapsackNS = 2450
 	gcelOverheadNS = 20000
 	gcelLatencyNS  = 10000
 	gcelHopNS      = 5000
@@ -214,7 +226,8 @@ const (
 // fat-tree network that we model as equally far between all pairs. Node
 // costs were measured on the development machine with the sequential
 // solvers (golomb: 1.62·10⁹ nodes of the 13-mark count in 24.8 s of CPU
-// time; fifteen: 380 M nodes/s, the command's own figure); --calibrate
+// time; fifteen: 380 M nodes/s, the command's own figure; knapsack's
+// --search hs: 6.0 ns, see the GCel's knapsack figure above); --calibrate
 // measures the current machine instead.
 const (
 	clusterOverheadNS = 300
@@ -223,6 +236,7 @@ const (
 	clusterByteNS     = 0.08
 	clusterGolombNS   = 15.3
 	clusterFifteenNS  = 2.6
+	clusterKnapsackNS = 6.0
 )
 
 // LookupMachine returns the catalogue's machine model called name.
@@ -247,7 +261,7 @@ func DescribeMachines() string {
 		m := mi.Machine
 		fmt.Fprintf(&b, "%s: %s\n", mi.Name, mi.Doc)
 		fmt.Fprintf(&b, "    node-ns %g", m.NodeNS)
-		for _, app := range []string{"golomb", "fifteen"} {
+		for _, app := range []string{"golomb", "fifteen", "knapsack"} {
 			if ns, ok := mi.AppNodeNS[app]; ok {
 				fmt.Fprintf(&b, " (%s %g)", app, ns)
 			}

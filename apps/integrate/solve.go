@@ -37,7 +37,8 @@ type treeOutput struct {
 	Leaves     int64          `json:"leaves"`
 	Height     int64          `json:"height"`
 	Stats      *cmdutil.Stats `json:"stats,omitempty"`
-	outcome    *lb.Outcome    // the balancer's statistics, nil for seq
+	cmdutil.Report
+	outcome *lb.Outcome // the balancer's statistics, nil for seq
 }
 
 // run runs the sequential solver seq under --balancer seq and the
@@ -60,7 +61,9 @@ func run[R any](r *cmdutil.Run, workload string, seq func() R, par func(lb.World
 	if o.outcome != nil && r.WorldName() == cmdutil.WorldSim {
 		o.SimSeconds = o.outcome.Seconds
 	}
-	return res, o, nil
+	var err error
+	o.Report, err = r.Report(o.outcome)
+	return res, o, err
 }
 
 // write prints the tree and the run for humans.
@@ -71,6 +74,7 @@ func (o *treeOutput) write(w io.Writer, r *cmdutil.Run) {
 		fmt.Fprintf(w, " (simulated: %.6f s)", o.SimSeconds)
 	}
 	fmt.Fprintf(w, "  ranks: %d  balancer: %s  world: %s\n", o.Ranks, o.Balancer, o.World)
+	cmdutil.PrintReport(w, o.Report)
 	if r.Common.Stats {
 		cmdutil.PrintStats(w, o.outcome)
 	}

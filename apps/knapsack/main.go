@@ -54,7 +54,9 @@ JSON object with app, balancer, ranks, world, search, file, n, capacity,
 profit, weight, items, nodes, seconds (wall time of sorting and search),
 cpu_seconds (CPU time of all ranks meanwhile: the process's in the embedded
 world, summed over the processes under MPI), sim_seconds (virtual time in
---world sim), and stats with --stats. With -q, the profit on one line and
+--world sim), messages (by kind) and, in --world sim, the simulator's report
+(machine, virtual_seconds, seq_virtual_seconds, speedup, efficiency,
+busy_fraction, last_work_seconds, events, ...), and stats with --stats. With -q, the profit on one line and
 the items on the next.
 
 Exit status: 0 on success (an empty knapsack is an answer too); 2 for bad
@@ -185,6 +187,7 @@ type output struct {
 	CPUSeconds float64        `json:"cpu_seconds"`
 	SimSeconds float64        `json:"sim_seconds,omitempty"`
 	Stats      *cmdutil.Stats `json:"stats,omitempty"`
+	cmdutil.Report
 }
 
 func solve(r *cmdutil.Run, in instance) error {
@@ -221,6 +224,9 @@ func solve(r *cmdutil.Run, in instance) error {
 			out.Items, p, w, err, out.Profit, out.Weight)
 	}
 	out.Stats = r.StatsOf(stats)
+	if out.Report, err = r.Report(stats); err != nil {
+		return err
+	}
 	return r.Print(out, func(w io.Writer) error {
 		items := join(out.Items)
 		if r.Quiet {
@@ -234,6 +240,7 @@ func solve(r *cmdutil.Run, in instance) error {
 			fmt.Fprintf(w, " (simulated: %.6f s)", out.SimSeconds)
 		}
 		fmt.Fprintf(w, "  search: %s  ranks: %d  balancer: %s  world: %s\n", out.Search, out.Ranks, out.Balancer, out.World)
+		cmdutil.PrintReport(w, out.Report)
 		if r.Common.Stats {
 			cmdutil.PrintStats(w, stats)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,7 +52,13 @@ type result struct {
 	Seconds                            float64
 	CPUSeconds                         float64 `json:"cpu_seconds"`
 	SimSeconds                         float64 `json:"sim_seconds"`
-	Stats                              *struct{ Total struct{ Nodes int64 } }
+	VirtualSeconds                     float64 `json:"virtual_seconds"`
+	SeqVirtualSeconds                  float64 `json:"seq_virtual_seconds"`
+	Machine                            *struct {
+		Name   string
+		NodeNS float64 `json:"node_ns"`
+	}
+	Stats *struct{ Total struct{ Nodes int64 } }
 }
 
 // solveJSON runs the command with --json and checks the answer against
@@ -122,10 +129,21 @@ func TestSolve(t *testing.T) {
 				t.Logf("%s %s P=%s: %d nodes, seq %d", s, b, np, r.Nodes, seq.Nodes)
 			}
 			r := solveJSON(t, in, "", "--world", "sim", "--np", "7", "-b", b, "--search", s, committed)
-			if r.Profit != want || r.Ranks != 7 || r.World != "sim" || r.SimSeconds <= 0 {
-				t.Fatalf("%s on 7 simulated ranks of %s: %+v, want profit %d", s, b, r, want)
+			if r.Profit != want || r.Ranks != 7 || r.World != "sim" || r.SimSeconds <= 0 || r.VirtualSeconds != r.SimSeconds ||
+				r.Machine == nil || r.Machine.NodeNS <= 0 || math.Abs(r.SeqVirtualSeconds-float64(r.Nodes)*r.Machine.NodeNS/1e9) > 1e-9*r.SeqVirtualSeconds {
+				t.Fatalf("%s on 7 simulated ranks of %s: %+v, want profit %d and the simulator's report", s, b, r, want)
 			}
 		}
+	}
+	// The GCel's node cost is knapsack's own, not the machine's default
+	// (golomb's).
+	gcel, err := lb.LookupMachine("gcel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := solveJSON(t, in, "", "--world", "sim", "--machine", "gcel", "--np", "16", "--search", "hs", committed)
+	if ns := gcel.For("knapsack").NodeNS; r.Profit != want || r.Machine == nil || r.Machine.Name != "gcel" || r.Machine.NodeNS != ns || ns == gcel.Machine.NodeNS {
+		t.Errorf("on the GCel: %+v, want knapsack's node cost %g", r, ns)
 	}
 }
 

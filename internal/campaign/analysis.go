@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/treelb/treelb/internal/benchutil"
 	"io"
 	"math"
 	"slices"
@@ -74,7 +75,7 @@ func Derive(t *Table, height string) ([]Point, error) {
 		if w.Real() {
 			p.Par, ok = t.Float(i, "seconds")
 			if b := base[wi{k.World, k.Instance}]; ok && len(b) > 0 {
-				p.Seq = Median(b)
+				p.Seq = benchutil.Median(b)
 				p.Speedup = p.Seq / p.Par
 			}
 		} else {
@@ -156,7 +157,7 @@ func Groups(pts []Point) []Group {
 					xs = append(xs, v)
 				}
 			}
-			return Median(xs)
+			return benchutil.Median(xs)
 		}
 		out[i] = Group{World: k.world, Instance: k.instance, Balancer: k.balancer, NP: k.np, Runs: len(m),
 			Seq:      med(func(p Point) float64 { return p.Seq }),

@@ -23,8 +23,6 @@ package campaign
 import (
 	"errors"
 	"fmt"
-	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -344,26 +342,4 @@ func ParseInts(s string) ([]int64, error) {
 		}
 	}
 	return out, nil
-}
-
-// Median returns the middle value of xs (the mean of the two middle ones
-// for an even count), NaN for none; xs is not changed.
-func Median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Sorted(slices.Values(xs))
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-// LoadAvg returns the first three fields of /proc/loadavg, or "unknown".
-func LoadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
-		return strings.Join(f[:3], " ")
-	}
-	return "unknown"
 }

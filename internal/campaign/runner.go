@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/treelb/treelb/internal/benchutil"
 	"io"
 	"os"
 	"os/exec"
@@ -114,7 +115,7 @@ func (r *Runner) run(ctx context.Context, k Key, cmd, shown []string) ([]Field, 
 	}
 	load := ""
 	if w.Real() {
-		load = LoadAvg()
+		load = benchutil.LoadAvg()
 	}
 	if r.Timeout > 0 {
 		var cancel context.CancelFunc

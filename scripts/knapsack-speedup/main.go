@@ -14,13 +14,19 @@
 //
 //	go run ./scripts/knapsack-speedup                                   # P = 2, embedded world
 //	go run ./scripts/knapsack-speedup -par-bin bin/knapsack.mpi -launch 'mpirun -np 2' -par '--balancer rp'
-//	go run ./scripts/knapsack-speedup -instances '2000:1-256' -par '--world sim --np 1024' -reps 1
+//	go run ./scripts/knapsack-speedup -instances '2000:1-256' -par '--world sim --machine gcel --np 1024 --budget 300' -reps 1
 //
 // Times: t_seq and t_par are the command's "seconds", the wall time of
 // sorting and search inside the process (not its start or the reading of
-// the file); in the simulator t_par is "sim_seconds", virtual time. The
-// sequential time on the plot's axis is the sequential run's CPU time,
-// which a shared machine disturbs far less than its wall time. The
+// the file). The sequential time on the plot's axis is the sequential
+// run's CPU time, which a shared machine disturbs far less than its wall
+// time. In the simulated world both times are virtual, on the simulated
+// machine: t_par is the parallel run's "sim_seconds", and t_seq is the
+// sequential search's nodes times the machine's node cost for knapsack
+// (its "machine"."node_ns"), the time one processor of that machine takes
+// for the sequential search; that t_seq is the plot's axis then, and the
+// CPU times (of this machine, the simulator's included) are only recorded.
+// Otherwise the
 // speedup is t_seq/t_par of the medians, both wall times taken under the
 // same load, alternately; cpu_ratio is the sequential CPU time over the
 // parallel run's CPU time of all ranks (1: the ranks together did the
@@ -38,6 +44,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,7 +55,7 @@ import (
 	"time"
 
 	"github.com/treelb/treelb/apps/knapsack/knap"
-	"github.com/treelb/treelb/internal/campaign"
+	"github.com/treelb/treelb/internal/benchutil"
 )
 
 func main() {
@@ -88,6 +95,13 @@ type record struct {
 	Seconds    float64 `json:"seconds"`
 	CPUSeconds float64 `json:"cpu_seconds"`
 	SimSeconds float64 `json:"sim_seconds"`
+	// LastWork is when the simulated run's last node ended: its virtual
+	// time without the termination detection and the final reduction.
+	LastWork float64 `json:"last_work_seconds"`
+	Machine  *struct {
+		Name   string  `json:"name"`
+		NodeNS float64 `json:"node_ns"`
+	} `json:"machine"`
 }
 
 // time returns the run's time: virtual in the simulator, wall otherwise.
@@ -107,6 +121,7 @@ type row struct {
 	seqNodes          int64
 	parNodes          [3]int64 // median, least, most
 	tSeq, tPar        float64
+	tWork             float64 // simulated: t_par up to the last node; NaN otherwise
 	cpuSeq, cpuPar    float64
 	ranks             int
 	world, balancer   string
@@ -166,9 +181,8 @@ func run(args []string, w io.Writer) error {
 	}
 	defer os.RemoveAll(dir)
 	if cfg.bin == "" {
-		cfg.bin = filepath.Join(dir, "knapsack")
-		if out, err := exec.Command("go", "build", "-o", cfg.bin, "./apps/knapsack").CombinedOutput(); err != nil {
-			return fmt.Errorf("go build ./apps/knapsack (run from the repository's root): %v\n%s", err, out)
+		if cfg.bin, err = benchutil.Build(dir, "./apps/knapsack"); err != nil {
+			return err
 		}
 	}
 	if cfg.parBin == "" {
@@ -186,7 +200,7 @@ func run(args []string, w io.Writer) error {
 // runCampaign measures the instances and writes the CSV, the plot and the
 // summary.
 func runCampaign(cfg config, w io.Writer) error {
-	loadStart, start := campaign.LoadAvg(), time.Now()
+	loadStart, start := benchutil.LoadAvg(), time.Now()
 	if err := os.MkdirAll(filepath.Dir(cfg.out), 0o755); err != nil {
 		return err
 	}
@@ -236,7 +250,7 @@ func runCampaign(cfg config, w io.Writer) error {
 	fmt.Fprintf(w, "# sequential: knapsack %s; parallel: %s knapsack %s (%s world, P = %d)\n",
 		strings.Join(cfg.seq, " "), strings.Join(cfg.launch, " "), strings.Join(cfg.par, " "), rows[0].world, rows[0].ranks)
 	fmt.Fprintf(w, "# runs alternate sequential and parallel; medians of each; %.0f s in all\n", time.Since(start).Seconds())
-	fmt.Fprintf(w, "# load average at the start: %s; at the end: %s\n", loadStart, campaign.LoadAvg())
+	fmt.Fprintf(w, "# load average at the start: %s; at the end: %s\n", loadStart, benchutil.LoadAvg())
 	fmt.Fprintf(w, "# output: %s.csv, %s.png\n", cfg.out, cfg.out)
 	summarize(w, rows)
 	return nil
@@ -291,7 +305,7 @@ func measure(cfg config, in instance) (row, bool, error) {
 		}
 	}
 	r := row{in: in, reps: reps, profit: first.Profit, seqNodes: first.Nodes, ranks: pars[0].Ranks, world: pars[0].World,
-		balancer: pars[0].Balancer, load: campaign.LoadAvg()}
+		balancer: pars[0].Balancer, load: benchutil.LoadAvg()}
 	for _, s := range seqs {
 		if s.Profit != first.Profit || s.Nodes != first.Nodes {
 			return row{}, false, fmt.Errorf("sequential runs differ: profit %d nodes %d, then %d %d", first.Profit, first.Nodes, s.Profit, s.Nodes)
@@ -304,12 +318,44 @@ func measure(cfg config, in instance) (row, bool, error) {
 		}
 		nodes = append(nodes, float64(p.Nodes))
 	}
-	r.parNodes = [3]int64{int64(campaign.Median(nodes)), int64(slices.Min(nodes)), int64(slices.Max(nodes))}
-	r.tSeq, r.cpuSeq = campaign.Median(field(seqs, record.time)), campaign.Median(field(seqs, func(x record) float64 { return x.CPUSeconds }))
-	r.tPar, r.cpuPar = campaign.Median(field(pars, record.time)), campaign.Median(field(pars, func(x record) float64 { return x.CPUSeconds }))
+	r.parNodes = [3]int64{int64(benchutil.Median(nodes)), int64(slices.Min(nodes)), int64(slices.Max(nodes))}
+	r.tSeq, r.cpuSeq = benchutil.Median(field(seqs, record.time)), benchutil.Median(field(seqs, func(x record) float64 { return x.CPUSeconds }))
+	r.tPar, r.cpuPar = benchutil.Median(field(pars, record.time)), benchutil.Median(field(pars, func(x record) float64 { return x.CPUSeconds }))
+	if r.simulated() {
+		m := pars[0].Machine
+		if m == nil || !(m.NodeNS > 0) {
+			return row{}, false, errors.New("the simulated run reports no machine with a node cost")
+		}
+		r.tSeq = float64(first.Nodes) * m.NodeNS * 1e-9
+		r.tWork = benchutil.Median(field(pars, func(x record) float64 { return x.LastWork }))
+	} else {
+		r.tWork = math.NaN()
+	}
 	r.speedup, r.cpuRatio = r.tSeq/r.tPar, r.cpuSeq/r.cpuPar
 	r.nodeRatio = float64(r.parNodes[0]) / float64(r.seqNodes)
 	return r, true, nil
+}
+
+// simulated reports whether the parallel runs were in the simulated world,
+// where t_seq and t_par are virtual times of the simulated machine.
+func (r row) simulated() bool { return r.world == "sim" }
+
+// seqTime returns the sequential time on the plot's axis: virtual time in
+// the simulated world, CPU time otherwise.
+func (r row) seqTime() float64 {
+	if r.simulated() {
+		return r.tSeq
+	}
+	return r.cpuSeq
+}
+
+// axisLabel returns the name of the sequential time on the plot's axis and
+// in the summary.
+func (r row) axisLabel() string {
+	if r.simulated() {
+		return "sequential time (virtual)"
+	}
+	return "sequential CPU time"
 }
 
 // runJSON runs a command line and decodes its JSON output.
@@ -353,8 +399,12 @@ func field(rs []record, f func(record) float64) []float64 {
 
 func csvHeader() []string {
 	return []string{"m", "seed", "profit", "reps", "seq_nodes", "par_nodes", "par_nodes_min", "par_nodes_max", "node_ratio",
-		"t_seq", "t_par", "speedup", "cpu_seq", "cpu_par", "cpu_ratio", "ranks", "balancer", "world", "load"}
+		"t_seq", "t_par", "speedup", "cpu_seq", "cpu_par", "cpu_ratio", "ranks", "balancer", "world", "load", "t_par_work"}
 }
+
+// oldColumns is the number of columns before t_par_work, which the CSV
+// files of the real worlds' campaigns lack.
+const oldColumns = 19
 
 func (r row) csv() []string {
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
@@ -362,7 +412,7 @@ func (r row) csv() []string {
 	return []string{strconv.Itoa(r.in.m), strconv.FormatUint(r.in.seed, 10), d(r.profit), strconv.Itoa(r.reps),
 		d(r.seqNodes), d(r.parNodes[0]), d(r.parNodes[1]), d(r.parNodes[2]), g(r.nodeRatio),
 		g(r.tSeq), g(r.tPar), g(r.speedup), g(r.cpuSeq), g(r.cpuPar), g(r.cpuRatio),
-		strconv.Itoa(r.ranks), r.balancer, r.world, r.load}
+		strconv.Itoa(r.ranks), r.balancer, r.world, r.load, g(r.tWork)}
 }
 
 // summarize prints, per decade of sequential CPU time and over all
@@ -373,22 +423,28 @@ func (r row) csv() []string {
 // would give if no rank waited; an upper bound where waiting ranks use no
 // CPU, as in the embedded world), the median and summed ratios of the
 // nodes, and how many instances were superlinear (speedup above P) and
-// searched fewer nodes in parallel.
+// searched fewer nodes in parallel. For a simulated campaign it adds the
+// speedups up to the last node (t_seq/t_par_work), without termination
+// detection and the final reduction.
 func summarize(w io.Writer, rows []row) {
 	p := float64(rows[0].ranks)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "sequential CPU time\tinstances\tmedian speedup\tΣt_seq/Σt_par\tcores seq\tcores par\tmedian P·cpu_seq/cpu_par\tmedian nodes par/seq\tΣnodes par/seq\tspeedup > P\tfewer nodes\t")
+	tab := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tab, rows[0].axisLabel()+"\tinstances\tmedian speedup\tΣt_seq/Σt_par\tcores seq\tcores par\tmedian P·cpu_seq/cpu_par\tmedian nodes par/seq\tΣnodes par/seq\tspeedup > P\tfewer nodes\tmedian t_seq/t_par_work\tΣt_seq/Σt_par_work\t")
 	line := func(name string, rs []row) {
 		if len(rs) == 0 {
 			return
 		}
-		var sp, cs, cp, cr, nr []float64
-		var ts, tp, ns, np float64
+		var sp, cs, cp, cr, nr, sw []float64
+		var ts, tp, tw, ns, np float64
 		super, fewer := 0, 0
 		for _, r := range rs {
 			sp, cr, nr = append(sp, r.speedup), append(cr, p*r.cpuRatio), append(nr, r.nodeRatio)
 			cs, cp = append(cs, r.cpuSeq/r.tSeq), append(cp, r.cpuPar/r.tPar)
-			ts, tp = ts+r.tSeq, tp+r.tPar
+			if r.simulated() { // CPU time of this machine against virtual time
+				cs, cp, cr = append(cs[:len(cs)-1], math.NaN()), append(cp[:len(cp)-1], math.NaN()), append(cr[:len(cr)-1], math.NaN())
+			}
+			ts, tp, tw = ts+r.tSeq, tp+r.tPar, tw+r.tWork
+			sw = append(sw, r.tSeq/r.tWork)
 			ns, np = ns+float64(r.seqNodes), np+float64(r.parNodes[0])
 			if r.speedup > p {
 				super++
@@ -397,13 +453,14 @@ func summarize(w io.Writer, rows []row) {
 				fewer++
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t\n", name, len(rs), campaign.Median(sp), ts/tp,
-			campaign.Median(cs), campaign.Median(cp), campaign.Median(cr), campaign.Median(nr), np/ns, super, fewer)
+		fmt.Fprintf(tab, "%s\t%d\t%.2f\t%.2f\t%s\t%s\t%s\t%.2f\t%.2f\t%d\t%d\t%s\t%s\t\n", name, len(rs), benchutil.Median(sp), ts/tp,
+			f2(benchutil.Median(cs)), f2(benchutil.Median(cp)), f2(benchutil.Median(cr)), benchutil.Median(nr), np/ns, super, fewer,
+			f2(benchutil.Median(sw)), f2(ts/tw))
 	}
-	for lo := 1e-4; lo < 1e3; lo *= 10 {
+	for lo := 1e-4; lo < 1e5; lo *= 10 {
 		var rs []row
 		for _, r := range rows {
-			if r.cpuSeq >= lo && r.cpuSeq < lo*10 || lo == 1e-4 && r.cpuSeq < lo {
+			if x := r.seqTime(); x >= lo && x < lo*10 || lo == 1e-4 && x < lo {
 				rs = append(rs, r)
 			}
 		}
@@ -414,25 +471,30 @@ func summarize(w io.Writer, rows []row) {
 		line(name, rs)
 	}
 	line("all", rows)
-	tw.Flush()
+	tab.Flush()
+}
+
+// f2 formats x with two decimals, or as a dash when it is not a number
+// (the CPU figures of a simulated run).
+func f2(x float64) string {
+	if math.IsNaN(x) {
+		return "—"
+	}
+	return strconv.FormatFloat(x, 'f', 2, 64)
 }
 
 // readCSV reads the rows of a CSV file that an earlier campaign wrote.
 func readCSV(path string) ([]row, error) {
-	f, err := os.Open(path)
+	recs, err := benchutil.ReadCSV(path, csvHeader())
 	if err != nil {
-		return nil, err
+		// A file from before t_par_work.
+		var err2 error
+		if recs, err2 = benchutil.ReadCSV(path, csvHeader()[:oldColumns]); err2 != nil {
+			return nil, err
+		}
 	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(recs) < 2 || !slices.Equal(recs[0], csvHeader()) {
-		return nil, fmt.Errorf("%s: not a CSV file of this program, or no rows", path)
-	}
-	rows := make([]row, 0, len(recs)-1)
-	for i, rec := range recs[1:] {
+	rows := make([]row, 0, len(recs))
+	for i, rec := range recs {
 		r, err := parseRow(rec)
 		if err != nil {
 			return nil, fmt.Errorf("%s: line %d: %w", path, i+2, err)
@@ -465,7 +527,10 @@ func parseRow(rec []string) (row, error) {
 	r.seqNodes, r.parNodes = i64(rec[4]), [3]int64{i64(rec[5]), i64(rec[6]), i64(rec[7])}
 	r.nodeRatio, r.tSeq, r.tPar, r.speedup = f64(rec[8]), f64(rec[9]), f64(rec[10]), f64(rec[11])
 	r.cpuSeq, r.cpuPar, r.cpuRatio, r.ranks = f64(rec[12]), f64(rec[13]), f64(rec[14]), atoi(rec[15])
-	r.balancer, r.world, r.load = rec[16], rec[17], rec[18]
+	r.balancer, r.world, r.load, r.tWork = rec[16], rec[17], rec[18], math.NaN()
+	if len(rec) > oldColumns {
+		r.tWork = f64(rec[oldColumns])
+	}
 	return r, errors.Join(errs...)
 }
 
@@ -479,12 +544,19 @@ func parseInstances(s string) ([]instance, error) {
 		if !ok || err != nil || m < 1 || m > knap.MaxItems {
 			return nil, fmt.Errorf("-instances %q: want M:SEEDS with 1 ≤ M ≤ %d", f, knap.MaxItems)
 		}
-		list, err := campaign.ParseInts(seeds)
-		if err != nil {
-			return nil, fmt.Errorf("-instances %q: bad seeds: %w", f, err)
-		}
-		for _, seed := range list {
-			out = append(out, instance{m: m, seed: uint64(seed)})
+		for _, r := range strings.Split(seeds, ",") {
+			lo, hi, isRange := strings.Cut(r, "-")
+			a, err := strconv.ParseUint(lo, 10, 64)
+			b := a
+			if err == nil && isRange {
+				b, err = strconv.ParseUint(hi, 10, 64)
+			}
+			if err != nil || b < a {
+				return nil, fmt.Errorf("-instances %q: bad seeds %q", f, r)
+			}
+			for seed := a; seed <= b; seed++ {
+				out = append(out, instance{m: m, seed: seed})
+			}
 		}
 	}
 	if len(out) == 0 {

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/treelb/treelb/lb"
 )
 
 // TestRun runs a small campaign (two instances, one run of each kind) and
@@ -54,8 +57,31 @@ func TestRun(t *testing.T) {
 	if err := run([]string{"-from", prefix + ".csv", "-out", prefix + "-again"}, &w); err != nil || !strings.Contains(w.String(), "cores par") {
 		t.Errorf("-from: %v\n%s", err, w.String())
 	}
+	// A file from before the column t_par_work reads too.
+	if err := run([]string{"-from", "../../apps/knapsack/results/fig4-p2.csv", "-out", prefix + "-old"}, &w); err != nil {
+		t.Errorf("-from: %v\n%s", err, w.String())
+	}
 	if _, err := os.Stat(prefix + "-again.png"); err != nil {
 		t.Error(err)
+	}
+	// In the simulated world the sequential time is virtual too: the
+	// sequential nodes at the machine's node cost for knapsack.
+	w.Reset()
+	sim := filepath.Join(dir, "sim")
+	if err := run([]string{"-bin", bin, "-instances", "200:3", "-reps", "1", "-par", "--world sim --machine gcel --np 16 --budget 100", "-out", sim}, &w); err != nil {
+		t.Fatal(err)
+	}
+	gcel, err := lb.LookupMachine("gcel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := readCSV(sim + ".csv")
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("simulated campaign: %v, %d rows", err, len(rows))
+	}
+	if r := rows[0]; r.world != "sim" || r.ranks != 16 || math.Abs(r.tSeq-float64(r.seqNodes)*gcel.For("knapsack").NodeNS*1e-9) > 1e-5*r.tSeq ||
+		math.Abs(r.speedup-r.tSeq/r.tPar) > 1e-4*r.speedup || !(r.tWork > 0 && r.tWork < r.tPar) || !strings.Contains(w.String(), "sequential time (virtual)") {
+		t.Errorf("simulated campaign: %+v\n%s", r, w.String())
 	}
 	for _, args := range [][]string{{"-from", prefix + ".png"}, {"-instances", "x"}, {"-instances", "200:5-3"}, {"-search", "dp"}, {"-reps", "-1"}, {"extra"}} {
 		if err := run(append(args, "-bin", bin, "-out", prefix), &w); err == nil {

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/treelb/treelb/internal/campaign"
 	"gonum.org/v1/plot"
@@ -21,11 +22,15 @@ import (
 func plotFig4(w io.Writer, rows []row, title string) error {
 	p := float64(rows[0].ranks)
 	lo, hi := math.Inf(1), math.Inf(-1)
-	var speed, nodes plotter.XYs
+	var speed, work, nodes plotter.XYs
 	for _, r := range rows {
-		lo, hi = min(lo, r.cpuSeq), max(hi, r.cpuSeq)
-		speed = append(speed, plotter.XY{X: r.cpuSeq, Y: r.speedup})
-		nodes = append(nodes, plotter.XY{X: r.cpuSeq, Y: r.nodeRatio})
+		x := r.seqTime()
+		lo, hi = min(lo, x), max(hi, x)
+		speed = append(speed, plotter.XY{X: x, Y: r.speedup})
+		if !math.IsNaN(r.tWork) {
+			work = append(work, plotter.XY{X: x, Y: r.tSeq / r.tWork})
+		}
+		nodes = append(nodes, plotter.XY{X: x, Y: r.nodeRatio})
 	}
 	lo, hi = lo/1.5, hi*1.5
 	gray := color.Gray{Y: 96}
@@ -34,10 +39,14 @@ func plotFig4(w io.Writer, rows []row, title string) error {
 		y     float64
 		color color.Color
 	}
-	panel := func(name, ylabel string, pts plotter.XYs, lines []level) (*plot.Plot, error) {
+	// panel plots pts as filled dots and, if any, alt as rings.
+	panel := func(name, ylabel string, pts, alt plotter.XYs, altLabel string, lines []level) (*plot.Plot, error) {
 		pl := plot.New()
 		pl.Title.Text = name
 		pl.X.Label.Text = "sequential time T_seq (CPU seconds)"
+		if rows[0].simulated() {
+			pl.X.Label.Text = "sequential time T_seq (virtual seconds: nodes × the machine's node cost)"
+		}
 		pl.Y.Label.Text = ylabel
 		pl.X.Scale, pl.Y.Scale = plot.LogScale{}, plot.LogScale{}
 		pl.X.Tick.Marker, pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}, campaign.Steps125{}
@@ -46,7 +55,7 @@ func plotFig4(w io.Writer, rows []row, title string) error {
 		for _, l := range lines {
 			ymin, ymax = min(ymin, l.y), max(ymax, l.y)
 		}
-		for _, pt := range pts {
+		for _, pt := range append(slices.Clone(pts), alt...) {
 			ymin, ymax = min(ymin, pt.Y), max(ymax, pt.Y)
 		}
 		pl.Y.Min, pl.Y.Max = ymin/1.5, ymax*1.5
@@ -60,24 +69,36 @@ func plotFig4(w io.Writer, rows []row, title string) error {
 			pl.Add(l)
 			pl.Legend.Add(lv.label, l)
 		}
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
-			return nil, err
+		series := []struct {
+			pts   plotter.XYs
+			label string
+			shape draw.GlyphDrawer
+			color color.Color
+		}{{pts, "instance (medians)", draw.CircleGlyph{}, color.RGBA{R: 31, G: 90, B: 180, A: 255}},
+			{alt, altLabel, draw.RingGlyph{}, color.RGBA{R: 230, G: 120, B: 20, A: 255}}}
+		for _, sr := range series {
+			if len(sr.pts) == 0 {
+				continue
+			}
+			sc, err := plotter.NewScatter(sr.pts)
+			if err != nil {
+				return nil, err
+			}
+			sc.GlyphStyle.Shape, sc.GlyphStyle.Radius, sc.GlyphStyle.Color = sr.shape, vg.Points(2.5), sr.color
+			pl.Add(sc)
+			pl.Legend.Add(sr.label, sc)
 		}
-		sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = draw.CircleGlyph{}, vg.Points(2.5)
-		sc.GlyphStyle.Color = color.RGBA{R: 31, G: 90, B: 180, A: 255}
-		pl.Add(sc)
-		pl.Legend.Add("instance (medians)", sc)
 		pl.Legend.Top, pl.Legend.Left = true, true
 		pl.Legend.XOffs = vg.Millimeter * 2
 		return pl, nil
 	}
-	a, err := panel(fmt.Sprintf("(a) speedup on P = %d", int(p)), "speedup t_seq / t_par", speed,
+	a, err := panel(fmt.Sprintf("(a) speedup on P = %d", int(p)), "speedup t_seq / t_par", speed, work,
+		"up to the last node (no termination, no reduction)",
 		[]level{{fmt.Sprintf("speedup %d (linear)", int(p)), p, color.RGBA{R: 200, A: 255}}, {"speedup 1", 1, gray}})
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
-	b, err := panel("(b) nodes searched, parallel / sequential", "nodes par / seq", nodes, []level{{"same nodes", 1, gray}})
+	b, err := panel("(b) nodes searched, parallel / sequential", "nodes par / seq", nodes, nil, "", []level{{"same nodes", 1, gray}})
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}

@@ -11,7 +11,8 @@
 // between n − 1 and 2n − 2), which moves p-values at the seed's |t| ≥ 12
 // by nothing that matters. Welch is the default here, since KOSO's and
 // KOSO*'s NPF have visibly different spreads; Pooled is there to show the
-// difference.
+// difference. Where both policies ran the same trees (the seed's
+// polynomials), Paired tests the differences tree by tree.
 package stats
 
 import (
@@ -94,6 +95,32 @@ func Pooled(x, y []float64) (TTest, error) {
 	}
 	t := (a.m - b.m) / math.Sqrt(sp2*(1/a.n+1/b.n))
 	return TTest{T: t, DF: df, P: StudentTwoTailed(t, df)}, nil
+}
+
+// Paired returns the paired t-test of x and y, two measurements of the
+// same n units (x[i] and y[i] of unit i): the one-sample test of the
+// differences d = x − y, t = d̄/(s_d/√n), n − 1 degrees of freedom. It
+// removes the units' own spread (say, of tree sizes), which a two-sample
+// test counts as noise. The samples need equal lengths of at least two,
+// and differences that are not all equal.
+func Paired(x, y []float64) (TTest, error) {
+	if len(x) != len(y) {
+		return TTest{}, fmt.Errorf("stats: paired t-test of %d and %d values: need equal lengths", len(x), len(y))
+	}
+	d := make([]float64, len(x))
+	for i := range x {
+		d[i] = x[i] - y[i]
+	}
+	m, v, err := MeanVar(d)
+	if err != nil {
+		return TTest{}, err
+	}
+	if v == 0 {
+		return TTest{}, errors.New("stats: paired t-test of differences without variance")
+	}
+	n := float64(len(d))
+	t := m / math.Sqrt(v/n)
+	return TTest{T: t, DF: n - 1, P: StudentTwoTailed(t, n-1)}, nil
 }
 
 // moments are a sample's size, mean and variance.

@@ -202,3 +202,26 @@ func TestMeanVar(t *testing.T) {
 		t.Errorf("Bonferroni = %v", got)
 	}
 }
+
+// TestPaired: a hand-computed case (differences 1, 2, 3, 6: mean 3,
+// variance 14/3, t = 3/√(14/12)), the pairing's power against the
+// two-sample test when the units differ widely, and the errors.
+func TestPaired(t *testing.T) {
+	x := []float64{11, 102, 1003, 10006}
+	y := []float64{10, 100, 1000, 10000}
+	tt, err := Paired(x, y)
+	if want := 3 / math.Sqrt(14.0/12); err != nil || !near(tt.T, want, 1e-12) || tt.DF != 3 || !near(tt.P, StudentTwoTailed(want, 3), 1e-12) {
+		t.Errorf("Paired = %+v, %v; want t %v on 3 df", tt, err, want)
+	}
+	if w, err := Welch(x, y); err != nil || !(math.Abs(w.T) < 0.01) || !(w.P > 0.99) {
+		t.Errorf("Welch = %+v, %v: the units' spread should hide the differences", w, err)
+	}
+	if neg, _ := Paired(y, x); neg.T != -tt.T {
+		t.Errorf("Paired(y, x).T = %v, want %v", neg.T, -tt.T)
+	}
+	for _, c := range [][2][]float64{{{1, 2}, {1}}, {{1}, {2}}, {{1, 2, 3}, {0, 1, 2}}} {
+		if tt, err := Paired(c[0], c[1]); err == nil {
+			t.Errorf("Paired(%v, %v) = %+v, want an error", c[0], c[1], tt)
+		}
+	}
+}
