@@ -90,7 +90,7 @@ func newApp() *cli.App {
 			&cli.IntFlag{Name: "granularity", Value: d.Gran, Usage: "-g: SHA-1 evaluations `G` per child, ≥ 1"},
 			&cli.StringFlag{Name: "kernel", Value: tree.BestKernel().String(), DefaultText: tree.BestKernel().String() + ", the fastest this processor has",
 				Usage: "hash children with kernel `K`: avx512 (16 at a time), avx2 (8) or crypto/sha1 (one, like the reference)"}),
-		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "uts", Read: read, Solve: solve}),
+		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "uts", Read: read, Solve: solve, Resumable: true}),
 	}
 }
 
