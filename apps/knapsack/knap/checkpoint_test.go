@@ -1,12 +1,11 @@
 package knap
 
 import (
-	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/treelb/treelb/lb"
-	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/lb/lbtest"
 	"github.com/treelb/treelb/mpi"
 )
@@ -58,50 +57,23 @@ func TestCheckpointResume(t *testing.T) {
 	}
 }
 
-// resumeChain runs a's search on 3 simulated ranks (every rank starting
-// from a's incumbent) until a random poll suspends it, checks the
-// checkpoint's incumbent, resumes it on 2 goroutine ranks until another
-// random poll, and finishes it on 7 simulated ranks, both from fresh apps.
-// It returns the final result.
+// resumeChain runs a's search from checkpoint to checkpoint
+// (lbtest.ResumeChain), the first stretch on clones of a (every rank
+// starting from a's incumbent), the later ones on fresh apps, and checks
+// that each checkpoint's incumbent lies between a's and the optimum.
 func resumeChain(t *testing.T, rng *rand.Rand, pc parallelCase, a *App, v lbtest.Variant) Result {
 	t.Helper()
-	w, _ := lb.NewSim(3, lb.SimConfig{Seed: 2})
-	cfg := v.Config(20, 1)
-	cfg.CheckpointDue = lbtest.DueAfter(1 + rng.IntN(20))
-	_, _, err := a.solveParallel(w, cfg)
-	var sus *lb.Suspended
-	if !errors.As(err, &sus) {
-		t.Fatalf("not suspended: %v", err)
-	}
-	if z, _ := a.Incumbent(); !sus.HasIncumbent || sus.Incumbent < z || sus.Incumbent > pc.opt {
-		t.Fatalf("the checkpoint's incumbent is %d (%v); the start %d, the optimum %d", sus.Incumbent, sus.HasIncumbent, z, pc.opt)
-	}
-	k := 1 + rng.IntN(10)
-	err = mpi.Run(2, func(c *mpi.Comm) error {
-		cfg := v.Config(20, 2)
-		cfg.Resume, cfg.CheckpointDue = sus, lbtest.DueAfter(k)
-		_, _, err := SolveParallel(driver.New(c), pc.in, a.search, cfg)
-		var s2 *lb.Suspended
-		switch {
-		case errors.As(err, &s2):
-			if c.Rank() == 0 {
-				sus = s2
+	z, _ := a.Incumbent()
+	return lbtest.ResumeChain(t, v, 20, rng, 20, lbtest.Chain[Result]{
+		First: a.solveParallel,
+		Rest: func(w lb.World, cfg lb.Config) (Result, *lb.Outcome, error) {
+			return SolveParallel(w, pc.in, a.search, cfg)
+		},
+		Suspended: func(s *lb.Suspended) error {
+			if !s.HasIncumbent || s.Incumbent < z || s.Incumbent > pc.opt {
+				return fmt.Errorf("incumbent %d (%v); the start %d, the optimum %d", s.Incumbent, s.HasIncumbent, z, pc.opt)
 			}
-		case err != nil:
-			return err
-		}
-		return nil
+			return nil
+		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("resumed after %d nodes, %d open tasks", sus.Nodes, len(sus.Tasks))
-	w, _ = lb.NewSim(7, lb.SimConfig{Seed: 3})
-	cfg = v.Config(20, 3)
-	cfg.Resume = sus
-	res, _, err := SolveParallel(w, pc.in, a.search, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
