@@ -78,6 +78,12 @@ mpi_tests() {
 	run_mpi_bad_input knapsack 2 2 - < <(printf '2\n1 2\n3 -4\n5\n')
 	run_mpi_cmd uts 2 '"nodes":4130071,"depth":10,"leaves":3305118,' --tree T1 --json
 	run_mpi_cmd uts 2 '"nodes":4112897,"depth":1572,"leaves":3599034,' --tree T3 --json -b koso
+	# Periodic checkpoints of uts and integrate, and a restart on -np 3.
+	rm -f "$work/uts.ckpt" "$work/integrate.ckpt"
+	run_mpi_cmd uts 2 '"nodes":4112897,"depth":1572,"leaves":3599034,' --tree T3 --json --budget 2000 --checkpoint "$work/uts.ckpt" --checkpoint-every 1ms
+	run_mpi_cmd uts 3 '"nodes":4112897,"depth":1572,"leaves":3599034,' --json --restart "$work/uts.ckpt"
+	run_mpi_cmd integrate 2 '"value":-0.006239527905782152,' func osc --theta-a 1e-14 --json --checkpoint "$work/integrate.ckpt" --checkpoint-every 1ms
+	run_mpi_cmd integrate 3 '"nodes":335407,"leaves":167704,"height":18,' func --restart "$work/integrate.ckpt" --json
 	run_mpi_bad_input uts 2 2 --tree T1 --prob 1.5
 }
 

@@ -76,7 +76,7 @@ func newApp() *cli.App {
 		Flags: append(cmdutil.Flags(),
 			&cli.StringFlag{Name: "search", Value: knap.Core.String(), Usage: "the branch-and-bound search: core (Pisinger's expanding core) or hs (Horowitz–Sahni, seed 002's)"},
 			&cli.Int64Flag{Name: "scale", Usage: "read decimal numbers and multiply them by `S` ≥ 1, rounding to the nearest integer (0: integers only)"}),
-		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "knapsack", Read: read, Solve: solve}),
+		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "knapsack", Read: read, Solve: solve, Resumable: true}),
 		Commands: []*cli.Command{{
 			Name:  "gen",
 			Usage: "write a random instance to standard output",

@@ -60,7 +60,10 @@ time and the rate. --json prints one JSON object with app, balancer, ranks,
 world, tree (the sample's name, when it is one), params (the reference's
 flags), kernel, seconds, nodes, depth, leaves, nodes_per_second
 (sim_seconds: virtual time in --world sim; stats with --stats). -q prints
-"NODES DEPTH LEAVES".
+"NODES DEPTH LEAVES". After --restart or a periodic checkpoint
+(--checkpoint-every) the counts are the whole tree's, while the time, the
+rate and the stats are those of the search since the restart or the last
+checkpoint.
 
 Exit status: 0 on success; 2 for bad flags or parameters (b ≤ 0 or not
 finite, q outside [0, 1], m < 1, an unknown tree type or shape, a granularity
@@ -90,7 +93,7 @@ func newApp() *cli.App {
 			&cli.IntFlag{Name: "granularity", Value: d.Gran, Usage: "-g: SHA-1 evaluations `G` per child, ≥ 1"},
 			&cli.StringFlag{Name: "kernel", Value: tree.BestKernel().String(), DefaultText: tree.BestKernel().String() + ", the fastest this processor has",
 				Usage: "hash children with kernel `K`: avx512 (16 at a time), avx2 (8) or crypto/sha1 (one, like the reference)"}),
-		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "uts", Read: read, Solve: solve}),
+		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "uts", Read: read, Solve: solve, Resumable: true}),
 	}
 }
 
@@ -223,7 +226,14 @@ func solve(r *cmdutil.Run, in instance) error {
 		out.SimSeconds = o.Seconds
 	}
 	out.Nodes, out.Depth, out.Leaves = c.Nodes, c.Depth, c.Leaves
-	out.NodesPerSecond = float64(c.Nodes) / out.Seconds
+	// After a checkpoint (--restart, or a periodic one) the counts are the
+	// whole tree's but the time is this stretch's: the rate is the
+	// stretch's nodes over its time.
+	stretch := c.Nodes
+	if o != nil {
+		stretch = o.Total.Nodes
+	}
+	out.NodesPerSecond = float64(stretch) / out.Seconds
 	out.Stats = r.StatsOf(o)
 	err = r.Print(out, func(w io.Writer) error {
 		if r.Quiet {

@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -42,7 +44,7 @@ const (
 // and the run's parameters, and the suspended search (lb.Suspended). The
 // zero value is an empty checkpoint.
 type Checkpoint struct {
-	App      string // the command that wrote it ("golomb")
+	App      string // the command that wrote it ("golomb", "integrate poly"; CommandPath)
 	Build    string // the build that wrote it (version.Get)
 	Instance []byte // the instance, gob-encoded as the command's Spec reads it
 	Balancer string
@@ -259,7 +261,7 @@ func catchSignals() (flag *atomic.Bool, stop func()) {
 // the command's own flags), it must be the checkpoint's.
 func loadRestart[I any](c *cli.Context, cm Common, spec Spec[I]) (I, *Checkpoint, error) {
 	var in I
-	k, err := ReadCheckpoint(cm.Restart, spec.App)
+	k, err := ReadCheckpoint(cm.Restart, CommandPath(c))
 	if err != nil {
 		return in, nil, err
 	}
@@ -282,10 +284,26 @@ func loadRestart[I any](c *cli.Context, cm Common, spec Spec[I]) (I, *Checkpoint
 			return in, nil, err
 		}
 		if !bytes.Equal(b, k.Instance) {
-			return in, nil, Usagef("checkpoint %s: written for another instance of %s than the command line's (give --restart alone to resume it)", cm.Restart, spec.App)
+			return in, nil, Usagef("checkpoint %s: written for another instance of %s than the command line's (give --restart alone to resume it)", cm.Restart, CommandPath(c))
 		}
 	}
 	return in, k, nil
+}
+
+// CommandPath returns the name of the command c runs as checkpoints
+// record it: the app's name, then the subcommand's, if any ("golomb",
+// "integrate poly"). A checkpoint resumes only in the command that wrote
+// it: subcommands of one app solve different problems.
+func CommandPath(c *cli.Context) string {
+	var names []string
+	for _, x := range c.Lineage() {
+		if x.Command != nil && x.Command.Name != "" && x.Command.Name != c.App.Name {
+			names = append(names, x.Command.Name)
+		}
+	}
+	names = append(names, c.App.Name)
+	slices.Reverse(names)
+	return strings.Join(names, " ")
 }
 
 // appFlagsSet reports whether a flag of the command's own (not a common
@@ -416,7 +434,7 @@ func solveCheckpointed[I any](r *Run, spec Spec[I], in I) error {
 // verdict: 0 to go on, ExitCheckpointed to stop (a signal came), 1 on a
 // failure, with the message to print.
 func (r *Run) writeCheckpoint(s *lb.Suspended) (int, string) {
-	k := &Checkpoint{App: r.App, Build: version.Get().String(), Instance: r.ckpt.instance,
+	k := &Checkpoint{App: CommandPath(r.Context), Build: version.Get().String(), Instance: r.ckpt.instance,
 		Balancer: r.Balancer, Options: r.Options, Budget: r.Budget, Seed: r.Seed, Ranks: r.Ranks(), World: r.WorldName(),
 		Written: time.Now().UTC(), State: s.State, Partial: s.Partial, Tasks: s.Tasks, Nodes: s.Nodes,
 		Incumbent: s.Incumbent, HasIncumbent: s.HasIncumbent}
@@ -425,7 +443,7 @@ func (r *Run) writeCheckpoint(s *lb.Suspended) (int, string) {
 	}
 	what := fmt.Sprintf("checkpoint %s: %d open tasks after %d nodes of the search in progress", r.ckpt.file, len(s.Tasks), s.Nodes)
 	if r.ckpt.signal.Load() {
-		return ExitCheckpointed, what + fmt.Sprintf("; resume with: %s --restart %s", r.Context.App.Name, r.ckpt.file)
+		return ExitCheckpointed, what + fmt.Sprintf("; resume with: %s --restart %s", CommandPath(r.Context), r.ckpt.file)
 	}
 	if !r.Quiet && !r.JSON {
 		fmt.Fprintf(errWriter(r.Context.App), "%s: %s\n", r.Context.App.Name, what)

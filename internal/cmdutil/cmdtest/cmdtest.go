@@ -6,10 +6,12 @@ package cmdtest
 import (
 	"bytes"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Build builds the command in the current directory (the package under
@@ -45,15 +47,22 @@ func RunStdin(t testing.TB, bin, stdin string, args ...string) (stdout, stderr s
 	cmd.Stdin = strings.NewReader(stdin)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
+	code = exitCode(t, cmd.Run(), bin, args) // before reading what it printed
+	return o.String(), e.String(), code
+}
+
+// exitCode returns the exit status that err of running bin with args
+// tells, 0 for nil; it fails t when bin could not be run.
+func exitCode(t testing.TB, err error, bin string, args []string) int {
+	t.Helper()
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
-		code = ee.ExitCode()
+		return ee.ExitCode()
 	case err != nil:
 		t.Fatalf("%s %s: %v", filepath.Base(bin), strings.Join(args, " "), err)
 	}
-	return o.String(), e.String(), code
+	return 0
 }
 
 // Refuses fails t unless bin with args exits with status 2 (bad usage or
@@ -64,4 +73,21 @@ func Refuses(t testing.TB, bin, want string, args ...string) {
 	if code != 2 || !strings.Contains(stderr, want) {
 		t.Fatalf("%s %q: exit %d, %q; want 2 and %q", filepath.Base(bin), args, code, stderr, want)
 	}
+}
+
+// Interrupt starts bin with args, sends it sig after the given time, and
+// returns what it printed and its exit status once it ends (-1 when a
+// signal ended it). It fails t when bin cannot be started.
+func Interrupt(t testing.TB, bin string, after time.Duration, sig os.Signal, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("%s %s: %v", filepath.Base(bin), strings.Join(args, " "), err)
+	}
+	time.Sleep(after)
+	cmd.Process.Signal(sig)
+	code = exitCode(t, cmd.Wait(), bin, args) // before reading what it printed
+	return o.String(), e.String(), code
 }
