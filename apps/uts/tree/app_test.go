@@ -115,10 +115,20 @@ func TestSplitHalves(t *testing.T) {
 	tr := MustNew(s.Params())
 	var c Counts
 	x := tr.NewSearch(&c)
-	if x.split() != nil {
-		t.Fatal("the unexpanded root split")
+	// The fresh search splits before any work: half of the root's 2000
+	// children each way, the root itself counted by the part kept.
+	if o := x.split(); o == nil || pendingTotal(x) != 1000 || pendingTotal(o) != 1000 || !x.root || o.root {
+		t.Fatalf("the fresh search split into %+v and %+v", x, o)
 	}
-	x.Work(1) // the root and its first batch: 1984 of 2000 children pending
+	x = tr.NewSearch(&c)
+	x.Work(1) // the root alone
+	if x.root || pendingTotal(x) != 2000 || c.Nodes != 1 {
+		t.Fatalf("after the root: %d pending, %d nodes", pendingTotal(x), c.Nodes)
+	}
+	x.Work(1) // the first batch: 1984 of 2000 children pending
+	if x.stack[0].pending() != 1984 || c.Nodes != 17 {
+		t.Fatalf("after the first batch: %d of the root's children pending, %d nodes", x.stack[0].pending(), c.Nodes)
+	}
 	for _, n := range []int64{0, 1000, 50000} {
 		x.Work(n)
 		before := pendingTotal(x)
@@ -174,10 +184,15 @@ func TestDecodeRejects(t *testing.T) {
 			t.Errorf("%s: decoded", name)
 		}
 	}
-	// The root task round-trips with its flag.
+	// The root task round-trips with its flag and the root's entry.
 	r, _ := a.Root().AppendBinary(nil)
-	if !bytes.Equal(r, []byte{1, 0}) {
-		t.Errorf("root task encodes as %v", r)
+	rb := tr.Root().Bytes()
+	want := append(append([]byte{1, 1}, rb[:]...), 0, 0, 1)
+	if !bytes.Equal(r, want) {
+		t.Errorf("root task encodes as %v, want %v", r, want)
+	}
+	if d, err := a.Unmarshal(r); err != nil || d.(*Search).root != true || d.(*Search).stack[0].n != tr.children(tr.Root().Rand(), 0) {
+		t.Errorf("root task decodes as %+v, %v", d, err)
 	}
 }
 

@@ -56,6 +56,12 @@ func (e *entry) halvable() bool { return e.pending() >= 2 && e.step <= math.MaxI
 // yet counted, and a stack of nodes with children left to generate. It
 // implements lb.Task. Its statistics go to the Counts given when it was
 // made (one per rank). It is not safe for concurrent use.
+//
+// The whole tree's search starts with the root's children pending (its
+// number of children follows from its state alone) and the root itself
+// still to count, so that it splits at once: fast initialisation and
+// static placement share the root's children before any rank works. The
+// root stays with the part a split keeps, so exactly one piece counts it.
 type Search struct {
 	t      *Tree
 	c      *Counts
@@ -68,7 +74,11 @@ type Search struct {
 // NewSearch returns the search of the whole tree, adding its statistics to
 // c.
 func (t *Tree) NewSearch(c *Counts) *Search {
-	return &Search{t: t, c: c, kernel: BestKernel(), root: true}
+	s := &Search{t: t, c: c, kernel: BestKernel(), root: true}
+	if n := t.children(t.root.Rand(), 0); n > 0 {
+		s.stack = append(s.stack, entry{s: t.root, n: n, step: 1})
+	}
+	return s
 }
 
 // Count searches the whole tree sequentially.
@@ -105,9 +115,7 @@ func (s *Search) Work(budget int64) int64 {
 	if s.root {
 		s.root = false
 		nodes++
-		if n := t.children(t.root.Rand(), 0); n > 0 {
-			s.stack = append(s.stack, entry{s: t.root, n: n, step: 1})
-		} else {
+		if t.children(t.root.Rand(), 0) == 0 {
 			leaves++
 		}
 	}
@@ -175,11 +183,11 @@ const splitScan = 512
 // entries of the stack (the shallowest nodes, which hold the most work in
 // geometric trees; in binomial trees every subtree below the root is alike):
 // every other child of each entry with two or more, and every other entry
-// of those with one. It returns nil when there is nothing to give (the root
-// not yet expanded, or a single pending child).
+// of those with one. It returns nil when there is nothing to give (no
+// pending child, or a single one). The root, if not yet counted, stays.
 func (s *Search) split() *Search {
 	scan := min(len(s.stack), splitScan)
-	if s.root || scan == 0 || (scan == 1 && !s.stack[0].halvable()) {
+	if scan == 0 || (scan == 1 && !s.stack[0].halvable()) {
 		return nil
 	}
 	o := &Search{t: s.t, c: s.c, kernel: s.kernel}
