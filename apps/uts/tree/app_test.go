@@ -231,3 +231,46 @@ func TestHugeFanOut(t *testing.T) {
 		t.Error("not exhausted")
 	}
 }
+
+// TestHalveAsSplit checks that halving in place keeps exactly the part
+// Split gives away or keeps, at the start of the search (the root still to
+// count) and after work, on a geometric and a binomial tree, and that
+// Reroot makes a worked search the whole tree again.
+func TestHalveAsSplit(t *testing.T) {
+	for _, name := range []string{"T1", "T3"} {
+		s, _ := SampleNamed(name)
+		a := NewApp(MustNew(s.Params()))
+		x := a.Root()
+		enc := func(t lb.Task) string {
+			b, _ := t.AppendBinary(nil)
+			return string(b)
+		}
+		rootEnc := enc(x)
+		for _, n := range []int64{0, 1, 100, 5000, 100000} {
+			if n > 0 {
+				x.Work(n)
+			}
+			before := enc(x)
+			kept, given := x.(*Search), x.Split()
+			for _, give := range []bool{false, true} {
+				h, err := a.Unmarshal([]byte(before))
+				if err != nil {
+					t.Fatal(err)
+				}
+				ok := h.(lb.Halver).Halve(give)
+				switch {
+				case given == nil && (ok || enc(h) != before):
+					t.Errorf("%s after %d more nodes: Split gave nothing, Halve(%v) = %v, %q", name, n, give, ok, enc(h))
+				case given != nil && give && (!ok || enc(h) != enc(given)):
+					t.Errorf("%s after %d more nodes: Halve(true) kept %x, Split gave %x", name, n, enc(h), enc(given))
+				case given != nil && !give && (!ok || enc(h) != enc(kept)):
+					t.Errorf("%s after %d more nodes: Halve(false) kept %x, Split kept %x", name, n, enc(h), enc(kept))
+				}
+			}
+		}
+		x.(lb.Halver).Reroot()
+		if enc(x) != rootEnc {
+			t.Errorf("%s: rerooted search %x, the root %x", name, enc(x), rootEnc)
+		}
+	}
+}
