@@ -58,13 +58,12 @@ status 1.
 Output: the tree's size, depth and leaves as the reference prints them, the
 time and the rate. --json prints one JSON object with app, balancer, ranks,
 world, tree (the sample's name, when it is one), params (the reference's
-flags), kernel, seconds, nodes, depth, leaves, nodes_per_second, messages (by kind; not for seq),
-stats with --stats, and in --world sim the simulator's report: machine,
-virtual_seconds, seq_virtual_seconds, speedup, efficiency, busy_fraction,
-last_work_seconds, events, sim_seconds (the simulator's real time).
---world sim --calibrate times the tree's own search on this machine for
-the node cost. -q prints
-"NODES DEPTH LEAVES".
+flags), kernel, seconds, nodes, depth, leaves, nodes_per_second, messages
+(by kind; not with -b seq), stats with --stats, and in --world sim the
+simulator's report: machine, virtual_seconds, seq_virtual_seconds, speedup,
+efficiency, busy_fraction, last_work_seconds, events, sim_seconds (the
+simulator's real time). --world sim --calibrate times the tree's own search
+on this machine for the node cost. -q prints "NODES DEPTH LEAVES".
 
 Exit status: 0 on success; 2 for bad flags or parameters (b ≤ 0 or not
 finite, q outside [0, 1], m < 1, an unknown tree type or shape, a granularity
