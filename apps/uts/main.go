@@ -58,12 +58,15 @@ status 1.
 Output: the tree's size, depth and leaves as the reference prints them, the
 time and the rate. --json prints one JSON object with app, balancer, ranks,
 world, tree (the sample's name, when it is one), params (the reference's
-flags), kernel, seconds, nodes, depth, leaves, nodes_per_second
-(sim_seconds: virtual time in --world sim; stats with --stats). -q prints
-"NODES DEPTH LEAVES". After --restart or a periodic checkpoint
-(--checkpoint-every) the counts are the whole tree's, while the time, the
-rate and the stats are those of the search since the restart or the last
-checkpoint.
+flags), kernel, seconds, nodes, depth, leaves, nodes_per_second, messages
+(by kind; not with -b seq), stats with --stats, and in --world sim the
+simulator's report: machine, virtual_seconds, seq_virtual_seconds, speedup,
+efficiency, busy_fraction, last_work_seconds, events, sim_seconds (the
+simulator's real time). --world sim --calibrate times the tree's own search
+on this machine for the node cost. -q prints "NODES DEPTH LEAVES". After
+--restart or a periodic checkpoint (--checkpoint-every) the counts are the
+whole tree's, while the time, the rate and the stats are those of the
+search since the restart or the last checkpoint.
 
 Exit status: 0 on success; 2 for bad flags or parameters (b ≤ 0 or not
 finite, q outside [0, 1], m < 1, an unknown tree type or shape, a granularity
@@ -93,7 +96,7 @@ func newApp() *cli.App {
 			&cli.IntFlag{Name: "granularity", Value: d.Gran, Usage: "-g: SHA-1 evaluations `G` per child, ≥ 1"},
 			&cli.StringFlag{Name: "kernel", Value: tree.BestKernel().String(), DefaultText: tree.BestKernel().String() + ", the fastest this processor has",
 				Usage: "hash children with kernel `K`: avx512 (16 at a time), avx2 (8) or crypto/sha1 (one, like the reference)"}),
-		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "uts", Read: read, Solve: solve, Resumable: true}),
+		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "uts", Read: read, Solve: solve, Sample: calibrationSample, Resumable: true}),
 	}
 }
 
@@ -189,12 +192,29 @@ type output struct {
 	Params         string         `json:"params"`
 	Kernel         string         `json:"kernel"`
 	Seconds        float64        `json:"seconds"`
-	SimSeconds     float64        `json:"sim_seconds,omitempty"`
 	Nodes          int64          `json:"nodes"`
 	Depth          int            `json:"depth"`
 	Leaves         int64          `json:"leaves"`
 	NodesPerSecond float64        `json:"nodes_per_second"`
 	Stats          *cmdutil.Stats `json:"stats,omitempty"`
+	cmdutil.Report
+}
+
+// calibrationSample is the task --calibrate times: the whole tree, searched depth
+// first with the instance's kernel from its root.
+func calibrationSample(in instance) (lb.Task, error) {
+	if in.List {
+		return nil, cmdutil.Usagef("--calibrate: --tree help counts no tree")
+	}
+	t, err := tree.New(in.Params)
+	if err != nil {
+		return nil, err
+	}
+	a := tree.NewApp(t)
+	if err := a.SetKernel(in.Kernel); err != nil {
+		return nil, err
+	}
+	return a.Root(), nil
 }
 
 func solve(r *cmdutil.Run, in instance) error {
@@ -222,9 +242,6 @@ func solve(r *cmdutil.Run, in instance) error {
 		return err
 	}
 	out.Seconds = time.Since(start).Seconds()
-	if o != nil && r.WorldName() == cmdutil.WorldSim {
-		out.SimSeconds = o.Seconds
-	}
 	out.Nodes, out.Depth, out.Leaves = c.Nodes, c.Depth, c.Leaves
 	// After a checkpoint (--restart, or a periodic one) the counts are the
 	// whole tree's but the time is this stretch's: the rate is the
@@ -235,6 +252,9 @@ func solve(r *cmdutil.Run, in instance) error {
 	}
 	out.NodesPerSecond = float64(stretch) / out.Seconds
 	out.Stats = r.StatsOf(o)
+	if out.Report, err = r.Report(o); err != nil {
+		return err
+	}
 	err = r.Print(out, func(w io.Writer) error {
 		if r.Quiet {
 			fmt.Fprintln(w, c.Nodes, c.Depth, c.Leaves)
@@ -246,12 +266,9 @@ func solve(r *cmdutil.Run, in instance) error {
 		}
 		fmt.Fprintf(w, "uts: %s%v tree %s\n", name, in.Params.Type, out.Params)
 		fmt.Fprintf(w, "Tree size = %d, tree depth = %d, num leaves = %d (%.2f%%)\n", c.Nodes, c.Depth, c.Leaves, 100*float64(c.Leaves)/float64(c.Nodes))
-		fmt.Fprintf(w, "time: %.3f s", out.Seconds)
-		if out.SimSeconds > 0 {
-			fmt.Fprintf(w, " (simulated: %.6f s)", out.SimSeconds)
-		}
-		fmt.Fprintf(w, "  %.2f M nodes/s  ranks: %d  balancer: %s  world: %s  kernel: %s\n",
-			out.NodesPerSecond/1e6, out.Ranks, out.Balancer, out.World, out.Kernel)
+		fmt.Fprintf(w, "time: %.3f s  %.2f M nodes/s  ranks: %d  balancer: %s  world: %s  kernel: %s\n",
+			out.Seconds, out.NodesPerSecond/1e6, out.Ranks, out.Balancer, out.World, out.Kernel)
+		cmdutil.PrintReport(w, out.Report)
 		if r.Common.Stats {
 			cmdutil.PrintStats(w, o)
 		}

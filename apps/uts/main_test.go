@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/treelb/treelb/apps/uts/tree"
 	"github.com/treelb/treelb/internal/cmdutil"
+	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/mpi"
 )
 
@@ -185,5 +187,64 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("uts %q: exit %d, stderr %q, stdout %q; want exit 2 and %q", args, code, stderr, stdout, c.want)
 			}
 		}
+	}
+}
+
+// TestSimulated counts T1 on 256 simulated ranks of the cluster model: the
+// published counts, uts's own node cost of the model (or the one
+// --calibrate measures here), the simulator's figures consistent with
+// them, and the human output's report line.
+func TestSimulated(t *testing.T) {
+	t1 := sample(t, "T1")
+	cluster, err := lb.LookupMachine("cluster")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := cluster.For("uts").NodeNS
+	if want == cluster.Machine.NodeNS {
+		t.Fatalf("the cluster model has no node cost of its own for uts (%g ns, the default)", want)
+	}
+	for _, calibrate := range []bool{false, true} {
+		args := []string{"--json", "--world", "sim", "--machine", "cluster", "--np", "256", "--tree", "T1", "-b", "koso"}
+		if calibrate {
+			args = append(args, "--calibrate")
+		}
+		stdout, stderr, code := run(t, args...)
+		if code != 0 {
+			t.Fatalf("uts %q: exit %d: %s", args, code, stderr)
+		}
+		var r struct {
+			record
+			Machine             lb.Machine
+			VirtualSeconds      float64 `json:"virtual_seconds"`
+			SeqVirtualSeconds   float64 `json:"seq_virtual_seconds"`
+			Speedup, Efficiency float64
+			Messages            map[string]int64
+		}
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatalf("uts %q: %v\n%s", args, err, stdout)
+		}
+		if got := (tree.Counts{Nodes: r.Nodes, Depth: r.Depth, Leaves: r.Leaves}); !t1.Matches(got) || r.World != "sim" || r.Ranks != 256 {
+			t.Fatalf("uts %q: %+v", args, r)
+		}
+		ns := r.Machine.NodeNS
+		if !calibrate && ns != want || calibrate && (ns <= 0 || ns == want) {
+			t.Errorf("uts %q: node cost %g ns (the model's: %g)", args, ns, want)
+		}
+		seq := float64(r.Nodes) * ns * 1e-9
+		if math.Abs(r.SeqVirtualSeconds-seq) > 1e-6*seq || r.VirtualSeconds <= seq/256 || r.VirtualSeconds >= seq ||
+			math.Abs(r.Speedup-r.SeqVirtualSeconds/r.VirtualSeconds) > 1e-9*r.Speedup || math.Abs(r.Efficiency-r.Speedup/256) > 1e-9 ||
+			r.Messages["work"] == 0 {
+			t.Errorf("uts %q: %d nodes at %g ns: one rank %g s, 256 ranks %g s, speedup %g, efficiency %g, messages %+v",
+				args, r.Nodes, ns, r.SeqVirtualSeconds, r.VirtualSeconds, r.Speedup, r.Efficiency, r.Messages)
+		}
+	}
+	stdout, _, code := run(t, "--world", "sim", "--np", "64", "--tree", "T1")
+	if code != 0 || !strings.Contains(stdout, "virtual: ") || !strings.Contains(stdout, "on machine cluster") {
+		t.Errorf("uts --world sim: exit %d:\n%s", code, stdout)
+	}
+	_, stderr, code := run(t, "--world", "sim", "--calibrate", "--tree", "help")
+	if code != 2 || !strings.Contains(stderr, "--calibrate") {
+		t.Errorf("uts --tree help --calibrate: exit %d, %q", code, stderr)
 	}
 }

@@ -9,7 +9,7 @@ import (
 // This file holds everything that faces package lb.
 
 var (
-	_ lb.Task            = (*Search)(nil)
+	_ lb.Halver          = (*Search)(nil)
 	_ lb.Reducer[Counts] = (*App)(nil)
 )
 
@@ -20,6 +20,21 @@ func (s *Search) Split() lb.Task {
 	}
 	return nil
 }
+
+// Halve splits the search in place as Split would, keeping the part Split
+// gives away when give is true; it reports whether Split would give a
+// part (when not, the search is unchanged).
+func (s *Search) Halve(give bool) bool {
+	if !s.divisible() {
+		return false
+	}
+	s.halve(give)
+	return true
+}
+
+// Reroot makes the search the whole tree's again, as App.Root returns it,
+// reusing its storage.
+func (s *Search) Reroot() { s.reroot() }
 
 // App is one rank's view of a UTS search: the tree and the statistics of
 // the nodes this rank generated. It is an lb application with result type

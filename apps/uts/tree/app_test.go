@@ -115,10 +115,20 @@ func TestSplitHalves(t *testing.T) {
 	tr := MustNew(s.Params())
 	var c Counts
 	x := tr.NewSearch(&c)
-	if x.split() != nil {
-		t.Fatal("the unexpanded root split")
+	// The fresh search splits before any work: half of the root's 2000
+	// children each way, the root itself counted by the part kept.
+	if o := x.split(); o == nil || pendingTotal(x) != 1000 || pendingTotal(o) != 1000 || !x.root || o.root {
+		t.Fatalf("the fresh search split into %+v and %+v", x, o)
 	}
-	x.Work(1) // the root and its first batch: 1984 of 2000 children pending
+	x = tr.NewSearch(&c)
+	x.Work(1) // the root alone
+	if x.root || pendingTotal(x) != 2000 || c.Nodes != 1 {
+		t.Fatalf("after the root: %d pending, %d nodes", pendingTotal(x), c.Nodes)
+	}
+	x.Work(1) // the first batch: 1984 of 2000 children pending
+	if x.stack[0].pending() != 1984 || c.Nodes != 17 {
+		t.Fatalf("after the first batch: %d of the root's children pending, %d nodes", x.stack[0].pending(), c.Nodes)
+	}
 	for _, n := range []int64{0, 1000, 50000} {
 		x.Work(n)
 		before := pendingTotal(x)
@@ -174,10 +184,15 @@ func TestDecodeRejects(t *testing.T) {
 			t.Errorf("%s: decoded", name)
 		}
 	}
-	// The root task round-trips with its flag.
+	// The root task round-trips with its flag and the root's entry.
 	r, _ := a.Root().AppendBinary(nil)
-	if !bytes.Equal(r, []byte{1, 0}) {
-		t.Errorf("root task encodes as %v", r)
+	rb := tr.Root().Bytes()
+	want := append(append([]byte{1, 1}, rb[:]...), 0, 0, 1)
+	if !bytes.Equal(r, want) {
+		t.Errorf("root task encodes as %v, want %v", r, want)
+	}
+	if d, err := a.Unmarshal(r); err != nil || d.(*Search).root != true || d.(*Search).stack[0].n != tr.children(tr.Root().Rand(), 0) {
+		t.Errorf("root task decodes as %+v, %v", d, err)
 	}
 }
 
@@ -214,5 +229,48 @@ func TestHugeFanOut(t *testing.T) {
 	}
 	if last.stack != nil && len(last.stack) != 0 {
 		t.Error("not exhausted")
+	}
+}
+
+// TestHalveAsSplit checks that halving in place keeps exactly the part
+// Split gives away or keeps, at the start of the search (the root still to
+// count) and after work, on a geometric and a binomial tree, and that
+// Reroot makes a worked search the whole tree again.
+func TestHalveAsSplit(t *testing.T) {
+	for _, name := range []string{"T1", "T3"} {
+		s, _ := SampleNamed(name)
+		a := NewApp(MustNew(s.Params()))
+		x := a.Root()
+		enc := func(t lb.Task) string {
+			b, _ := t.AppendBinary(nil)
+			return string(b)
+		}
+		rootEnc := enc(x)
+		for _, n := range []int64{0, 1, 100, 5000, 100000} {
+			if n > 0 {
+				x.Work(n)
+			}
+			before := enc(x)
+			kept, given := x.(*Search), x.Split()
+			for _, give := range []bool{false, true} {
+				h, err := a.Unmarshal([]byte(before))
+				if err != nil {
+					t.Fatal(err)
+				}
+				ok := h.(lb.Halver).Halve(give)
+				switch {
+				case given == nil && (ok || enc(h) != before):
+					t.Errorf("%s after %d more nodes: Split gave nothing, Halve(%v) = %v, %q", name, n, give, ok, enc(h))
+				case given != nil && give && (!ok || enc(h) != enc(given)):
+					t.Errorf("%s after %d more nodes: Halve(true) kept %x, Split gave %x", name, n, enc(h), enc(given))
+				case given != nil && !give && (!ok || enc(h) != enc(kept)):
+					t.Errorf("%s after %d more nodes: Halve(false) kept %x, Split kept %x", name, n, enc(h), enc(kept))
+				}
+			}
+		}
+		x.(lb.Halver).Reroot()
+		if enc(x) != rootEnc {
+			t.Errorf("%s: rerooted search %x, the root %x", name, enc(x), rootEnc)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package tree
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/treelb/treelb/lb"
@@ -114,4 +115,47 @@ func TestEmbedded(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSimLargeP counts two small trees, one geometric (T1 to depth 6) and
+// one binomial (T3 with 50 children of the root), on 1024 and 4096
+// simulated ranks of the cluster model under every balancer
+// (lbtest.LargeP): exactly the sequential counts, and a second run with
+// the same seed is the same.
+func TestSimLargeP(t *testing.T) {
+	var cs []parallelCase
+	for name, set := range map[string]func(*Params){"T1": func(p *Params) { p.Depth = 6 }, "T3": func(p *Params) { p.B = 50 }} {
+		s, _ := SampleNamed(name)
+		p := s.Params()
+		set(&p)
+		tr := MustNew(p)
+		cs = append(cs, parallelCase{name + "-small", tr, tr.Count()})
+	}
+	mi, err := lb.LookupMachine("cluster")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lbtest.LargeP(t, 200, 11, func(t *testing.T, cfg lb.Config, p int) {
+		for _, pc := range cs {
+			var outs [2]*lb.Outcome
+			for i := range outs {
+				w, err := lb.NewSim(p, lb.SimConfig{Seed: 11, Machine: mi.For("uts")})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, out, err := lb.Run(w, cfg, func() lb.Reducer[Counts] { return NewApp(pc.tr) })
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c != pc.want || out.Total.Nodes != pc.want.Nodes {
+					t.Fatalf("%s: %+v, the balancer counted %d nodes; want %+v", pc.name, c, out.Total.Nodes, pc.want)
+				}
+				out.Sim.RealSeconds = 0
+				outs[i] = out
+			}
+			if !reflect.DeepEqual(outs[0], outs[1]) {
+				t.Errorf("%s: two runs differ:\n%+v\n%+v", pc.name, outs[0], outs[1])
+			}
+		}
+	})
 }

@@ -56,6 +56,12 @@ func (e *entry) halvable() bool { return e.pending() >= 2 && e.step <= math.MaxI
 // yet counted, and a stack of nodes with children left to generate. It
 // implements lb.Task. Its statistics go to the Counts given when it was
 // made (one per rank). It is not safe for concurrent use.
+//
+// The whole tree's search starts with the root's children pending (its
+// number of children follows from its state alone) and the root itself
+// still to count, so that it splits at once: fast initialisation and
+// static placement share the root's children before any rank works. The
+// root stays with the part a split keeps, so exactly one piece counts it.
 type Search struct {
 	t      *Tree
 	c      *Counts
@@ -68,7 +74,20 @@ type Search struct {
 // NewSearch returns the search of the whole tree, adding its statistics to
 // c.
 func (t *Tree) NewSearch(c *Counts) *Search {
-	return &Search{t: t, c: c, kernel: BestKernel(), root: true}
+	s := &Search{t: t, c: c, kernel: BestKernel()}
+	s.reroot()
+	return s
+}
+
+// reroot makes s the whole tree's search again (in its own storage): the
+// root to count and its children pending.
+func (s *Search) reroot() {
+	t := s.t
+	s.root = true
+	s.stack = s.stack[:0]
+	if n := t.children(t.root.Rand(), 0); n > 0 {
+		s.stack = append(s.stack, entry{s: t.root, n: n, step: 1})
+	}
 }
 
 // Count searches the whole tree sequentially.
@@ -105,9 +124,7 @@ func (s *Search) Work(budget int64) int64 {
 	if s.root {
 		s.root = false
 		nodes++
-		if n := t.children(t.root.Rand(), 0); n > 0 {
-			s.stack = append(s.stack, entry{s: t.root, n: n, step: 1})
-		} else {
+		if t.children(t.root.Rand(), 0) == 0 {
 			leaves++
 		}
 	}
@@ -172,39 +189,61 @@ func (s *Search) Work(budget int64) int64 {
 const splitScan = 512
 
 // split gives away about half of the pending children of the bottom
-// entries of the stack (the shallowest nodes, which hold the most work in
-// geometric trees; in binomial trees every subtree below the root is alike):
-// every other child of each entry with two or more, and every other entry
-// of those with one. It returns nil when there is nothing to give (the root
-// not yet expanded, or a single pending child).
+// entries of the stack (see halve) in a new search, or returns nil when
+// there is nothing to give (no pending child, or a single one).
 func (s *Search) split() *Search {
-	scan := min(len(s.stack), splitScan)
-	if s.root || scan == 0 || (scan == 1 && !s.stack[0].halvable()) {
+	if !s.divisible() {
 		return nil
 	}
-	o := &Search{t: s.t, c: s.c, kernel: s.kernel}
-	kept := s.stack[:0]
-	give := true
+	scan := min(len(s.stack), splitScan)
+	o := &Search{t: s.t, c: s.c, kernel: s.kernel, stack: append([]entry(nil), s.stack[:scan]...)}
+	o.halve(true)
+	s.halve(false)
+	return o
+}
+
+// divisible reports whether the search has two pending children or more
+// among the entries halve divides.
+func (s *Search) divisible() bool {
+	scan := min(len(s.stack), splitScan)
+	return scan > 1 || scan == 1 && s.stack[0].halvable()
+}
+
+// halve keeps, in place, the part of the search that a split gives away
+// (give) or the part it keeps (not give). A split divides the bottom
+// entries of the stack (the shallowest nodes, which hold the most work in
+// geometric trees; in binomial trees every subtree below the root is
+// alike): every other child of each entry with two or more, and every
+// other entry of those with one, the first to the given part. The entries
+// above the first splitScan and the root, if not yet counted, stay with
+// the part kept.
+func (s *Search) halve(give bool) {
+	scan := min(len(s.stack), splitScan)
+	w := 0
+	turn := true // whether the next entry with one child goes to the given part
 	for i := range scan {
 		e := s.stack[i]
 		if e.halvable() {
-			g := e
-			g.next += e.step
-			g.step *= 2
+			if give {
+				e.next += e.step
+			}
 			e.step *= 2
-			o.stack = append(o.stack, g)
-			kept = append(kept, e)
+			s.stack[w] = e
+			w++
 			continue
 		}
-		if give {
-			o.stack = append(o.stack, e)
-		} else {
-			kept = append(kept, e)
+		if turn == give {
+			s.stack[w] = e
+			w++
 		}
-		give = !give
+		turn = !turn
 	}
-	s.stack = append(kept, s.stack[scan:]...)
-	return o
+	if give {
+		s.stack = s.stack[:w]
+		s.root = false
+		return
+	}
+	s.stack = append(s.stack[:w], s.stack[scan:]...)
 }
 
 // AppendBinary appends the task: a flag byte (1 when the root is still to
