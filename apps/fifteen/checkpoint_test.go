@@ -2,10 +2,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -84,23 +81,14 @@ func TestCheckpointSignal(t *testing.T) {
 	}
 	want := decodeLines(t, "seq", stdout)
 
-	cmd := exec.Command(bin, append(args, "--np", "3", "--checkpoint", file)...)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	out, errOut, code := cmdtest.Interrupt(t, bin, 300*time.Millisecond, syscall.SIGTERM, append(args, "--np", "3", "--checkpoint", file)...)
+	if code != cmdutil.ExitCheckpointed {
+		t.Fatalf("after SIGTERM: exit %d, want %d; stderr %s", code, cmdutil.ExitCheckpointed, errOut)
 	}
-	time.Sleep(300 * time.Millisecond)
-	cmd.Process.Signal(syscall.SIGTERM)
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != cmdutil.ExitCheckpointed {
-		t.Fatalf("after SIGTERM: %v, want exit %d; stderr %s", err, cmdutil.ExitCheckpointed, e.String())
+	if !strings.Contains(errOut, "resume with: fifteen --restart "+file) {
+		t.Fatalf("after SIGTERM: stderr %q", errOut)
 	}
-	if !strings.Contains(e.String(), "resume with: fifteen --restart "+file) {
-		t.Fatalf("after SIGTERM: stderr %q", e.String())
-	}
-	done := decodeLines(t, "before the signal", o.String())
+	done := decodeLines(t, "before the signal", out)
 	if len(done) >= len(want) {
 		t.Fatalf("all %d instances were solved before the checkpoint", len(done))
 	}

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -57,21 +54,12 @@ func TestCheckpointSignal(t *testing.T) {
 	}
 	want := decode("seq", stdout)
 
-	cmd := exec.Command(bin, append(args, "--np", "3", "--checkpoint", file)...)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	out, errOut, code := cmdtest.Interrupt(t, bin, 300*time.Millisecond, syscall.SIGUSR1, append(args, "--np", "3", "--checkpoint", file)...)
+	if code != cmdutil.ExitCheckpointed {
+		t.Fatalf("after SIGUSR1: exit %d, want %d; stderr %s", code, cmdutil.ExitCheckpointed, errOut)
 	}
-	time.Sleep(300 * time.Millisecond)
-	cmd.Process.Signal(syscall.SIGUSR1)
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != cmdutil.ExitCheckpointed {
-		t.Fatalf("after SIGUSR1: %v, want exit %d; stderr %s", err, cmdutil.ExitCheckpointed, e.String())
-	}
-	if !strings.Contains(e.String(), "resume with: golomb --restart "+file) || o.Len() != 0 {
-		t.Fatalf("after SIGUSR1: stdout %q, stderr %q", o.String(), e.String())
+	if !strings.Contains(errOut, "resume with: golomb --restart "+file) || out != "" {
+		t.Fatalf("after SIGUSR1: stdout %q, stderr %q", out, errOut)
 	}
 	for _, extra := range [][]string{{"--np", "7"}, {"--world", "sim", "--np", "5"}} {
 		stdout, stderr, code := cmdtest.Run(t, bin, append([]string{"--restart", file, "--json"}, extra...)...)
