@@ -55,25 +55,14 @@ type Checkpoint struct {
 	World    string // and its world
 	Written  time.Time
 	// The suspended search: the solver's state, the result so far, the open
-	// tasks, the nodes so far and the incumbent.
-	State        []byte
-	Partial      []byte
-	Tasks        [][]byte
-	Nodes        int64
-	Incumbent    int64
-	HasIncumbent bool
+	// tasks, the nodes so far and the incumbent; --restart resumes it.
+	lb.Suspended
 }
 
 // checkpointData is a Checkpoint as its file's payload holds it: gob
 // encodes it field by field (Checkpoint's own MarshalBinary makes the whole
 // file).
 type checkpointData Checkpoint
-
-// Suspended returns the search the checkpoint continues.
-func (c *Checkpoint) Suspended() *lb.Suspended {
-	return &lb.Suspended{State: c.State, Partial: c.Partial, Tasks: c.Tasks, Nodes: c.Nodes,
-		Incumbent: c.Incumbent, HasIncumbent: c.HasIncumbent}
-}
 
 // MarshalBinary encodes the checkpoint as a checkpoint file's bytes.
 func (c *Checkpoint) MarshalBinary() ([]byte, error) {
@@ -383,7 +372,7 @@ func setCheckpointing[I any](r *Run, signalled *atomic.Bool, k *Checkpoint, in I
 		if !c.IsSet("seed") {
 			r.Seed = k.Seed
 		}
-		r.ckpt.resume = k.Suspended()
+		r.ckpt.resume = &k.Suspended
 		r.ckpt.instance = k.Instance
 	}
 	if r.Rank() == 0 && r.ckpt.instance == nil {
@@ -436,8 +425,7 @@ func solveCheckpointed[I any](r *Run, spec Spec[I], in I) error {
 func (r *Run) writeCheckpoint(s *lb.Suspended) (int, string) {
 	k := &Checkpoint{App: CommandPath(r.Context), Build: version.Get().String(), Instance: r.ckpt.instance,
 		Balancer: r.Balancer, Options: r.Options, Budget: r.Budget, Seed: r.Seed, Ranks: r.Ranks(), World: r.WorldName(),
-		Written: time.Now().UTC(), State: s.State, Partial: s.Partial, Tasks: s.Tasks, Nodes: s.Nodes,
-		Incumbent: s.Incumbent, HasIncumbent: s.HasIncumbent}
+		Written: time.Now().UTC(), Suspended: *s}
 	if err := WriteCheckpoint(r.ckpt.file, k); err != nil {
 		return 1, err.Error()
 	}

@@ -21,8 +21,8 @@ import (
 func sampleCheckpoint(app string) *Checkpoint {
 	return &Checkpoint{App: app, Build: "test", Instance: []byte{1, 2, 3}, Balancer: "rp",
 		Options: lb.Options{FastInit: true, QueueLimit: 3}, Budget: 500, Seed: 7, Ranks: 3, World: "sim",
-		Written: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC), State: []byte("state"), Partial: []byte("partial"),
-		Tasks: [][]byte{{9}, {0, 0}, bytes.Repeat([]byte{5}, 300)}, Nodes: 12345, Incumbent: -4, HasIncumbent: true}
+		Written: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC), Suspended: lb.Suspended{State: []byte("state"), Partial: []byte("partial"),
+			Tasks: [][]byte{{9}, {0, 0}, bytes.Repeat([]byte{5}, 300)}, Nodes: 12345, Incumbent: -4, HasIncumbent: true}}
 }
 
 // TestCheckpointRoundTrip: a checkpoint survives its file's encoding.
@@ -39,7 +39,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(in, &out) {
 		t.Fatalf("round trip:\n%+v\n%+v", in, &out)
 	}
-	s := out.Suspended()
+	s := &out.Suspended
 	if s.Nodes != in.Nodes || len(s.Tasks) != 3 || !s.HasIncumbent || string(s.State) != "state" {
 		t.Fatalf("Suspended: %+v", s)
 	}
