@@ -35,9 +35,9 @@ func Balancers() []Info {
 			[]string{"levels", "perm"}, newStatic},
 		{"hybrid", "static placement, then random polling within --clusters clusters of ranks (seed 001 §6, seed 000 §5.1)",
 			[]string{"levels", "perm", "clusters", "queue-limit"}, newHybrid},
-		{"koso", "KOSO ring scheduler (seed 003 §2.2): keep one piece, send one clockwise",
+		{"koso", "KOSO ring scheduler (seed 003 §2.2): keep one piece, send one clockwise; for rings of up to ~16 ranks (without --fast-init work reaches only as many ranks as it has been split)",
 			[]string{"fast-init"}, newKOSO},
-		{"koso-star", "KOSO* (seed 003 §2.2): send clockwise only to a lighter neighbour",
+		{"koso-star", "KOSO* (seed 003 §2.2): send clockwise only to a lighter neighbour; rings of up to ~16 ranks, as koso",
 			[]string{"fast-init"}, newKOSOStar},
 	}
 }
