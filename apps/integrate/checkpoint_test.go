@@ -38,7 +38,8 @@ func sameTree(t *testing.T, what string, got, want map[string]any) {
 // and each restart has the sequential run's nodes, leaves and height
 // exactly and its value bit for bit (the leaves before the cut travel as
 // an exact sum in the partial result). The checkpoint is refused by the
-// other subcommands and by another instance of func, with exit status 2.
+// other subcommands and by another instance of func, with exit status 2;
+// given alone, --restart FILE runs the subcommand that wrote FILE.
 func TestCheckpointSignal(t *testing.T) {
 	c := command{t, cmdtest.Build(t)}
 	file := filepath.Join(t.TempDir(), "i.ckpt")
@@ -61,6 +62,8 @@ func TestCheckpointSignal(t *testing.T) {
 	for _, extra := range []string{"--np 7", "--world sim --np 5 -b koso"} {
 		sameTree(t, "restart "+extra, c.json("func --restart "+file+" --json "+extra), want)
 	}
+	// Without the subcommand: the checkpoint names it.
+	sameTree(t, "restart without the subcommand", c.json("--restart="+file+" --np 2 --json"), want)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -70,6 +73,8 @@ func TestCheckpointSignal(t *testing.T) {
 		{[]string{"func", "--restart", file, "exp"}, "another instance"},
 		{[]string{"func", "--restart", file, "osc", "--theta-a", "1e-19"}, "another instance"},
 		{[]string{"func", "--restart", file, "-b", "seq"}, "only searches with a balancer"},
+		{[]string{"--restart", file + ".none"}, "no such file"},
+		{[]string{"--np", "2", "--restart=" + os.Args[0]}, "not a treelb checkpoint"},
 	} {
 		cmdtest.Refuses(t, c.bin, tc.want, tc.args...)
 	}

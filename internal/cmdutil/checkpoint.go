@@ -279,6 +279,53 @@ func loadRestart[I any](c *cli.Context, cm Common, spec Spec[I]) (I, *Checkpoint
 	return in, k, nil
 }
 
+// restartCommand returns args with the subcommand that wrote the checkpoint
+// of --restart FILE inserted after the program's name, when app has
+// subcommands and args name none ("integrate --restart k.ckpt" runs as
+// "integrate poly --restart k.ckpt"), a usage error naming FILE when FILE
+// is no checkpoint of one of them, and args unchanged otherwise. It reads
+// FILE: O(size of FILE).
+func restartCommand(app *cli.App, args []string) ([]string, error) {
+	if len(app.Commands) == 0 || len(args) < 2 {
+		return args, nil
+	}
+	file, given := "", false
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if app.Command(a) != nil {
+			return args, nil // a subcommand is named (or a flag's value is one)
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == "restart" {
+			given = true
+			if hasValue {
+				file = value
+			} else if i+1 < len(args) {
+				file = args[i+1]
+			}
+		}
+	}
+	if !given || file == "" {
+		return args, nil // cli says what is wrong
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return args, Usagef("checkpoint: %v", err)
+	}
+	var k Checkpoint
+	if err := k.UnmarshalBinary(b); err != nil {
+		return args, Usagef("checkpoint %s: %v", file, err)
+	}
+	sub, ok := strings.CutPrefix(k.App, app.Name+" ")
+	if !ok || app.Command(sub) == nil {
+		return args, Usagef("checkpoint %s: written by %s, not by a subcommand of %s", file, k.App, app.Name)
+	}
+	return append([]string{args[0], sub}, args[1:]...), nil
+}
+
 // CommandPath returns the name of the command c runs as checkpoints
 // record it: the app's name, then the subcommand's, if any ("golomb",
 // "integrate poly"). A checkpoint resumes only in the command that wrote

@@ -303,7 +303,10 @@ func Execute(app *cli.App, args []string) int {
 		app.Metadata = map[string]any{}
 	}
 	app.Metadata[metaArgs] = args
-	err := app.Run(ReorderArgs(app, args))
+	args, err := restartCommand(app, args)
+	if err == nil {
+		err = app.Run(ReorderArgs(app, args))
+	}
 	if err == nil || errors.Is(err, errHelpShown) {
 		return 0
 	}
