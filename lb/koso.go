@@ -69,7 +69,7 @@ func (b *koso) push(t Task, gen int) {
 
 func (b *koso) Start(root Task) {
 	if b.env.Options.FastInit {
-		if t := fastInitPiece(root, b.rank, b.size); t != nil {
+		if t := fastInitPiece(root, b.rank, b.size, b.env.cuts); t != nil {
 			b.push(t, 0)
 		}
 	} else if b.rank == 0 {

@@ -194,6 +194,12 @@ type Env struct {
 	Rand       *rand.Rand // this rank's own stream
 	Seed       uint64     // the run's seed, the same on every rank (for shared permutations)
 	Options    Options
+
+	// cuts, when not nil, counts the in-place splits (Halver.Halve, or
+	// Split on the way to a piece of the root) of static placement and
+	// fast initialisation, which Stats.Splits does not count: the
+	// simulator charges them with the machine's SplitNS.
+	cuts *int64
 }
 
 // Options tune the balancers. The zero value is usable: every field has a

@@ -56,6 +56,11 @@ type Machine struct {
 	// JitterNS adds a random delay, uniform in [0, JitterNS], to every
 	// message; the world's seed draws it.
 	JitterNS float64 `json:"jitter_ns,omitempty"`
+	// SplitNS is the CPU time of one split of a task: a piece given away
+	// (Stats.Splits) or a halving of static placement's and fast
+	// initialisation's paths to their pieces of the root. The models leave
+	// it 0 (splits cost nothing) unless it is set.
+	SplitNS float64 `json:"split_ns,omitempty"`
 	// Steps is seed 003's step model: a message is delivered before any
 	// slice starts at the time it arrives (the next step), and a control
 	// message (request, reject, termination, phase; not work, loads,
@@ -83,7 +88,7 @@ func (m Machine) Validate() error {
 		name string
 		v    float64
 	}{{"node-ns", m.NodeNS}, {"overhead-ns", m.OverheadNS}, {"latency-ns", m.LatencyNS}, {"gap-ns", m.GapNS},
-		{"byte-ns", m.ByteNS}, {"hop-ns", m.HopNS}, {"jitter-ns", m.JitterNS}} {
+		{"byte-ns", m.ByteNS}, {"hop-ns", m.HopNS}, {"jitter-ns", m.JitterNS}, {"split-ns", m.SplitNS}} {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
 			return fmt.Errorf("lb: machine %s: %s %g: need a finite time ≥ 0", m.Name, f.name, f.v)
 		}
@@ -270,7 +275,7 @@ func DescribeMachines() string {
 				fmt.Fprintf(&b, " (%s %g)", app, ns)
 			}
 		}
-		fmt.Fprintf(&b, "  overhead-ns %g  latency-ns %g  gap-ns %g  byte-ns %g\n", m.OverheadNS, m.LatencyNS, m.GapNS, m.ByteNS)
+		fmt.Fprintf(&b, "  overhead-ns %g  latency-ns %g  gap-ns %g  byte-ns %g  split-ns %g\n", m.OverheadNS, m.LatencyNS, m.GapNS, m.ByteNS, m.SplitNS)
 		if m.MeshWidth > 0 {
 			fmt.Fprintf(&b, "    mesh %d columns  hop-ns %g  contention %v  store-forward %v\n", m.MeshWidth, m.HopNS, m.Contention, m.StoreForward)
 		}

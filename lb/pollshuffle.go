@@ -91,7 +91,7 @@ func parseHeader(d []byte) (cycle, phase int, sub byte, rest []byte) {
 
 func (b *pollShuffle) Start(root Task) {
 	if b.env.Options.FastInit {
-		b.task = fastInitPiece(root, b.rank, b.size)
+		b.task = fastInitPiece(root, b.rank, b.size, b.env.cuts)
 	} else if b.rank == 0 {
 		b.task = root
 	}

@@ -35,7 +35,7 @@ func newRP(env Env) *randomPolling {
 	b.canAsk = env.Size > 1
 	b.initial = func(root Task) []Task {
 		if b.env.Options.FastInit {
-			if t := fastInitPiece(root, b.rank, b.size); t != nil {
+			if t := fastInitPiece(root, b.rank, b.size, b.env.cuts); t != nil {
 				return []Task{t}
 			}
 		} else if b.rank == 0 {

@@ -255,7 +255,7 @@ func TestFastInitialisation(t *testing.T) {
 		busy := 0
 		for r := range p {
 			splits := &splitCounter{Task: app.Root()}
-			piece := fastInitPiece(splits, r, p)
+			piece := fastInitPiece(splits, r, p, nil)
 			if piece != nil && !piece.Empty() {
 				busy++
 			}

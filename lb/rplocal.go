@@ -19,7 +19,7 @@ func newRPLocal(env Env) (Balancer, error) {
 	// v = π⁻¹(r), π shared by all ranks.
 	l.initial = func(root Task) []Task {
 		pi := newRankPerm(l.env.Seed, 0x10ca1, l.size)
-		if t := fastInitPiece(root, pi.inv(l.rank), l.size); t != nil {
+		if t := fastInitPiece(root, pi.inv(l.rank), l.size, l.env.cuts); t != nil {
 			return []Task{t}
 		}
 		return nil

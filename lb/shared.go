@@ -14,7 +14,9 @@ import (
 // §4.3). Where a group of ranks has no upper half (P not a power of two),
 // its lower half keeps the whole task. Every rank computes its piece alone;
 // the pieces are disjoint and cover the tree.
-func fastInitPiece(root Task, rank, size int) Task {
+//
+// cuts, when not nil, counts the splits made.
+func fastInitPiece(root Task, rank, size int, cuts *int64) Task {
 	t := root
 	for j := bits.Len(uint(size-1)) - 1; j >= 0 && t != nil; j-- {
 		// The ranks that agree on the bits above j hold the same t; its
@@ -23,15 +25,19 @@ func fastInitPiece(root Task, rank, size int) Task {
 		if rank&^(mask<<1-1)|mask >= size {
 			continue // no upper half: keep all
 		}
-		t = halve(t, rank&mask != 0)
+		t = halve(t, rank&mask != 0, cuts)
 	}
 	return t
 }
 
 // halve returns the part of t that Split gives away when give is true,
 // what it keeps otherwise, in place when t is a Halver; nil when give is
-// true and Split gives nothing.
-func halve(t Task, give bool) Task {
+// true and Split gives nothing. It counts the split in cuts when cuts is
+// not nil.
+func halve(t Task, give bool, cuts *int64) Task {
+	if cuts != nil {
+		*cuts++
+	}
 	if h, ok := t.(Halver); ok {
 		if !h.Halve(give) && give {
 			return nil

@@ -38,8 +38,8 @@ type simWorld struct {
 // simMachine is a Machine in picoseconds.
 type simMachine struct {
 	Machine
-	node, overhead, latency, gap, byteT, hop, jitter int64
-	width, height                                    int // mesh, 0 without
+	node, overhead, latency, gap, byteT, hop, jitter, split int64
+	width, height                                           int // mesh, 0 without
 }
 
 func ps(ns float64) int64 { return int64(math.Round(ns * 1000)) }
@@ -77,7 +77,7 @@ func NewSim(p int, cfg SimConfig) (World, error) {
 		return nil, err
 	}
 	m := simMachine{Machine: mc, node: ps(mc.NodeNS), overhead: ps(mc.OverheadNS), latency: ps(mc.LatencyNS),
-		gap: ps(mc.GapNS), byteT: ps(mc.ByteNS), hop: ps(mc.HopNS), jitter: ps(mc.JitterNS)}
+		gap: ps(mc.GapNS), byteT: ps(mc.ByteNS), hop: ps(mc.HopNS), jitter: ps(mc.JitterNS), split: ps(mc.SplitNS)}
 	if mc.MeshWidth > 0 {
 		m.width = min(mc.MeshWidth, p)
 		m.height = (p + m.width - 1) / m.width
@@ -98,6 +98,8 @@ type simRank struct {
 	done        bool  // Done was seen and its last messages sent
 	doneAt      int64
 	work        int64    // time spent on slices
+	cuts        int64    // in-place splits (Env.cuts)
+	charged     int64    // splits charged so far (Stats.Splits + cuts)
 	nic         int64    // when the next message may leave (the gap)
 	flights     []flight // messages on their way to others, for FIFO order per pair
 }
@@ -175,13 +177,13 @@ func (w *simWorld) Run(job Job) (*Outcome, error) {
 			}
 			resume.Prime(apps[r])
 		}
+		s.ranks[r] = simRank{slice: -1, head: -1, tail: -1}
 		b, err := NewBalancer(job.Config.Balancer, Env{Rank: r, Size: p, App: apps[r], Rand: NewRand(job.Config.Seed, r),
-			Seed: job.Config.Seed, Options: job.Config.Options})
+			Seed: job.Config.Seed, Options: job.Config.Options, cuts: &s.ranks[r].cuts})
 		if err != nil {
 			return nil, err
 		}
 		s.bs[r] = b
-		s.ranks[r] = simRank{slice: -1, head: -1, tail: -1}
 	}
 	for r := range p {
 		if resume != nil {
@@ -400,12 +402,27 @@ func (s *sim) kick(r int) error {
 	}
 	d := n * s.m.node
 	sr.work += d
+	d += s.splitCost(r) // static placement halves in Task and Work
 	if s.trace != nil {
 		s.trace.add(s.now, s.now+d)
 	}
 	sr.cpu, sr.slice = true, n
 	s.push(s.now+d, classCPU, r, -1)
 	return nil
+}
+
+// splitCost returns the CPU time of the splits rank r made since the last
+// call (SplitNS each): the pieces its balancer gave away and the in-place
+// splits of static placement and fast initialisation.
+func (s *sim) splitCost(r int) int64 {
+	if s.m.split == 0 {
+		return 0
+	}
+	sr := &s.ranks[r]
+	n := s.bs[r].Stats().Splits + sr.cuts
+	d := (n - sr.charged) * s.m.split
+	sr.charged = n
+	return d
 }
 
 // flush sends rank r's outbox from local time *c on, charging the overhead
@@ -415,6 +432,7 @@ func (s *sim) kick(r int) error {
 func (s *sim) flush(r int, c *int64, reply bool) error {
 	sr := &s.ranks[r]
 	b := s.bs[r]
+	*c += s.splitCost(r) // the splits of the handling or the slice just ended
 	out := b.Outbox()
 	if sr.done && len(out) > 0 {
 		return fmt.Errorf("lb: rank %d sent %v to %d after it was done", r, out[0].Kind, out[0].To)

@@ -2,6 +2,7 @@ package lb
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -198,5 +199,43 @@ func TestSimProgress(t *testing.T) {
 		if got[i].Nodes < got[i-1].Nodes || got[i].Ranks != 64 || got[i].Busy > 64 {
 			t.Fatalf("snapshot %d: %+v after %+v", i, got[i], got[i-1])
 		}
+	}
+}
+
+// TestSimSplitCost: a machine's SplitNS charges every split. On one rank,
+// static placement of k = 4 levels cuts 2^k leaves of a range too large for
+// any leaf to be empty, k halvings each, so the run takes exactly
+// 2^k·k·SplitNS longer than with free splits, for the same nodes; and random
+// polling on 4 ranks, whose pieces given away are charged, takes longer
+// for the same nodes. The split flag is validated like the others.
+func TestSimSplitCost(t *testing.T) {
+	run := func(p int, balancer string, opt Options, splitNS float64) *Outcome {
+		t.Helper()
+		info, _ := Lookup(balancer)
+		w, err := NewSim(p, SimConfig{Machine: Machine{NodeNS: 10, LatencyNS: 1000, SplitNS: splitNS}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, out, err := Run(w, Config{Balancer: info.New, Options: opt, Budget: 100}, func() Reducer[int64] { return rangeReducer{rangeApp{n: 100000}} })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Total.Nodes != 100000 {
+			t.Fatalf("%s on %d ranks: %d nodes, want 100000", balancer, p, out.Total.Nodes)
+		}
+		return out
+	}
+	const k = 4
+	free := run(1, "static", Options{SplitLevels: k}, 0)
+	paid := run(1, "static", Options{SplitLevels: k}, 500)
+	if got, want := paid.Seconds-free.Seconds, float64(k<<k)*500e-9; math.Abs(got-want) > 1e-12 {
+		t.Errorf("static, one rank: splits took %g s more, want %g (%d halvings of 500 ns)", got, want, k<<k)
+	}
+	free, paid = run(4, "rp", Options{}, 0), run(4, "rp", Options{}, 20000)
+	if paid.Total.Splits == 0 || paid.Seconds <= free.Seconds {
+		t.Errorf("rp, 4 ranks: %d splits, %g s with 20 µs each against %g s free", paid.Total.Splits, paid.Seconds, free.Seconds)
+	}
+	if err := (Machine{SplitNS: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "split-ns") {
+		t.Errorf("a negative split cost: %v", err)
 	}
 }

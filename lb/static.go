@@ -25,7 +25,8 @@ type leaves struct {
 	it    perm.Iterator // π(next), π(next+1), … (nil until the first leaf)
 	end   uint64        // one past the block's last index
 	cur   Task
-	spare Task // an exhausted leaf whose storage the next may reuse
+	spare Task   // an exhausted leaf whose storage the next may reuse
+	cuts  *int64 // Env.cuts
 }
 
 // newLeaves returns the share of rank r of P, or nil when it owns no leaf.
@@ -44,7 +45,7 @@ func newLeaves(env Env) (*leaves, error) {
 		return nil, fmt.Errorf("lb: static placement: %w", err)
 	}
 	lo, hi := perm.Block(pi.Len(), env.Rank, env.Size)
-	return &leaves{app: env.App, k: k, pi: pi, next: lo, end: hi}, nil
+	return &leaves{app: env.App, k: k, pi: pi, next: lo, end: hi, cuts: env.cuts}, nil
 }
 
 // DefaultLevels is the default k of static placement for P ranks: the bound
@@ -69,7 +70,7 @@ func (l *leaves) leaf(pj uint64, reuse Task) Task {
 		if t.Empty() {
 			return nil // every leaf below is empty: no need to split on
 		}
-		t = halve(t, x>>b&1 == 1)
+		t = halve(t, x>>b&1 == 1, l.cuts)
 	}
 	return t
 }

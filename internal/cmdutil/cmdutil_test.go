@@ -268,8 +268,8 @@ func TestSimFlags(t *testing.T) {
 				return err
 			}
 			return r.Print(nil, func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "%s node %g o %g L %g g %g b %g mesh %d hop %g cont %v sf %v jit %g ranks %d\n", m.Name, m.NodeNS,
-					m.OverheadNS, m.LatencyNS, m.GapNS, m.ByteNS, m.MeshWidth, m.HopNS, m.Contention, m.StoreForward, m.JitterNS, r.Ranks())
+				_, err := fmt.Fprintf(w, "%s node %g o %g L %g g %g b %g mesh %d hop %g cont %v sf %v jit %g split %g ranks %d\n", m.Name, m.NodeNS,
+					m.OverheadNS, m.LatencyNS, m.GapNS, m.ByteNS, m.MeshWidth, m.HopNS, m.Contention, m.StoreForward, m.JitterNS, m.SplitNS, r.Ranks())
 				return err
 			})
 		},
@@ -282,10 +282,10 @@ func TestSimFlags(t *testing.T) {
 		want string
 	}{
 		{"--world sim --np 16", 0, "cluster node 15.3 o 300 L 1500 g 100 b 0.08 mesh 0"},
-		{"--world sim --np 1024 --machine gcel", 0, fmt.Sprintf("gcel node %g o %g L %g g 0 b %g mesh 32 hop %g cont true sf true jit 0 ranks 1024",
+		{"--world sim --np 1024 --machine gcel", 0, fmt.Sprintf("gcel node %g o %g L %g g 0 b %g mesh 32 hop %g cont true sf true jit 0 split 0 ranks 1024",
 			g.NodeNS, g.OverheadNS, g.LatencyNS, g.ByteNS, g.HopNS)},
-		{"--world sim --machine gcel --node-ns 7 --overhead-ns 1 --latency-ns 2 --gap-ns 3 --byte-ns 4 --mesh 8 --hop-ns 5 --contention=false --store-forward=false --jitter-ns 6",
-			0, "gcel node 7 o 1 L 2 g 3 b 4 mesh 8 hop 5 cont false sf false jit 6"},
+		{"--world sim --machine gcel --node-ns 7 --overhead-ns 1 --latency-ns 2 --gap-ns 3 --byte-ns 4 --mesh 8 --hop-ns 5 --contention=false --store-forward=false --jitter-ns 6 --split-ns 9",
+			0, "gcel node 7 o 1 L 2 g 3 b 4 mesh 8 hop 5 cont false sf false jit 6 split 9"},
 		{"--world sim --machine unit", 0, "unit node 1000 o 0 L 0"},
 		{"--world sim --machine help", 0, "gcel: the Parsytec GCel"},
 		{"--machine help", 0, "unit: the unit-time step model"},
@@ -295,6 +295,8 @@ func TestSimFlags(t *testing.T) {
 		{"--world sim --node-ns -1", 2, "node-ns"},
 		{"--world sim --latency-ns Inf", 2, "latency-ns"},
 		{"--world sim --mesh -4", 2, "mesh"},
+		{"--world sim --split-ns -1", 2, "split-ns"},
+		{"--split-ns 1", 2, "only with --world sim"},
 		{"--world sim --max-events -1", 2, "max-events"},
 		{"--world sim --calibrate --node-ns 2", 2, "--calibrate"},
 		{"--world sim --np 0", 2, "--np"},

@@ -20,7 +20,7 @@ const DefaultMachine = "cluster"
 
 // simFlags are the flags of the simulated world; the others reject them.
 var simFlags = []string{"machine", "node-ns", "overhead-ns", "latency-ns", "gap-ns", "byte-ns", "mesh", "hop-ns",
-	"contention", "store-forward", "jitter-ns", "calibrate", "trace", "max-events"}
+	"contention", "store-forward", "jitter-ns", "split-ns", "calibrate", "trace", "max-events"}
 
 // machineFloats are the flags that override a machine's times, with where
 // they go.
@@ -35,6 +35,7 @@ var machineFloats = []struct {
 	{"byte-ns", func(m *lb.Machine, v float64) { m.ByteNS = v }},
 	{"hop-ns", func(m *lb.Machine, v float64) { m.HopNS = v }},
 	{"jitter-ns", func(m *lb.Machine, v float64) { m.JitterNS = v }},
+	{"split-ns", func(m *lb.Machine, v float64) { m.SplitNS = v }},
 }
 
 // simFlagList returns the flags of the simulated world.
@@ -51,6 +52,7 @@ func simFlagList() []cli.Flag {
 		&cli.BoolFlag{Name: "contention", Usage: "--world sim: mesh links carry one message at a time (--contention=false: never busy)"},
 		&cli.BoolFlag{Name: "store-forward", Usage: "--world sim: every hop receives the whole message before passing it on"},
 		&cli.Float64Flag{Name: "jitter-ns", Usage: "--world sim: random extra delay of a message, uniform up to this many ns"},
+		&cli.Float64Flag{Name: "split-ns", Usage: "--world sim: CPU ns of one split of a task (pieces given away, and static placement's and --fast-init's halvings on the way to their pieces); 0 (the models' value): splits cost nothing"},
 		&cli.BoolFlag{Name: "calibrate", Usage: "--world sim: measure the node cost with a short run of the app's sequential search on this machine"},
 		&cli.StringFlag{Name: "trace", Usage: "--world sim: write the busy ranks over virtual time to CSV `FILE`"},
 		&cli.Int64Flag{Name: "max-events", Usage: "--world sim: fail a simulation past this many events (0: 10⁹)"},

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/treelb/treelb/lb"
 )
@@ -91,4 +92,52 @@ func cpuSeconds() float64 {
 		return 0
 	}
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// BenchmarkHalve measures what static placement pays per leaf and the
+// simulator's --split-ns stands for: a re-rooted search of the 12-mark
+// count up to length 75 (the scale campaign's instance) halved k = 20 times
+// along the bits of a leaf index, against the cost of a node of the same
+// search. It reports ns per halving, ns per node and their ratio.
+func BenchmarkHalve(b *testing.B) {
+	known, err := Known()
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n, maxLen, k = 12, 75, 20
+	g := make([]int, n)
+	for m := 1; m < n; m++ {
+		g[m] = known[m][m-1]
+	}
+	p, err := NewProblem(n, g, Count, maxLen)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := p.Root().(*Search)
+	var halvings int64
+	leaf := uint64(0x9e3779b97f4a7c15) // leaf indices stepped by a large odd constant: all paths alike
+	for b.Loop() {
+		s.Reroot()
+		for i := range k {
+			if s.Empty() {
+				break
+			}
+			if !s.Halve(leaf>>i&1 == 1) {
+				break
+			}
+			halvings++
+		}
+		leaf += 0x9e3779b97f4a7c15
+	}
+	perHalving := float64(b.Elapsed().Nanoseconds()) / float64(halvings)
+	b.StopTimer()
+	start := time.Now()
+	out, err := CountRulers(n, g, maxLen)
+	if err != nil {
+		b.Fatal(err)
+	}
+	perNode := float64(time.Since(start).Nanoseconds()) / float64(out.Nodes)
+	b.ReportMetric(perHalving, "ns/halving")
+	b.ReportMetric(perNode, "ns/node")
+	b.ReportMetric(perHalving/perNode, "halving/node")
 }
