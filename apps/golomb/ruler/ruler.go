@@ -506,6 +506,61 @@ func (p *Problem) Combine(a, b Outcome) Outcome {
 	return a
 }
 
+// MarshalBinary encodes o compactly for the reduction of results (lb uses
+// it instead of gob): uvarints of Nodes, Solutions, the number of marks and
+// the marks; O(marks).
+func (o Outcome) MarshalBinary() ([]byte, error) {
+	if o.Nodes < 0 || o.Solutions < 0 || len(o.Ruler) > MaxMarks {
+		return nil, fmt.Errorf("ruler: an outcome of %d nodes, %d solutions and %d marks does not encode", o.Nodes, o.Solutions, len(o.Ruler))
+	}
+	b := binary.AppendUvarint(binary.AppendUvarint(make([]byte, 0, 24+2*len(o.Ruler)), uint64(o.Nodes)), uint64(o.Solutions))
+	b = binary.AppendUvarint(b, uint64(len(o.Ruler)))
+	for _, m := range o.Ruler {
+		if m < 0 || m > MaxLength {
+			return nil, fmt.Errorf("ruler: an outcome with a mark at %d does not encode", m)
+		}
+		b = binary.AppendUvarint(b, uint64(m))
+	}
+	return b, nil
+}
+
+// UnmarshalBinary decodes what MarshalBinary encoded; any other bytes are
+// an error (counts beyond int64, more than MaxMarks marks, a mark beyond
+// MaxLength, a uvarint longer than needed, bytes left over). O(len(b)).
+func (o *Outcome) UnmarshalBinary(b []byte) error {
+	var v [3]uint64
+	for i := range v {
+		x, n := binary.Uvarint(b)
+		if n <= 0 || x > math.MaxInt64 || n != uvarintLen(x) {
+			return fmt.Errorf("ruler: a malformed outcome")
+		}
+		v[i], b = x, b[n:]
+	}
+	if v[2] > MaxMarks {
+		return fmt.Errorf("ruler: an outcome of %d marks (at most %d)", v[2], MaxMarks)
+	}
+	var marks []int
+	if v[2] > 0 {
+		marks = make([]int, v[2])
+	}
+	for i := range marks {
+		x, n := binary.Uvarint(b)
+		if n <= 0 || x > MaxLength || n != uvarintLen(x) {
+			return fmt.Errorf("ruler: an outcome with a malformed mark")
+		}
+		marks[i], b = int(x), b[n:]
+	}
+	if len(b) > 0 {
+		return fmt.Errorf("ruler: %d bytes after an outcome", len(b))
+	}
+	*o = Outcome{Nodes: int64(v[0]), Solutions: int64(v[1]), Ruler: marks}
+	return nil
+}
+
+// uvarintLen is the length of x's shortest uvarint, the only one
+// UnmarshalBinary accepts (so that decoding and encoding are inverses).
+func uvarintLen(x uint64) int { return len(binary.AppendUvarint(make([]byte, 0, binary.MaxVarintLen64), x)) }
+
 // Valid reports whether marks form a Golomb ruler starting at 0.
 func Valid(marks []int) bool {
 	if len(marks) == 0 || marks[0] != 0 {
