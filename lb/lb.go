@@ -90,8 +90,10 @@ type App interface {
 }
 
 // Reducer is an App whose ranks' results combine into one value of type R by
-// one reduction after the search. R travels between ranks with encoding/gob,
-// so its fields must be exported.
+// one reduction after the search. R travels between ranks in its own
+// encoding when *R implements encoding.BinaryUnmarshaler and R or *R
+// encoding.BinaryMarshaler, otherwise with encoding/gob, which needs its
+// fields exported.
 type Reducer[R any] interface {
 	App
 	// Result returns this rank's part of the result.

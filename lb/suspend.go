@@ -34,8 +34,8 @@ type Suspended struct {
 	// State is the solver's own (the step of a multi-step search); Run
 	// leaves it nil and ignores it.
 	State []byte
-	// Partial is the result so far, encoded with encoding/gob as Run
-	// encodes results: the combination of every rank's part, earlier
+	// Partial is the result so far, encoded as Run encodes results (see
+	// Reducer): the combination of every rank's part, earlier
 	// suspensions' included.
 	Partial []byte
 	// Tasks are the open tasks, each encoded by Task.AppendBinary, on rank

@@ -2,6 +2,7 @@ package lb
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/binary"
 	"encoding/gob"
 	"errors"
@@ -290,20 +291,55 @@ func Run[R any](w World, cfg Config, newApp func() Reducer[R]) (R, *Outcome, err
 	return res, out, s
 }
 
+// encodeResult encodes a result for the reduction: with R's own
+// MarshalBinary when it has a binary encoding (binaryCodec), with
+// encoding/gob otherwise. A gob encoding carries R's type description and
+// its decoding compiles a decoder, for every message.
 func encodeResult[R any](v R) ([]byte, error) {
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(&v); err != nil {
+	var b []byte
+	var err error
+	if m, _, ok := binaryCodec(&v); ok {
+		b, err = m.MarshalBinary()
+	} else {
+		var buf bytes.Buffer
+		err = gob.NewEncoder(&buf).Encode(&v)
+		b = buf.Bytes()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("lb: encoding a result: %w", err)
 	}
-	return b.Bytes(), nil
+	return b, nil
 }
 
+// decodeResult decodes a result that encodeResult encoded.
 func decodeResult[R any](b []byte) (R, error) {
 	var v R
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&v); err != nil {
-		return v, fmt.Errorf("lb: decoding a result: %w", err)
+	var err error
+	if _, u, ok := binaryCodec(&v); ok {
+		err = u.UnmarshalBinary(b)
+	} else {
+		err = gob.NewDecoder(bytes.NewReader(b)).Decode(&v)
+	}
+	if err != nil {
+		var zero R
+		return zero, fmt.Errorf("lb: decoding a result: %w", err)
 	}
 	return v, nil
+}
+
+// binaryCodec returns *p's binary encoder and decoder, and whether it has
+// both: *R implements encoding.BinaryUnmarshaler, and R or *R
+// encoding.BinaryMarshaler.
+func binaryCodec[R any](p *R) (encoding.BinaryMarshaler, encoding.BinaryUnmarshaler, bool) {
+	u, ok := any(p).(encoding.BinaryUnmarshaler)
+	if !ok {
+		return nil, nil, false
+	}
+	if m, ok := any(*p).(encoding.BinaryMarshaler); ok {
+		return m, u, true
+	}
+	m, ok := any(p).(encoding.BinaryMarshaler)
+	return m, u, ok
 }
 
 // Finish is what a world's rank contributes to the reduction after a

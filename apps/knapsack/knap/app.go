@@ -167,8 +167,9 @@ func (a *App) Improve(v int64) {
 
 // Result is the outcome of a search: the best solution and the nodes
 // expanded, on one rank or combined over ranks. The zero value is the empty
-// solution and no nodes, an identity of Combine. Its fields are exported
-// so that it travels with encoding/gob.
+// solution and no nodes, an identity of Combine. It travels between ranks
+// in its compact binary encoding (MarshalBinary, result.go); its JSON form
+// is its fields'.
 type Result struct {
 	Profit int64 `json:"profit"`
 	Weight int64 `json:"weight"`

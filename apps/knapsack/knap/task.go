@@ -115,7 +115,7 @@ func (t *Task) AppendBinary(b []byte) ([]byte, error) {
 	return t.appendHS(b), nil
 }
 
-// decoder reads the varints of a task encoding.
+// decoder reads the varints of a task or result encoding.
 type decoder struct {
 	b   []byte
 	err error
@@ -139,6 +139,12 @@ func (d *decoder) uint(max uint64, what string) uint64 {
 		return 0
 	}
 	return v
+}
+
+// int reads a signed varint (binary.AppendVarint's zig-zag encoding).
+func (d *decoder) int(what string) int64 {
+	u := d.uint(math.MaxUint64, what)
+	return int64(u>>1) ^ -int64(u&1)
 }
 
 // count reads a number of elements, each of which needs at least one more
