@@ -283,7 +283,8 @@ func loadRestart[I any](c *cli.Context, cm Common, spec Spec[I]) (I, *Checkpoint
 // of --restart FILE inserted after the program's name, when app has
 // subcommands and args name none ("integrate --restart k.ckpt" runs as
 // "integrate poly --restart k.ckpt"), a usage error naming FILE when FILE
-// is no checkpoint of one of them, and args unchanged otherwise. It reads
+// is no checkpoint of the app or one of them, and args unchanged
+// otherwise (also when the app itself, not a subcommand, wrote FILE). It reads
 // FILE: O(size of FILE).
 func restartCommand(app *cli.App, args []string) ([]string, error) {
 	if len(app.Commands) == 0 || len(args) < 2 {
@@ -318,6 +319,9 @@ func restartCommand(app *cli.App, args []string) ([]string, error) {
 	var k Checkpoint
 	if err := k.UnmarshalBinary(b); err != nil {
 		return args, Usagef("checkpoint %s: %v", file, err)
+	}
+	if k.App == app.Name {
+		return args, nil // the app itself wrote it (knapsack, beside its gen)
 	}
 	sub, ok := strings.CutPrefix(k.App, app.Name+" ")
 	if !ok || app.Command(sub) == nil {
