@@ -559,7 +559,9 @@ func (o *Outcome) UnmarshalBinary(b []byte) error {
 
 // uvarintLen is the length of x's shortest uvarint, the only one
 // UnmarshalBinary accepts (so that decoding and encoding are inverses).
-func uvarintLen(x uint64) int { return len(binary.AppendUvarint(make([]byte, 0, binary.MaxVarintLen64), x)) }
+func uvarintLen(x uint64) int {
+	return len(binary.AppendUvarint(make([]byte, 0, binary.MaxVarintLen64), x))
+}
 
 // Valid reports whether marks form a Golomb ruler starting at 0.
 func Valid(marks []int) bool {
