@@ -34,8 +34,8 @@ const ExitCheckpointed = 3
 // The checkpoint file: the magic, the format version (4 bytes, little
 // endian), the payload's length (8 bytes), the payload (a gob-encoded
 // Checkpoint), and the SHA-256 of everything before it. Version 2: the
-// partial results of golomb and knapsack are in their own binary encodings
-// (version 1 had gob's).
+// partial results of golomb, fifteen and knapsack are in their own binary
+// encodings (version 1 had gob's).
 const (
 	checkpointMagic   = "TREELBCK"
 	checkpointVersion = 2

@@ -22,7 +22,9 @@
 package parallel
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/treelb/treelb/apps/fifteen/puzzle"
 	"github.com/treelb/treelb/lb"
@@ -107,6 +109,84 @@ type Outcome struct {
 	MinExceeded int
 	Found       bool          // whether the goal was found
 	Moves       []puzzle.Move // a solution when Found, its length the threshold
+}
+
+// MarshalBinary encodes o compactly for the reduction of results (lb uses
+// it instead of gob): the uvarints of Nodes and of MinExceeded + 1 (0 for
+// puzzle.NoExceeded), a byte 0 or 1 for Found, then with a solution the
+// number of moves and a byte per move; O(moves).
+func (o Outcome) MarshalBinary() ([]byte, error) {
+	exc := uint64(0)
+	if o.MinExceeded != puzzle.NoExceeded {
+		if o.MinExceeded < 0 || o.MinExceeded > maxExceeded {
+			return nil, fmt.Errorf("fifteen: an outcome exceeding at %d does not encode", o.MinExceeded)
+		}
+		exc = uint64(o.MinExceeded) + 1
+	}
+	if o.Nodes < 0 || !o.Found && len(o.Moves) > 0 || len(o.Moves) > puzzle.MaxThreshold {
+		return nil, fmt.Errorf("fifteen: an outcome of %d nodes, found %v, %d moves does not encode", o.Nodes, o.Found, len(o.Moves))
+	}
+	b := binary.AppendUvarint(make([]byte, 0, 16+len(o.Moves)), uint64(o.Nodes))
+	b = binary.AppendUvarint(b, exc)
+	if !o.Found {
+		return append(b, 0), nil
+	}
+	b = binary.AppendUvarint(append(b, 1), uint64(len(o.Moves)))
+	for _, m := range o.Moves {
+		if m > puzzle.Down {
+			return nil, fmt.Errorf("fifteen: an outcome with move %d does not encode", m)
+		}
+		b = append(b, byte(m))
+	}
+	return b, nil
+}
+
+// maxExceeded bounds the MinExceeded that an Outcome encodes: far above
+// any f of a 15-puzzle search (thresholds stop at puzzle.MaxThreshold).
+const maxExceeded = 1 << 16
+
+// UnmarshalBinary decodes what MarshalBinary encoded; any other bytes
+// (uvarints longer than needed, counts out of range, a move that is not
+// one of the four, bytes left over) are an error. O(len(b)).
+func (o *Outcome) UnmarshalBinary(b []byte) error {
+	bad := fmt.Errorf("fifteen: a malformed outcome")
+	uv := func() (uint64, bool) {
+		x, n := binary.Uvarint(b)
+		if n <= 0 || n != len(binary.AppendUvarint(nil, x)) {
+			return 0, false
+		}
+		b = b[n:]
+		return x, true
+	}
+	nodes, ok1 := uv()
+	exc, ok2 := uv()
+	if !ok1 || !ok2 || nodes > math.MaxInt64 || exc > maxExceeded+1 || len(b) == 0 || b[0] > 1 {
+		return bad
+	}
+	r := Outcome{Nodes: int64(nodes), MinExceeded: puzzle.NoExceeded, Found: b[0] == 1}
+	if exc > 0 {
+		r.MinExceeded = int(exc - 1)
+	}
+	b = b[1:]
+	if r.Found {
+		n, ok := uv()
+		if !ok || n > puzzle.MaxThreshold || uint64(len(b)) != n {
+			return bad
+		}
+		r.Moves = make([]puzzle.Move, n)
+		for i, m := range b {
+			if puzzle.Move(m) > puzzle.Down {
+				return bad
+			}
+			r.Moves[i] = puzzle.Move(m)
+		}
+		b = nil
+	}
+	if len(b) > 0 {
+		return bad
+	}
+	*o = r
+	return nil
 }
 
 // Better reports whether o's solution is preferred to p's: any solution to

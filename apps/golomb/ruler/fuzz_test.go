@@ -2,8 +2,9 @@ package ruler
 
 import (
 	"bytes"
-	"strings"
 	"testing"
+
+	"github.com/treelb/treelb/lb/lbtest"
 )
 
 // FuzzUnmarshal: decoding any bytes as a task of a 9-mark search either
@@ -71,16 +72,6 @@ func FuzzOutcome(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var o Outcome
-		if err := o.UnmarshalBinary(data); err != nil {
-			if !strings.HasPrefix(err.Error(), "ruler: ") {
-				t.Fatalf("an error without the package prefix: %v", err)
-			}
-			return
-		}
-		b, err := o.MarshalBinary()
-		if err != nil || !bytes.Equal(b, data) {
-			t.Fatalf("%x decodes to %+v, which encodes to %x (%v)", data, o, b, err)
-		}
+		lbtest.CanonicalEncoding[Outcome](t, "ruler: ", data)
 	})
 }
