@@ -340,3 +340,35 @@ func (c *countTask) Work(budget int64) int64 {
 func (c *countTask) Empty() bool                           { return c.n == 0 }
 func (c *countTask) Split() lb.Task                        { return nil }
 func (c *countTask) AppendBinary(b []byte) ([]byte, error) { return b, nil }
+
+// TestWarnRing: koso and koso-star on more than 16 ranks without
+// --fast-init warn on stderr that few ranks will work; with --fast-init,
+// on 16 ranks or fewer, under another balancer and with --quiet they do
+// not.
+func TestWarnRing(t *testing.T) {
+	spec := Spec[int]{
+		App:   "golomb",
+		Read:  func(*cli.Context, Common) (int, error) { return 0, nil },
+		Solve: func(r *Run, _ int) error { return nil },
+	}
+	for _, tc := range []struct {
+		args string
+		warn bool
+	}{
+		{"--world sim --np 17 -b koso", true},
+		{"--world sim --np 1024 -b koso-star", true},
+		{"--np 17 -b koso", true},
+		{"--world sim --np 16 -b koso", false},
+		{"--world sim --np 64 -b koso --fast-init", false},
+		{"--world sim --np 64 -b rp", false},
+		{"--world sim --np 64 -b koso -q", false},
+	} {
+		app := testApp(Action(spec))
+		var out, errs bytes.Buffer
+		app.Writer, app.ErrWriter = &out, &errs
+		code := Execute(app, append([]string{"t"}, strings.Fields(tc.args)...))
+		if got := strings.Contains(errs.String(), "warning: koso"); code != 0 || got != tc.warn {
+			t.Errorf("%q: status %d, stderr %q; want a warning: %v", tc.args, code, errs.String(), tc.warn)
+		}
+	}
+}

@@ -78,6 +78,23 @@ func (r *Run) Resume() *lb.Suspended {
 	return r.ckpt.resume
 }
 
+// ringRanks is the largest ring that the ring schedulers serve without
+// --fast-init: seed 003 measured up to 16 PEs and advises against more.
+const ringRanks = 16
+
+// warnRing tells the user, on rank 0 unless --quiet, that koso and
+// koso-star on more than ringRanks ranks without --fast-init keep few of
+// them busy: work moves one rank per split (lb's TestKOSOPlacement).
+func (r *Run) warnRing() {
+	if r.Quiet || r.World == nil || r.Rank() != 0 || r.Ranks() <= ringRanks || r.Options.FastInit ||
+		(r.Balancer != "koso" && r.Balancer != "koso-star") {
+		return
+	}
+	fmt.Fprintf(errWriter(r.Context.App), "%s: warning: %s on %d ranks without --fast-init: work moves one rank per split, so only a"+
+		" few ranks near rank 0 get any (a speedup near 5-15 whatever P; the rings are for up to %d ranks, seed 003);"+
+		" --fast-init starts every rank with a piece of the root\n", r.App, r.Balancer, r.Ranks(), ringRanks)
+}
+
 // startProgress turns progress lines on for rank 0 when the flags ask for
 // them, and returns the function that ends them.
 func (r *Run) startProgress() func() {
@@ -133,6 +150,7 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 					return &rejected{err}
 				}
 			}
+			r.warnRing()
 			stop := r.startProgress()
 			err = solveCheckpointed(r, spec, in)
 			stop()
@@ -183,6 +201,7 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			default:
 				r.World = driver.New(comm)
 			}
+			r.warnRing()
 			defer r.startProgress()()
 			err = solveCheckpointed(r, spec, in)
 			var q *quietError
