@@ -187,6 +187,16 @@ func ratio(a, b float64) float64 {
 	return a / b
 }
 
+// TracePoint is one step of the busy-ranks trace of a simulated run: the
+// average number of ranks working on tasks between Start and End (virtual
+// seconds from the start of the run, or of the first run when outcomes are
+// added).
+type TracePoint struct {
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+	Busy  float64 `json:"busy"`
+}
+
 // add sums the report of a later run into r, appending its trace shifted
 // by r's virtual time.
 func (r *SimReport) add(p *SimReport) {

@@ -92,14 +92,15 @@ func newApp() *cli.App {
 			&cli.StringSliceFlag{Name: "korf", Usage: "solve instance `N` of Korf's 100 (1..100, or a range A-B; repeatable)"},
 			&cli.StringFlag{Name: "data", Usage: "read Korf's table from `PATH` instead of the built-in one"},
 			&cli.StringFlag{Name: "file", Usage: "solve the instances in file `F` (- for standard input), one per line, 16 numbers each"}),
-		Action: cmdutil.Action(cmdutil.Spec[[]instance]{App: "fifteen", Read: read, Solve: solve, Sample: sample, Resumable: true}),
+		Action: cmdutil.Action(cmdutil.Spec[[]instance]{App: "fifteen", Read: read, Solve: solve, Sample: sample, Resumable: true,
+			NodeCosts: parallel.NodeCosts()}),
 	}
 }
 
-// sample is the task --calibrate times: the last failing iteration's
+// sample is the app --calibrate times: the last failing iteration's
 // threshold guess for the first instance, h + 20 below a length it cannot
 // reach, searched depth first (any iteration's nodes cost alike).
-func sample(ins []instance) (lb.Task, error) {
+func sample(ins []instance) (lb.App, error) {
 	if len(ins) == 0 {
 		return nil, errors.New("no instance")
 	}
@@ -108,7 +109,7 @@ func sample(ins []instance) (lb.Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	return it.Root(), nil
+	return it, nil
 }
 
 // output is the JSON object printed per instance.
@@ -186,7 +187,7 @@ func solve(r *cmdutil.Run, ins []instance) error {
 // solveOne solves one instance with the flags' balancer; collective unless
 // the balancer is seq.
 func solveOne(r *cmdutil.Run, in instance, cfg lb.Config) (output, error) {
-	out := output{Header: r.Header(), FastInit: r.Options.FastInit && !r.Seq(), Instance: in.Label, Start: in.Start.String()}
+	out := output{Header: r.Header(), FastInit: r.FastInit() && !r.Seq(), Instance: in.Label, Start: in.Start.String()}
 	if in.Korf > 0 {
 		out.TableLength, out.TableNodes = in.Table.Optimal, in.Table.Nodes
 	}

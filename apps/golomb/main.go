@@ -31,13 +31,14 @@ func newApp() *cli.App {
 		ArgsUsage: "MARKS",
 		Flags: append(cmdutil.Flags(),
 			&cli.IntFlag{Name: "count", Usage: "instead, count the rulers of length ≤ `L` (exhaustive; same nodes under every balancer)"}),
-		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "golomb", Read: read, Solve: solve, Sample: sample, Resumable: true}),
+		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "golomb", Read: read, Solve: solve, Sample: sample, Resumable: true,
+			NodeCosts: ruler.NodeCosts()}),
 	}
 }
 
-// sample is the task --calibrate times: the search for a shortest ruler
+// sample is the app --calibrate times: the search for a shortest ruler
 // with the instance's marks, bounded by its known length.
-func sample(in instance) (lb.Task, error) {
+func sample(in instance) (lb.App, error) {
 	known, err := ruler.Known()
 	if err != nil {
 		return nil, err
@@ -50,7 +51,7 @@ func sample(in instance) (lb.Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.Root(), nil
+	return p, nil
 }
 
 // instance is what to search for; it travels from rank 0 to the others.

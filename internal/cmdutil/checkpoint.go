@@ -35,10 +35,12 @@ const ExitCheckpointed = 3
 // endian), the payload's length (8 bytes), the payload (a gob-encoded
 // Checkpoint), and the SHA-256 of everything before it. Version 2: the
 // partial results of golomb, fifteen and knapsack are in their own binary
-// encodings (version 1 had gob's).
+// encodings (version 1 had gob's). Version 3: the balancer's options are
+// its own (lb.OptionValues by flag name), not one struct shared by all
+// balancers; golomb's and fifteen's states are encoded once.
 const (
 	checkpointMagic   = "TREELBCK"
-	checkpointVersion = 2
+	checkpointVersion = 3
 	checkpointHeader  = len(checkpointMagic) + 4 + 8
 )
 
@@ -50,12 +52,14 @@ type Checkpoint struct {
 	Build    string // the build that wrote it (version.Get)
 	Instance []byte // the instance, gob-encoded as the command's Spec reads it
 	Balancer string
-	Options  lb.Options
-	Budget   int64
-	Seed     uint64
-	Ranks    int    // the ranks of the run that wrote it (information)
-	World    string // and its world
-	Written  time.Time
+	// Options are the balancer's options that differ from its defaults,
+	// by flag name, as lb.OptionValues writes them.
+	Options map[string]string
+	Budget  int64
+	Seed    uint64
+	Ranks   int    // the ranks of the run that wrote it (information)
+	World   string // and its world
+	Written time.Time
 	// The suspended search: the solver's state, the result so far, the open
 	// tasks, the nodes so far and the incumbent; --restart resumes it.
 	lb.Suspended
@@ -118,6 +122,28 @@ func (c *Checkpoint) UnmarshalBinary(b []byte) error {
 	}
 	*c = d
 	return nil
+}
+
+// BalancerOptions returns the options the checkpoint records for info, its
+// balancer: info's defaults with the recorded values set. It fails for an
+// option the balancer does not declare and a value out of range.
+func (c *Checkpoint) BalancerOptions(info lb.Info) (lb.Options, error) {
+	o := info.Options
+	names := make([]string, 0, len(c.Options))
+	for name := range c.Options {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		var err error
+		if o, err = lb.SetOption(o, name, c.Options[name]); err != nil {
+			return nil, fmt.Errorf("balancer %s: %w", info.Name, err)
+		}
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 // ReadCheckpoint reads the checkpoint file at path written by the command
@@ -259,10 +285,11 @@ func loadRestart[I any](c *cli.Context, cm Common, spec Spec[I]) (I, *Checkpoint
 	if err := gob.NewDecoder(bytes.NewReader(k.Instance)).Decode(&in); err != nil {
 		return in, nil, Usagef("checkpoint %s: the instance does not decode: %v", cm.Restart, err)
 	}
-	if _, err := lb.Lookup(k.Balancer); err != nil {
+	info, err := lb.Lookup(k.Balancer)
+	if err != nil {
 		return in, nil, Usagef("checkpoint %s: balancer %q: this build does not have it", cm.Restart, k.Balancer)
 	}
-	if err := k.Options.Validate(); err != nil {
+	if _, err := k.BalancerOptions(info); err != nil {
 		return in, nil, Usagef("checkpoint %s: %v", cm.Restart, err)
 	}
 	if c.NArg() > 0 || appFlagsSet(c) {
@@ -416,8 +443,9 @@ func setCheckpointing[I any](r *Run, signalled *atomic.Bool, k *Checkpoint, in I
 	if k != nil {
 		c := r.Context
 		if !c.IsSet("balancer") {
-			r.Balancer, r.Options = k.Balancer, k.Options
-			r.info, _ = lb.Lookup(k.Balancer) // checked by loadRestart
+			r.Balancer = k.Balancer
+			r.info, _ = lb.Lookup(k.Balancer)        // checked by loadRestart
+			r.Options, _ = k.BalancerOptions(r.info) // so are these
 		}
 		if !c.IsSet("budget") {
 			r.Budget = k.Budget
@@ -477,7 +505,7 @@ func solveCheckpointed[I any](r *Run, spec Spec[I], in I) error {
 // failure, with the message to print.
 func (r *Run) writeCheckpoint(s *lb.Suspended) (int, string) {
 	k := &Checkpoint{App: CommandPath(r.Context), Build: version.Get().String(), Instance: r.ckpt.instance,
-		Balancer: r.Balancer, Options: r.Options, Budget: r.Budget, Seed: r.Seed, Ranks: r.Ranks(), World: r.WorldName(),
+		Balancer: r.Balancer, Options: lb.OptionValues(r.Options), Budget: r.Budget, Seed: r.Seed, Ranks: r.Ranks(), World: r.WorldName(),
 		Written: time.Now().UTC(), Suspended: *s}
 	if err := WriteCheckpoint(r.ckpt.file, k); err != nil {
 		return 1, err.Error()

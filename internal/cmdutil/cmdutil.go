@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 
 	"github.com/treelb/treelb/internal/version"
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/sim"
 	"github.com/treelb/treelb/mpi"
 )
 
@@ -40,8 +42,8 @@ const (
 )
 
 // MaxNP is the most ranks --np accepts: the embedded world and the
-// simulator keep every rank in this process (lb.MaxSimRanks).
-const MaxNP = lb.MaxSimRanks
+// simulator keep every rank in this process (sim.MaxRanks).
+const MaxNP = sim.MaxRanks
 
 // Common is the parsed common flags. The zero value is not meaningful; use
 // Parse.
@@ -55,8 +57,10 @@ type Common struct {
 	Quiet    bool
 	Progress bool // --progress: progress lines on rank 0 even when stderr is no terminal
 	Budget   int64
-	Options  lb.Options
-	Idle     mpi.Idle // how waiting ranks wait under MPI (--idle)
+	// Options are the balancer's own options (its lb.Info.Options type),
+	// from the flags it declares; nil under Seq and without balancers.
+	Options lb.Options
+	Idle    mpi.Idle // how waiting ranks wait under MPI (--idle)
 	// Checkpoint is the file of --checkpoint, CheckpointEvery the period
 	// of --checkpoint-every (0: on signals only), Restart the file of
 	// --restart.
@@ -65,10 +69,23 @@ type Common struct {
 	Restart         string
 	info            lb.Info     // the balancer, unless Seq
 	sim             *simOptions // the simulation flags, with --world sim
+	calibrate       bool        // --calibrate
 }
 
-// optionFlags are the balancer options' flags, by the names lb.Info uses.
-var optionFlags = []string{"fast-init", "queue-limit", "pair-sync", "ask-lower", "shuffle-below", "levels", "perm", "clusters"}
+// optionFlags are the balancer options' flags: every name a registered
+// balancer's options declare (lb.OptionNames), each once, in the order of
+// the balancers.
+func optionFlags() []string {
+	var names []string
+	for _, info := range lb.Balancers() {
+		for _, n := range lb.OptionNames(info.Options) {
+			if !contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
 
 // Flags returns the flags every app that runs a balancer shares, defined
 // once here.
@@ -80,7 +97,7 @@ func Flags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.IntFlag{Name: "np", Value: runtime.NumCPU(), Usage: fmt.Sprintf("ranks of the embedded or simulated world, 1..%d (under mpirun/srun the launcher's size; a different --np is an error)", MaxNP)},
 		&cli.StringFlag{Name: "idle", Usage: "under MPI, how waiting ranks wait: spin, yield (poll and sleep, for more ranks than cores) or auto (yield when the launcher put more ranks on the node than it has CPUs); default: $" + mpi.IdleEnv + ", else auto"},
-		&cli.StringFlag{Name: "world", Value: world, Usage: "where the ranks run: embedded (goroutines), mpi (the -tags mpi build under mpirun or srun) or sim (simulated, virtual time)"},
+		&cli.StringFlag{Name: "world", Value: world, Usage: worldUsage()},
 		&cli.StringFlag{Name: "balancer", Aliases: []string{"b"}, Value: "rp", Usage: "load balancer: seq (sequential solver) or one of " + strings.Join(lb.Names(), ", ") + "; 'help' lists them"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the ranks' random sources"},
 		&cli.BoolFlag{Name: "json", Usage: "print JSON on stdout"},
@@ -134,10 +151,7 @@ var errHelpShown = errors.New("help shown")
 // nothing else (no I/O), so every rank reaches the same verdict.
 func Parse(c *cli.Context) (Common, error) {
 	cm := Common{NP: c.Int("np"), World: c.String("world"), Balancer: c.String("balancer"), Seed: c.Uint64("seed"),
-		JSON: c.Bool("json"), Stats: c.Bool("stats"), Quiet: c.Bool("quiet"), Progress: c.Bool("progress"), Budget: c.Int64("budget"),
-		Options: lb.Options{FastInit: c.Bool("fast-init"), QueueLimit: c.Int("queue-limit"),
-			PairSync: c.Bool("pair-sync"), AskLower: c.Bool("ask-lower"), ShuffleBelow: c.Float64("shuffle-below"),
-			SplitLevels: c.Int("levels"), Permutation: c.String("perm"), Clusters: c.Int("clusters")}}
+		JSON: c.Bool("json"), Stats: c.Bool("stats"), Quiet: c.Bool("quiet"), Progress: c.Bool("progress"), Budget: c.Int64("budget")}
 	// A command may define only some of the common flags.
 	if !defines(c, "world") {
 		cm.World = WorldEmbedded
@@ -151,25 +165,13 @@ func Parse(c *cli.Context) (Common, error) {
 	if !defines(c, "budget") {
 		cm.Budget = lb.DefaultBudget
 	}
-	if !defines(c, "perm") {
-		cm.Options.Permutation = "gf"
-	}
 	cm.Checkpoint, cm.CheckpointEvery, cm.Restart = c.String("checkpoint"), c.Duration("checkpoint-every"), c.String("restart")
 	if cm.Balancer == "help" {
 		fmt.Fprintf(c.App.Writer, "balancers:\n  %-10s the plain sequential solver, one rank, no balancer\n%s", Seq, lb.Describe())
 		return cm, errHelpShown
 	}
-	switch cm.World {
-	case WorldEmbedded, WorldSim:
-		if mpi.WorldName == "mpi" && cm.World == WorldEmbedded {
-			return cm, Usagef("--world embedded: this is the MPI build (-tags mpi); build without the tag for the embedded world")
-		}
-	case WorldMPI:
-		if mpi.WorldName != "mpi" {
-			return cm, Usagef("--world mpi: this build has no MPI; build with 'make mpi' (-tags mpi) and start it with mpirun or srun")
-		}
-	default:
-		return cm, Usagef("--world %q: need embedded, mpi or sim", cm.World)
+	if _, err := lookupWorld(cm.World); err != nil {
+		return cm, err
 	}
 	if err := parseSim(c, &cm); err != nil {
 		return cm, err
@@ -193,9 +195,6 @@ func Parse(c *cli.Context) (Common, error) {
 			return cm, Usagef("--idle: %v", err)
 		}
 	}
-	if err := cm.Options.Validate(); err != nil {
-		return cm, &UsageError{Err: err}
-	}
 	switch {
 	case cm.CheckpointEvery < 0:
 		return cm, Usagef("--checkpoint-every %v: must not be negative", cm.CheckpointEvery)
@@ -208,7 +207,7 @@ func Parse(c *cli.Context) (Common, error) {
 		return cm, nil // a command without balancers
 	}
 	if cm.Balancer == Seq {
-		for _, name := range optionFlags {
+		for _, name := range optionFlags() {
 			if c.IsSet(name) {
 				return cm, Usagef("--%s: the sequential solver (--balancer seq) has no balancer options", name)
 			}
@@ -220,12 +219,59 @@ func Parse(c *cli.Context) (Common, error) {
 		return cm, Usagef("unknown balancer %q (try --balancer help)", cm.Balancer)
 	}
 	cm.info = info
-	for _, name := range optionFlags {
-		if c.IsSet(name) && !contains(info.Options, name) {
-			return cm, Usagef("--%s: balancer %s does not use it (it takes %s)", name, info.Name, optionList(info.Options))
-		}
+	if cm.Options, err = balancerOptions(c, info); err != nil {
+		return cm, err
 	}
 	return cm, nil
+}
+
+// balancerOptions returns the options of the balancer info that the flags
+// of c set: its options type's defaults, with every option flag given on
+// the command line (a usage error for a flag the balancer does not
+// declare, and for a value out of range).
+func balancerOptions(c *cli.Context, info lb.Info) (lb.Options, error) {
+	o := info.Options
+	for _, name := range optionFlags() {
+		if !c.IsSet(name) {
+			continue
+		}
+		if !lb.HasOption(o, name) {
+			return nil, Usagef("--%s: balancer %s does not use it (it takes %s)", name, info.Name, optionList(lb.OptionNames(info.Options)))
+		}
+		var err error
+		if o, err = lb.SetOption(o, name, flagText(c, name)); err != nil {
+			return nil, Usagef("--%s: %v", name, err)
+		}
+	}
+	if err := o.Validate(); err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	return o, nil
+}
+
+// flagText returns the value of the flag called name as text, as
+// lb.SetOption reads it.
+func flagText(c *cli.Context, name string) string {
+	switch v := c.Value(name).(type) {
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case int:
+		return strconv.Itoa(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return fmt.Sprint(c.Value(name))
+}
+
+// FastInit reports whether the run's balancer starts with fast
+// initialisation (--fast-init of the balancers that declare it).
+func (cm Common) FastInit() bool {
+	v, _ := lb.OptionValue(cm.Options, "fast-init")
+	return v == "true"
 }
 
 // defines reports whether the command of c has the flag called name.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/treelb/treelb/apps/knapsack/knap"
 	"github.com/treelb/treelb/lb"
 )
 
@@ -79,7 +80,7 @@ func TestRun(t *testing.T) {
 	if err != nil || len(rows) != 1 {
 		t.Fatalf("simulated campaign: %v, %d rows", err, len(rows))
 	}
-	if r := rows[0]; r.world != "sim" || r.ranks != 16 || math.Abs(r.tSeq-float64(r.seqNodes)*gcel.For("knapsack").NodeNS*1e-9) > 1e-5*r.tSeq ||
+	if r := rows[0]; r.world != "sim" || r.ranks != 16 || math.Abs(r.tSeq-float64(r.seqNodes)*gcel.For(knap.NodeCosts()).NodeNS*1e-9) > 1e-5*r.tSeq ||
 		math.Abs(r.speedup-r.tSeq/r.tPar) > 1e-4*r.speedup || !(r.tWork > 0 && r.tWork < r.tPar) || !strings.Contains(w.String(), "sequential time (virtual)") {
 		t.Errorf("simulated campaign: %+v\n%s", r, w.String())
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/treelb/treelb/apps/integrate/internal/bagsched"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/lb/sim"
 )
 
 // exactCase is an integration with its exact value and a bound s ≥ ∫|f|
@@ -75,7 +76,7 @@ func TestParallelSim(t *testing.T) {
 	bagsched.EachVariant(t, true, func(t *testing.T, v lbtest.Variant, ranks int) {
 		for i, c := range cases {
 			for seed := uint64(1); seed <= 2; seed++ {
-				w, err := lb.NewSim(ranks, lb.SimConfig{Seed: seed})
+				w, err := sim.New(ranks, sim.Config{Seed: seed})
 				if err != nil {
 					t.Fatal(err)
 				}

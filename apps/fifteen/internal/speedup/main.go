@@ -36,6 +36,7 @@ import (
 	"github.com/treelb/treelb/apps/fifteen/puzzle"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
+	"github.com/treelb/treelb/lb/sim"
 	"github.com/treelb/treelb/mpi"
 )
 
@@ -45,6 +46,7 @@ type config struct {
 	name  string
 	info  lb.Info
 	opt   lb.Options
+	fast  bool // with fast initialisation
 }
 
 // iteration is one failing iteration, a test instance.
@@ -278,7 +280,7 @@ func simulate(s puzzle.State, it iteration, configs []config, p, reps int, budge
 		for seed := range uint64(reps) {
 			m := lb.TestNetwork()
 			m.NodeNS = float64(nodeCost)
-			w, err := lb.NewSim(p, lb.SimConfig{Seed: seed + 1, Machine: m})
+			w, err := sim.New(p, sim.Config{Seed: seed + 1, Machine: m})
 			if err != nil {
 				return nil, err
 			}
@@ -329,7 +331,13 @@ func parseConfigs(s string) ([]config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("-balancers: %w", err)
 		}
-		out = append(out, config{label: f, name: name, info: info, opt: lb.Options{FastInit: fast}})
+		o := info.Options
+		if fast {
+			if o, err = lb.SetOption(o, "fast-init", "true"); err != nil {
+				return nil, fmt.Errorf("-balancers: %q: %w", f, err)
+			}
+		}
+		out = append(out, config{label: f, name: name, info: info, opt: o, fast: fast})
 	}
 	return out, nil
 }
@@ -519,7 +527,7 @@ func summarize(w io.Writer, rows []row, configs []config) {
 	}
 	// Fast initialisation: per iteration, t_par(NAME) / t_par(NAME+fast-init).
 	for _, cf := range configs {
-		if !cf.opt.FastInit {
+		if !cf.fast {
 			continue
 		}
 		plain := map[iteration]row{}
