@@ -13,8 +13,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -138,37 +136,25 @@ func read(c *cli.Context, _ cmdutil.Common) ([]instance, error) {
 	return ins, nil
 }
 
-// position is the State of a suspended fifteen run: the instance being
-// solved (the ones before are printed) and its solver's state.
-type position struct {
-	Index int
-	Inner []byte
-}
-
 func solve(r *cmdutil.Run, ins []instance) error {
 	var mismatch error
 	first := 0
 	var resume *lb.Suspended
 	if s := r.Resume(); s != nil {
-		var pos position
-		if err := gob.NewDecoder(bytes.NewReader(s.State)).Decode(&pos); err != nil || pos.Index < 0 || pos.Index >= len(ins) {
+		// The instance being solved (the ones before are printed).
+		st, err := parallel.DecodeState(s.State)
+		if err != nil || st.Instance < 0 || st.Instance >= len(ins) {
 			return fmt.Errorf("fifteen: the state of the checkpoint does not decode (%v)", err)
 		}
-		inner := *s
-		first, inner.State, resume = pos.Index, pos.Inner, &inner
+		first, resume = st.Instance, s
 	}
 	for i := first; i < len(ins); i++ {
 		in := ins[i]
 		cfg := r.Config()
 		cfg.Resume, resume = resume, nil
-		out, err := solveOne(r, in, cfg)
+		out, err := solveOne(r, in, cfg, i)
 		var s *lb.Suspended
 		if errors.As(err, &s) {
-			var b bytes.Buffer
-			if err := gob.NewEncoder(&b).Encode(position{Index: i, Inner: s.State}); err != nil {
-				return fmt.Errorf("fifteen: %w", err)
-			}
-			s.State = b.Bytes()
 			return s
 		}
 		if err != nil {
@@ -184,9 +170,9 @@ func solve(r *cmdutil.Run, ins []instance) error {
 	return mismatch
 }
 
-// solveOne solves one instance with the flags' balancer; collective unless
-// the balancer is seq.
-func solveOne(r *cmdutil.Run, in instance, cfg lb.Config) (output, error) {
+// solveOne solves one instance, the index-th of the command's, with the
+// flags' balancer; collective unless the balancer is seq.
+func solveOne(r *cmdutil.Run, in instance, cfg lb.Config, index int) (output, error) {
 	out := output{Header: r.Header(), FastInit: r.FastInit() && !r.Seq(), Instance: in.Label, Start: in.Start.String()}
 	if in.Korf > 0 {
 		out.TableLength, out.TableNodes = in.Table.Optimal, in.Table.Nodes
@@ -200,7 +186,7 @@ func solveOne(r *cmdutil.Run, in instance, cfg lb.Config) (output, error) {
 		}
 		res = parallel.FromSequential(s)
 	} else {
-		p, o, err := parallel.Solve(r.World, in.Start, cfg)
+		p, o, err := parallel.SolveNumbered(r.World, in.Start, cfg, index)
 		if err != nil {
 			return out, err
 		}

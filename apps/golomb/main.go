@@ -6,8 +6,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -125,29 +123,17 @@ type output struct {
 	cmdutil.Report
 }
 
-// phase is the State of a suspended golomb search: the shortest rulers'
-// steps (Inner, ruler.SolveParallel's State), or with --count the count
-// after the steps done.
-type phase struct {
-	Counting bool
-	Steps    []ruler.Step // Counting: the steps before the count
-	Inner    []byte       // !Counting: the steps' own state
-}
-
-// suspend puts the phase in the State of a suspended search's error.
-func suspend(err error, ph phase) error {
+// suspendCount records in the error of a suspended count the steps done
+// before it (ruler.State, the one state of a suspended golomb search).
+func suspendCount(err error, steps []ruler.Step) error {
 	var s *lb.Suspended
 	if !errors.As(err, &s) {
 		return err
 	}
-	if !ph.Counting {
-		ph.Inner = s.State
+	var e error
+	if s.State, e = (ruler.State{Counting: true, Steps: steps}).MarshalBinary(); e != nil {
+		return e
 	}
-	var b bytes.Buffer
-	if e := gob.NewEncoder(&b).Encode(ph); e != nil {
-		return fmt.Errorf("golomb: %w", e)
-	}
-	s.State = b.Bytes()
 	return s
 }
 
@@ -156,11 +142,12 @@ func solve(r *cmdutil.Run, in instance) error {
 	var stats *lb.Outcome
 	start := time.Now()
 	// A resumed run continues the phase it was suspended in.
-	var resumed phase
+	var resumed ruler.State
 	resume := r.Resume()
 	if resume != nil {
-		if err := gob.NewDecoder(bytes.NewReader(resume.State)).Decode(&resumed); err != nil {
-			return fmt.Errorf("golomb: the state of the checkpoint: %w", err)
+		var err error
+		if resumed, err = ruler.DecodeState(resume.State); err != nil {
+			return fmt.Errorf("golomb: the checkpoint: %w", err)
 		}
 	}
 	search := func(m int) ([]ruler.Step, error) {
@@ -168,15 +155,12 @@ func solve(r *cmdutil.Run, in instance) error {
 			return ruler.Solve(m)
 		}
 		cfg := r.Config()
-		cfg.Resume = nil
-		if resume != nil && !resumed.Counting {
-			inner := *resume
-			inner.State = resumed.Inner
-			cfg.Resume = &inner
+		if resumed.Counting {
+			cfg.Resume = nil
 		}
 		steps, o, err := ruler.SolveParallel(r.World, m, cfg)
 		stats = o
-		return steps, suspend(err, phase{})
+		return steps, err
 	}
 	if in.Count > 0 {
 		// The counting search is bounded by the optimal lengths of the
@@ -208,7 +192,7 @@ func solve(r *cmdutil.Run, in instance) error {
 			var o *lb.Outcome
 			res, o, err = ruler.CountParallel(r.World, in.Marks, g, in.Count, cfg)
 			if err != nil {
-				return suspend(err, phase{Counting: true, Steps: steps})
+				return suspendCount(err, steps)
 			}
 			stats.Add(o)
 		}

@@ -46,10 +46,11 @@ func TestCheckpointSolve(t *testing.T) {
 				if !errors.As(err, &s) {
 					t.Fatalf("segment %d not suspended: %v", seg, err)
 				}
-				done, err := decodeDone(s.State)
+				st, err := DecodeState(s.State)
 				if err != nil {
 					t.Fatal(err)
 				}
+				done := st.Steps
 				suspended = append(suspended, len(done)+1)
 				if seg == 0 {
 					first = done
