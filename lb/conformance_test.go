@@ -14,7 +14,7 @@ import (
 // world; -short drops the largest, and the embedded world, whose
 // goroutines share the test's cores, stops at 16.
 func conformanceRanks(world string) []int {
-	if testing.Short() || world != "sim" {
+	if testing.Short() || world == "embedded" {
 		return []int{1, 2, 3, 7, 16}
 	}
 	return []int{1, 2, 3, 7, 16, 64}
@@ -31,8 +31,10 @@ func simulate(v lbtest.Variant, p int, netSeed uint64, budget int64, seed uint64
 
 // TestConformance runs every balancer variant through lb.Rank in every
 // world of this build (the simulator on the seeded fake network, the
-// embedded world of goroutine ranks), for every rank count and three seeds
-// (one in the embedded world, whose schedules vary by themselves).
+// lock-step world, the embedded world of goroutine ranks), for every rank
+// count and three seeds in the simulator (one elsewhere: the lock-step
+// world has no randomness of its own, the embedded world's schedules vary
+// by themselves).
 // Exhaustive counts must equal the sequential count exactly (no lost or
 // duplicated work); lb.Rank itself fails on a message after termination or
 // a rank that terminates twice (Done going back to false), and the
@@ -51,7 +53,7 @@ func TestConformance(t *testing.T) {
 			for _, p := range conformanceRanks(world.Name) {
 				for seed := uint64(1); seed <= seeds; seed++ {
 					t.Run(fmt.Sprintf("%s/%s/P=%d/seed=%d", world.Name, v.Name, p, seed), func(t *testing.T) {
-						if world.Name == "sim" {
+						if world.Name != "embedded" {
 							t.Parallel()
 						}
 						err := world.Run(p, seed*77, func(w lb.World) error {

@@ -3,6 +3,7 @@ package lbtest
 import (
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
+	"github.com/treelb/treelb/lb/lockstep"
 	"github.com/treelb/treelb/lb/sim"
 	"github.com/treelb/treelb/mpi"
 )
@@ -18,12 +19,19 @@ type World struct {
 }
 
 // Worlds returns the worlds of this build that one process can start: the
-// simulator on the seeded fake network, and the embedded world of
-// goroutine ranks (not in the MPI build, whose world mpirun starts; the MPI
-// suite, scripts/mpi-test.sh, runs the commands there).
+// simulator on the seeded fake network, the lock-step world of seed 003's
+// step model (its seed unused), and the embedded world of goroutine ranks
+// (not in the MPI build, whose world mpirun starts; the MPI suite,
+// scripts/mpi-test.sh, runs the commands there).
 func Worlds() []World {
 	ws := []World{{Name: "sim", Run: func(p int, seed uint64, f func(lb.World) error) error {
 		w, err := sim.New(p, sim.Config{Seed: seed})
+		if err != nil {
+			return err
+		}
+		return f(w)
+	}}, {Name: "lockstep", Run: func(p int, _ uint64, f func(lb.World) error) error {
+		w, err := lockstep.New(p, lockstep.Config{})
 		if err != nil {
 			return err
 		}

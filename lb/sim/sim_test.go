@@ -8,6 +8,7 @@ import (
 
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/lb/lockstep"
 	"github.com/treelb/treelb/lb/sim"
 )
 
@@ -39,9 +40,11 @@ func rangeRun(t *testing.T, p int, m lb.Machine, balancer string, opt lb.Options
 // rank with work executes one node, then every message of the step is
 // delivered, chains of replies included, before the next step) and the
 // simulator on the unit machine give every rank the same nodes, and the
-// last work slice ends after the number of steps in µs of virtual time;
-// KOSO and KOSO* (whose loads are exchanged within a step) on rings of 2 to
-// 12 ranks.
+// last work slice ends after the number of steps in µs of virtual time; the
+// lock-step world (lb/lockstep), which drives lb.Rank, gives every rank the
+// same nodes and ends no sooner (termination's steps follow); KOSO and
+// KOSO* (whose loads are exchanged within a step) on rings of 2 to 12
+// ranks.
 func TestUnitMachineIsTheStepModel(t *testing.T) {
 	mi, err := lb.LookupMachine("unit")
 	if err != nil {
@@ -59,6 +62,23 @@ func TestUnitMachineIsTheStepModel(t *testing.T) {
 			for r := range p {
 				if out.Ranks[r].Nodes != nodes[r] {
 					t.Fatalf("%s P=%d: rank %d worked %d nodes, %d in the step model", name, p, r, out.Ranks[r].Nodes, nodes[r])
+				}
+			}
+			ls, err := lockstep.New(p, lockstep.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, lout, err := lb.Run(ls, lb.Config{Balancer: info.New, Budget: 1, RankStats: true},
+				func() lb.Reducer[int64] { return lbtest.NewRange(n) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := lout.Seconds * 1e6; got < float64(steps)-1e-6 {
+				t.Errorf("%s P=%d: the lock-step world took %.6f steps, fewer than the step model's %d", name, p, got, steps)
+			}
+			for r := range p {
+				if lout.Ranks[r].Nodes != nodes[r] {
+					t.Fatalf("%s P=%d: rank %d worked %d nodes in the lock-step world, %d in the step model", name, p, r, lout.Ranks[r].Nodes, nodes[r])
 				}
 			}
 		}
