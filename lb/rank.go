@@ -40,12 +40,21 @@ import (
 //
 // A Rank belongs to one goroutine and is not safe for concurrent use.
 type Rank struct {
-	job    Job
-	app    App
-	b      Balancer
-	rank   int
-	size   int
-	budget int64
+	// The fields of every event first, so that a simulator of many ranks
+	// touches few cache lines per event.
+	b        Balancer
+	done     bool        // Done was seen by Outbox
+	holding  bool        // a request is held back (throttling)
+	released bool        // the held request left on a tick: send it first
+	maxPause int         // throttling's longest pause in ticks, 0 for none
+	pause    int         // the current pause
+	err      error       // a protocol violation seen by Outbox
+	due      func() bool // rank 0: Config.CheckpointDue until it fired
+	prog     Progresser  // rank 0 with Config.Progress, else nil
+	rank     int
+	size     int
+	budget   int64
+	app      App
 
 	cuts    int64 // in-place splits of the balancer (Env.cuts)
 	charged int64 // splits (Stats.Splits + cuts) reported by Splits so far
@@ -53,26 +62,19 @@ type Rank struct {
 	// Throttling: a request that follows a rejection is held back for a
 	// pause that doubles with every rejection in a row, from one tick to
 	// maxPause ticks; work resets it.
-	maxPause  int
-	pause     int
 	held      Msg
-	holding   bool
 	releaseAt int64 // the tick when the held request leaves
-	released  bool  // the held request left on a tick: send it first
 	ticks     int64 // the ticks so far
 
-	due      func() bool // rank 0: Config.CheckpointDue until it fired
-	dueEvery int         // ticks between polls of due while idle
-	dueTick  int64       // the tick of the last poll
+	dueEvery int   // ticks between polls of due while idle
+	dueTick  int64 // the tick of the last poll
 
-	prog   Progresser     // rank 0 with Config.Progress, else nil
 	report func(Progress) // Config.Progress
 	base   int64          // nodes of the world's earlier runs
 	last   Progress       // the latest snapshot reported
 
-	out  []Msg // the outbox when throttling filters it
-	done bool  // Done was seen by Outbox
-	err  error // a protocol violation seen by Outbox
+	out []Msg // the outbox when throttling filters it
+	job Job
 }
 
 // RankConfig says where a Rank stands in its world and how the world's
@@ -98,11 +100,22 @@ type RankConfig struct {
 // (primed with a resumed search's incumbent) and its balancer. The world
 // calls Start next.
 func NewRank(job Job, rc RankConfig) (*Rank, error) {
+	r := new(Rank)
+	if err := r.Init(job, rc); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Init makes r the engine of one rank of job, as NewRank does, for a world
+// that keeps its ranks' engines in its own storage (the simulator, beside
+// its state of each rank).
+func (r *Rank) Init(job Job, rc RankConfig) error {
 	cfg := job.Config
 	if job.NewApp == nil {
-		return nil, errors.New("lb: a job without apps")
+		return errors.New("lb: a job without apps")
 	}
-	r := &Rank{job: job, rank: rc.Rank, size: rc.Size, budget: cfg.budget(), maxPause: max(rc.MaxPause, 0),
+	*r = Rank{job: job, rank: rc.Rank, size: rc.Size, budget: cfg.budget(), maxPause: max(rc.MaxPause, 0),
 		dueEvery: max(rc.DueEvery, 0), base: rc.ProgressBase}
 	r.app = job.NewApp()
 	if cfg.Resume != nil {
@@ -111,7 +124,7 @@ func NewRank(job Job, rc RankConfig) (*Rank, error) {
 	b, err := NewBalancer(cfg.Balancer, Env{Rank: rc.Rank, Size: rc.Size, App: r.app, Rand: NewRand(cfg.Seed, rc.Rank),
 		Seed: cfg.Seed, Options: cfg.Options, cuts: &r.cuts})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r.b = b
 	if rc.Rank == 0 {
@@ -120,7 +133,7 @@ func NewRank(job Job, rc RankConfig) (*Rank, error) {
 			r.prog, r.report = p, cfg.Progress
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // App returns the rank's app.
@@ -145,7 +158,7 @@ func (r *Rank) Start(share [][]byte) error {
 	} else {
 		r.b.Start(r.app.Root())
 	}
-	r.pollDue()
+	r.PollDue()
 	return nil
 }
 
@@ -155,7 +168,9 @@ func (r *Rank) Start(share [][]byte) error {
 // idle: the world waits for a message or a tick). The slice's messages are
 // in the outbox.
 func (r *Rank) Work() (nodes int64, ok bool) {
-	r.pollDue()
+	if r.due != nil {
+		r.PollDue()
+	}
 	t := r.b.Task()
 	if t == nil {
 		return 0, false
@@ -184,7 +199,9 @@ func (r *Rank) Step(m Msg) error {
 		}
 	}
 	r.b.Deliver(m)
-	r.pollDue()
+	if r.due != nil {
+		r.PollDue()
+	}
 	return nil
 }
 
@@ -202,7 +219,7 @@ func (r *Rank) Tick(n int) {
 	}
 	if r.due != nil && r.dueEvery > 0 && r.ticks-r.dueTick >= int64(r.dueEvery) {
 		r.dueTick = r.ticks
-		r.pollDue()
+		r.PollDue()
 	}
 }
 
@@ -242,8 +259,6 @@ func (r *Rank) PollDue() bool {
 	}
 	return true
 }
-
-func (r *Rank) pollDue() { r.PollDue() }
 
 // Outbox returns the messages to send now, in order, and empties the
 // outbox; the slice is valid until the next call of a method of the Rank

@@ -105,8 +105,9 @@ func (w *world) Name() string { return "sim" }
 func (w *world) Rank() int    { return 0 }
 func (w *world) Size() int    { return w.p }
 
-// rank is the simulator's state of one rank.
+// rank is the simulator's state of one rank, beside its engine.
 type rank struct {
+	lb.Rank
 	cpu         bool  // the CPU runs a slice or handles messages until an event of classCPU
 	slice       int64 // nodes of the slice in progress, -1 while handling messages
 	head, tail  int32 // the inbox: messages that arrived while the CPU was busy
@@ -136,7 +137,6 @@ type sim struct {
 	m        *machine
 	p        int
 	jitter   *rand.Rand
-	rs       []*lb.Rank
 	ranks    []rank
 	q        eventHeap
 	msgs     []message
@@ -157,7 +157,8 @@ type sim struct {
 	next     time.Time
 	base     int64 // nodes of the world's earlier runs
 
-	due bool // rank 0 polls Config.CheckpointDue at every event, until it fired
+	due    bool // rank 0 polls Config.CheckpointDue at every event, until it fired
+	dueSet bool // the job has a Config.CheckpointDue
 }
 
 // Run simulates job on every rank; see New.
@@ -165,7 +166,7 @@ func (w *world) Run(job lb.Job) (*lb.Outcome, error) {
 	t0 := time.Now()
 	p := w.p
 	s := &sim{m: &w.m, p: p, jitter: rand.New(rand.NewPCG(w.cfg.Seed, 0x5eed)),
-		rs: make([]*lb.Rank, p), ranks: make([]rank, p), limit: w.cfg.MaxEvents,
+		ranks: make([]rank, p), limit: w.cfg.MaxEvents,
 		instant: w.m.overhead == 0 && w.m.latency == 0 && w.m.send == 0 && w.m.recv == 0}
 	if w.m.width > 0 && w.m.Contention {
 		s.links = make([]int64, 4*w.m.width*w.m.height)
@@ -182,25 +183,25 @@ func (w *world) Run(job lb.Job) (*lb.Outcome, error) {
 	}
 	resume := job.Config.Resume
 	s.due = job.Config.CheckpointDue != nil
+	s.dueSet = s.due
 	for r := range p {
-		rk, err := lb.NewRank(job, lb.RankConfig{Rank: r, Size: p, MaxPause: w.m.maxPause})
-		if err != nil {
+		sr := &s.ranks[r]
+		if err := sr.Init(job, lb.RankConfig{Rank: r, Size: p, MaxPause: w.m.maxPause}); err != nil {
 			return nil, err
 		}
 		if r == 0 && resume != nil {
-			if err := lb.CheckTasks(rk.App(), resume); err != nil {
+			if err := lb.CheckTasks(sr.App(), resume); err != nil {
 				return nil, err
 			}
 		}
-		s.rs[r] = rk
-		s.ranks[r] = rank{slice: -1, head: -1, tail: -1}
+		sr.slice, sr.head, sr.tail = -1, -1, -1
 	}
 	for r := range p {
 		var share [][]byte
 		if resume != nil {
 			share = resume.Share(r, p)
 		}
-		if err := s.rs[r].Start(share); err != nil {
+		if err := s.ranks[r].Start(share); err != nil {
 			return nil, err
 		}
 		c := int64(0)
@@ -232,12 +233,13 @@ func (w *world) Run(job lb.Job) (*lb.Outcome, error) {
 // incumbent of the ranks' apps.
 func (s *sim) snapshot() lb.Progress {
 	pr := lb.Progress{Nodes: s.base, Ranks: s.p}
-	for r, rk := range s.rs {
-		pr.Nodes += rk.Stats().Nodes
-		if sr := &s.ranks[r]; sr.cpu && sr.slice >= 0 {
+	for r := range s.ranks {
+		sr := &s.ranks[r]
+		pr.Nodes += sr.Stats().Nodes
+		if sr.cpu && sr.slice >= 0 {
 			pr.Busy++
 		}
-		if a, ok := rk.App().(lb.Bounded); ok {
+		if a, ok := sr.App().(lb.Bounded); ok {
 			if v, ok := a.Incumbent(); ok && (!pr.HasBound || a.Sense().Better(v, pr.Incumbent)) {
 				pr.Incumbent, pr.HasBound = v, true
 			}
@@ -292,7 +294,7 @@ func (s *sim) loop() error {
 // between two events, and suspends the search when it says so; rank 0
 // sends the suspension at once when its CPU is free, else when it is.
 func (s *sim) suspend() error {
-	if !s.rs[0].PollDue() {
+	if !s.ranks[0].PollDue() {
 		return nil
 	}
 	s.due = false
@@ -363,7 +365,7 @@ func (s *sim) drain(r int, c int64) error {
 // deliver hands m to rank r at local time *c, charging the receive costs.
 func (s *sim) deliver(r int, m lb.Msg, c *int64) error {
 	*c += s.m.overhead + s.m.recv + int64(len(m.Data))*s.m.recvByte
-	if err := s.rs[r].Step(m); err != nil {
+	if err := s.ranks[r].Step(m); err != nil {
 		return err
 	}
 	return s.flush(r, c, true)
@@ -403,10 +405,15 @@ func (s *sim) kick(r int) error {
 	if sr.done {
 		return nil
 	}
-	rk := s.rs[r]
+	rk := &s.ranks[r].Rank
 	n, ok := rk.Work()
 	if !ok {
-		// Idle; the poll of the checkpoint may have suspended the search.
+		if r != 0 || !s.dueSet {
+			s.waitTick(r)
+			return nil
+		}
+		// Idle rank 0, whose poll of the checkpoint may have suspended the
+		// search.
 		c := s.now
 		if err := s.flush(r, &c, true); err != nil {
 			return err
@@ -424,7 +431,9 @@ func (s *sim) kick(r int) error {
 	}
 	d := n * s.m.node
 	sr.work += d
-	d += rk.Splits() * s.m.split // static placement halves in Task and Work
+	if s.m.split > 0 {
+		d += rk.Splits() * s.m.split // static placement halves in Task and Work
+	}
 	if s.trace != nil {
 		s.trace.add(s.now, s.now+d)
 	}
@@ -439,7 +448,7 @@ func (s *sim) waitTick(r int) {
 	if s.m.pause == 0 {
 		return
 	}
-	n := s.rs[r].NextTick()
+	n := s.ranks[r].NextTick()
 	if n == 0 {
 		return
 	}
@@ -461,7 +470,7 @@ func (s *sim) tick(r int) error {
 	}
 	sr.tickAt = 0
 	if k := (s.now - sr.ticked) / s.m.pause; k > 0 {
-		s.rs[r].Tick(int(k))
+		s.ranks[r].Tick(int(k))
 		sr.ticked += k * s.m.pause
 	}
 	if sr.cpu {
@@ -481,8 +490,10 @@ func (s *sim) tick(r int) error {
 // a step.
 func (s *sim) flush(r int, c *int64, reply bool) error {
 	sr := &s.ranks[r]
-	rk := s.rs[r]
-	*c += rk.Splits() * s.m.split // the splits of the handling or the slice just ended
+	rk := &s.ranks[r].Rank
+	if s.m.split > 0 {
+		*c += rk.Splits() * s.m.split // the splits of the handling or the slice just ended
+	}
 	out, err := rk.Outbox()
 	if err != nil {
 		return err
@@ -565,7 +576,7 @@ func (s *sim) finish(job lb.Job, t0 time.Time) (*lb.Outcome, error) {
 		if !sr.done {
 			return nil, fmt.Errorf("lb: simulation ran dry at %.9f s with rank %d not done (lost work or deadlock)", float64(s.now)/1e12, r)
 		}
-		f, err := s.rs[r].End(float64(sr.work)/1e12, float64(sr.doneAt-sr.work)/1e12, float64(sr.doneAt)/1e12)
+		f, err := s.ranks[r].End(float64(sr.work)/1e12, float64(sr.doneAt-sr.work)/1e12, float64(sr.doneAt)/1e12)
 		if err != nil {
 			return nil, err
 		}
@@ -621,25 +632,25 @@ func (s *sim) finish(job lb.Job, t0 time.Time) (*lb.Outcome, error) {
 // job has it, without encoding each, else pairwise with job.Combine.
 func (s *sim) combine(job lb.Job) ([]byte, error) {
 	if job.CombineAll != nil {
-		apps := make([]lb.App, len(s.rs))
-		for r, rk := range s.rs {
-			apps[r] = rk.App()
+		apps := make([]lb.App, len(s.ranks))
+		for r := range s.ranks {
+			apps[r] = s.ranks[r].App()
 		}
 		return job.CombineAll(apps)
 	}
 	if job.Combine == nil {
 		return nil, errors.New("lb: a job without results")
 	}
-	acc, err := s.rs[0].Result()
+	acc, err := s.ranks[0].Result()
 	if err != nil {
 		return nil, err
 	}
-	for _, rk := range s.rs[1:] {
-		b, err := rk.Result()
+	for r := 1; r < len(s.ranks); r++ {
+		b, err := s.ranks[r].Result()
 		if err != nil {
 			return nil, err
 		}
-		if acc, err = job.Combine(s.rs[0].App(), acc, b); err != nil {
+		if acc, err = job.Combine(s.ranks[0].App(), acc, b); err != nil {
 			return nil, err
 		}
 	}
