@@ -5,15 +5,19 @@
 //
 // A Balancer takes messages and ticks in and puts messages out. It holds no
 // goroutines, no clock and no global random source: randomness comes seeded
-// per rank through Env. A World runs a computation on its ranks: package
-// lb/driver connects the balancers to an *mpi.Comm (the embedded world of
-// goroutine ranks, or real MPI), and NewSim to a discrete-event simulator
-// of up to 65536 ranks in one goroutine, which does the real work and
-// charges virtual time as a Machine model says (node cost, LogP's overhead,
-// latency and gap, bandwidth, a 2-D mesh with hops and link contention;
-// Machines lists the unit step model, the Parsytec GCel and a cluster). Run
-// is the one way to run a computation in any world, so a solver written
-// against a World runs unchanged in all of them.
+// per rank through Env. Rank is the engine of one rank (balancer, app,
+// statistics, start and resume, checkpoint and progress requests,
+// throttling, the end of a run), a state machine of the same kind, and a
+// World runs a computation by driving a Rank per rank: package lb/driver
+// over an *mpi.Comm (the embedded world of goroutine ranks, or real MPI),
+// package lb/sim in a discrete-event simulator of up to 65536 ranks in one
+// goroutine, which does the real work and charges virtual time as a Machine
+// model says (node cost, the loop's polls, splits and per-message costs,
+// LogP's overhead, latency and gap, bandwidth, a 2-D mesh with hops and
+// link contention; Machines lists the unit step model, the Parsytec GCel
+// and a cluster), and package lb/lockstep in synchronous steps. Run is the
+// one way to run a computation in any world, so a solver written against a
+// World runs unchanged in all of them.
 //
 // Termination is detected with the four-counter method over a tree-based
 // asynchronous reduction (seed 002, §4), followed by a drain wave so that no

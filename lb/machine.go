@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Machine is a cost model of a parallel machine for the simulator (NewSim):
+// Machine is a cost model of a parallel machine for the simulator (lb/sim):
 // what a node of the search costs, what a message costs its sender and its
 // receiver, how long it travels, and optionally the 2-D mesh it travels on.
 // All times are virtual nanoseconds; fractions are kept to the picosecond.

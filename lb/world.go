@@ -13,7 +13,7 @@ import (
 
 // World runs tree-shaped computations on a set of ranks: the embedded world
 // of goroutine ranks or real MPI (package lb/driver), or the discrete-event
-// simulator (NewSim). Solvers take a World, so one solver runs in every
+// simulator (package lb/sim). Solvers take a World, so one solver runs in every
 // world. A World belongs to one rank's goroutine (the simulator's to the
 // one goroutine that drives all its ranks) and is not safe for concurrent
 // use.
@@ -161,7 +161,7 @@ type SimReport struct {
 	Events      int64
 	RealSeconds float64
 	// Trace is the number of busy ranks over virtual time (at most 1024
-	// steps per run), when SimConfig.Trace asked for it.
+	// steps per run), when the simulator's Config.Trace asked for it.
 	Trace []TracePoint
 }
 

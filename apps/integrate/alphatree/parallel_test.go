@@ -42,7 +42,7 @@ func busy(out *lb.Outcome) int {
 }
 
 // TestParallelSim: every balancer variant at 1, 2, 7 and 16 ranks of the
-// seeded fake network (lb.NewSim, which delays and reorders messages), on
+// seeded fake network (sim.New, which delays and reorders messages), on
 // two trees and three network seeds each, expands exactly the sequential
 // tree, and the work is shared (see shares): slices of 20 nodes make the
 // balancers move work often.

@@ -64,7 +64,7 @@ func checkParallel(c exactCase, want, got Result, out *lb.Outcome) error {
 }
 
 // TestParallelSim: every balancer variant at 1, 2, 7 and 16 ranks of the
-// seeded fake network (lb.NewSim), two network seeds, integrates every
+// seeded fake network (sim.New), two network seeds, integrates every
 // case to the sequential tree and integral, bit for bit, within the
 // tolerance of the exact value. Slices of 20 nodes move work often.
 func TestParallelSim(t *testing.T) {

@@ -105,7 +105,7 @@ func checkParallel(w lb.World, pc parallelCase, s Search, cfg lb.Config) error {
 }
 
 // TestParallelFakeNetwork: under every balancer variant, on 1, 2 and 7
-// ranks of the seeded fake network (lb.NewSim, which delays and reorders
+// ranks of the seeded fake network (sim.New, which delays and reorders
 // messages between pairs) and several seeds, both searches find the DP
 // optimum of random instances of every class, with feasible items that
 // sum to it; and with the optimum known on every rank from the start they

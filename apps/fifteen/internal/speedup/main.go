@@ -87,7 +87,7 @@ func run(args []string, w io.Writer) error {
 	maxSeconds := fs.Float64("max-seconds", 240, "start no new instance after this many seconds")
 	out := fs.String("out", "out/fifteen-speedup.csv", "CSV output file")
 	seed := fs.Uint64("seed", 1, "seed of the ranks' random sources")
-	sim := fs.Int("sim", 0, "instead of the world, simulate `P` ranks (lb.NewSim) in virtual time (seeds 1..reps)")
+	sim := fs.Int("sim", 0, "instead of the world, simulate `P` ranks (sim.New) in virtual time (seeds 1..reps)")
 	nodeCost := fs.Int64("node-cost", 3, "with -sim: virtual ns per node (the solver does about 2.7)")
 	maxOther := fs.Float64("max-other", 0.15, "measure an iteration again when other processes used more than this many cores meanwhile (judged on iterations of 0.2 s or more, or from the instance's start)")
 	retries := fs.Int("retries", 5, "measurements again per iteration at most, after pauses of 3 s doubling up to a minute")
@@ -184,7 +184,7 @@ func run(args []string, w io.Writer) error {
 	}
 	world := mpi.WorldName
 	if *sim > 0 {
-		ranks, world = *sim, fmt.Sprintf("simulated (lb.NewSim: %d ns per node, the test network's latency and jitter)", *nodeCost)
+		ranks, world = *sim, fmt.Sprintf("simulated (sim.New: %d ns per node, the test network's latency and jitter)", *nodeCost)
 		err = each(0, func(in puzzle.Instance, its []iteration) ([]row, error) {
 			var rs []row
 			for _, it := range its {
