@@ -184,7 +184,9 @@ func (d *loop) run(share [][]byte) error {
 		}
 		t0 := time.Now()
 		if _, ok := d.r.Work(); ok {
-			d.work += time.Since(t0)
+			now := time.Now()
+			d.work += now.Sub(t0)
+			d.tick(now) // so that a request held after this slice waits its whole pause
 			if err := d.flush(); err != nil {
 				return err
 			}
@@ -213,10 +215,7 @@ func (d *loop) run(share [][]byte) error {
 		if err != nil {
 			return err
 		}
-		if k := time.Since(d.ticked) / tick; k > 0 {
-			d.ticked = d.ticked.Add(k * tick)
-			d.r.Tick(int(k))
-		}
+		d.tick(time.Now())
 		if ok {
 			if err := d.receive(st); err != nil {
 				return err
@@ -231,6 +230,14 @@ func (d *loop) run(share [][]byte) error {
 		}
 	}
 	return nil
+}
+
+// tick tells the rank the ticks that passed by now.
+func (d *loop) tick(now time.Time) {
+	if k := now.Sub(d.ticked) / tick; k > 0 {
+		d.ticked = d.ticked.Add(k * tick)
+		d.r.Tick(int(min(k, 1<<30)))
+	}
 }
 
 // wait blocks until a message arrives, or until the rank's next tick or a
