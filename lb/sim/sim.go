@@ -469,12 +469,12 @@ func (s *sim) tick(r int) error {
 		return nil // superseded
 	}
 	sr.tickAt = 0
-	if k := (s.now - sr.ticked) / s.m.pause; k > 0 {
-		s.ranks[r].Tick(int(k))
-		sr.ticked += k * s.m.pause
-	}
 	if sr.cpu {
-		return nil // the rank looks again when it is idle
+		return nil // kick asks for the tick again when the rank is idle
+	}
+	if k := (s.now - sr.ticked) / s.m.pause; k > 0 {
+		sr.Tick(int(min(k, 1<<30)))
+		sr.ticked += k * s.m.pause
 	}
 	c := s.now
 	if err := s.flush(r, &c, true); err != nil {
