@@ -40,8 +40,8 @@ import (
 //
 // A Rank belongs to one goroutine and is not safe for concurrent use.
 type Rank struct {
-	// The fields of every event first, so that a simulator of many ranks
-	// touches few cache lines per event.
+	// What every event uses, in a few cache lines (a simulator of many
+	// ranks keeps its engines side by side); the rest is in x.
 	b        Balancer
 	done     bool        // Done was seen by Outbox
 	holding  bool        // a request is held back (throttling)
@@ -55,9 +55,14 @@ type Rank struct {
 	size     int
 	budget   int64
 	app      App
+	cuts     int64 // in-place splits of the balancer (Env.cuts)
+	charged  int64 // splits (Stats.Splits + cuts) reported by Splits so far
+	x        *rankExtra
+}
 
-	cuts    int64 // in-place splits of the balancer (Env.cuts)
-	charged int64 // splits (Stats.Splits + cuts) reported by Splits so far
+// rankExtra is the part of a Rank that few events use.
+type rankExtra struct {
+	job Job
 
 	// Throttling: a request that follows a rejection is held back for a
 	// pause that doubles with every rejection in a row, from one tick to
@@ -74,7 +79,6 @@ type Rank struct {
 	last   Progress       // the latest snapshot reported
 
 	out []Msg // the outbox when throttling filters it
-	job Job
 }
 
 // RankConfig says where a Rank stands in its world and how the world's
@@ -115,8 +119,8 @@ func (r *Rank) Init(job Job, rc RankConfig) error {
 	if job.NewApp == nil {
 		return errors.New("lb: a job without apps")
 	}
-	*r = Rank{job: job, rank: rc.Rank, size: rc.Size, budget: cfg.budget(), maxPause: max(rc.MaxPause, 0),
-		dueEvery: max(rc.DueEvery, 0), base: rc.ProgressBase}
+	*r = Rank{rank: rc.Rank, size: rc.Size, budget: cfg.budget(), maxPause: max(rc.MaxPause, 0),
+		x: &rankExtra{job: job, dueEvery: max(rc.DueEvery, 0), base: rc.ProgressBase}}
 	r.app = job.NewApp()
 	if cfg.Resume != nil {
 		cfg.Resume.Prime(r.app)
@@ -130,7 +134,7 @@ func (r *Rank) Init(job Job, rc RankConfig) error {
 	if rc.Rank == 0 {
 		r.due = cfg.CheckpointDue
 		if p, ok := b.(Progresser); ok && cfg.Progress != nil {
-			r.prog, r.report = p, cfg.Progress
+			r.prog, r.x.report = p, cfg.Progress
 		}
 	}
 	return nil
@@ -151,7 +155,7 @@ func (r *Rank) Stats() *Stats { return r.b.Stats() }
 // open tasks (Suspended.Share, dealt by the world). Its messages are in the
 // outbox.
 func (r *Rank) Start(share [][]byte) error {
-	if r.job.Config.Resume != nil {
+	if r.x.job.Config.Resume != nil {
 		if err := StartShare(r.b, r.app, share); err != nil {
 			return err
 		}
@@ -213,12 +217,12 @@ func (r *Rank) Tick(n int) {
 	if n <= 0 {
 		return
 	}
-	r.ticks += int64(n)
-	if r.holding && r.ticks >= r.releaseAt {
+	r.x.ticks += int64(n)
+	if r.holding && r.x.ticks >= r.x.releaseAt {
 		r.holding, r.released = false, true
 	}
-	if r.due != nil && r.dueEvery > 0 && r.ticks-r.dueTick >= int64(r.dueEvery) {
-		r.dueTick = r.ticks
+	if r.due != nil && r.x.dueEvery > 0 && r.x.ticks-r.x.dueTick >= int64(r.x.dueEvery) {
+		r.x.dueTick = r.x.ticks
 		r.PollDue()
 	}
 }
@@ -229,10 +233,10 @@ func (r *Rank) Tick(n int) {
 func (r *Rank) NextTick() int {
 	next := int64(0)
 	if r.holding {
-		next = max(r.releaseAt-r.ticks, 1)
+		next = max(r.x.releaseAt-r.x.ticks, 1)
 	}
-	if r.due != nil && r.dueEvery > 0 {
-		d := max(r.dueTick+int64(r.dueEvery)-r.ticks, 1)
+	if r.due != nil && r.x.dueEvery > 0 {
+		d := max(r.x.dueTick+int64(r.x.dueEvery)-r.x.ticks, 1)
 		if next == 0 || d < next {
 			next = d
 		}
@@ -290,32 +294,32 @@ func (r *Rank) Outbox() ([]Msg, error) {
 		return nil, r.err
 	}
 	if r.prog != nil {
-		if s, ok := r.prog.Progress(); ok && s != r.last {
-			r.last = s
-			s.Nodes += r.base
-			r.report(s)
+		if s, ok := r.prog.Progress(); ok && s != r.x.last {
+			r.x.last = s
+			s.Nodes += r.x.base
+			r.x.report(s)
 		}
 	}
 	if r.maxPause == 0 {
 		return out, nil
 	}
-	r.out = r.out[:0]
+	r.x.out = r.x.out[:0]
 	if r.released {
 		r.released = false
-		r.out = append(r.out, r.held)
+		r.x.out = append(r.x.out, r.x.held)
 	}
 	for _, m := range out {
-		if r.holding && m.To == r.held.To {
+		if r.holding && m.To == r.x.held.To {
 			r.holding = false
-			r.out = append(r.out, r.held)
+			r.x.out = append(r.x.out, r.x.held)
 		}
 		if m.Kind == KRequest && r.pause > 0 && !r.holding {
-			r.held, r.holding, r.releaseAt = m, true, r.ticks+int64(r.pause)
+			r.x.held, r.holding, r.x.releaseAt = m, true, r.x.ticks+int64(r.pause)
 			continue
 		}
-		r.out = append(r.out, m)
+		r.x.out = append(r.x.out, m)
 	}
-	return r.out, nil
+	return r.x.out, nil
 }
 
 // Done reports that the search ended on every rank and no message is in
@@ -343,7 +347,7 @@ func (r *Rank) RequestProgress() {
 }
 
 // LastProgress returns the latest snapshot rank 0 reported.
-func (r *Rank) LastProgress() Progress { return r.last }
+func (r *Rank) LastProgress() Progress { return r.x.last }
 
 // End returns what the rank contributes to the run's reduction, but for
 // its result (Result): its statistics with the world's times, whether the
@@ -354,7 +358,7 @@ func (r *Rank) End(workSeconds, idleSeconds, seconds float64) (Finish, error) {
 		return Finish{}, fmt.Errorf("lb: rank %d ended before it was done", r.rank)
 	}
 	if r.holding {
-		return Finish{}, fmt.Errorf("lb: rank %d done with a request to rank %d held back", r.rank, r.held.To)
+		return Finish{}, fmt.Errorf("lb: rank %d done with a request to rank %d held back", r.rank, r.x.held.To)
 	}
 	st := *r.b.Stats()
 	st.WorkSeconds, st.IdleSeconds = workSeconds, idleSeconds
@@ -367,8 +371,8 @@ func (r *Rank) End(workSeconds, idleSeconds, seconds float64) (Finish, error) {
 
 // Result returns the rank's encoded result (Job.Result of its app).
 func (r *Rank) Result() ([]byte, error) {
-	if r.job.Result == nil {
+	if r.x.job.Result == nil {
 		return nil, errors.New("lb: a job without results")
 	}
-	return r.job.Result(r.app)
+	return r.x.job.Result(r.app)
 }

@@ -105,20 +105,21 @@ func (w *world) Name() string { return "sim" }
 func (w *world) Rank() int    { return 0 }
 func (w *world) Size() int    { return w.p }
 
-// rank is the simulator's state of one rank, beside its engine.
+// rank is the simulator's state of one rank, beside its engine (one
+// array of them, so that an event touches few cache lines).
 type rank struct {
-	lb.Rank
 	cpu         bool  // the CPU runs a slice or handles messages until an event of classCPU
-	slice       int64 // nodes of the slice in progress, -1 while handling messages
-	head, tail  int32 // the inbox: messages that arrived while the CPU was busy
 	startQueued bool  // an event of classStart is pending
 	done        bool  // Done was seen and its last messages sent
+	head, tail  int32 // the inbox: messages that arrived while the CPU was busy
+	slice       int64 // nodes of the slice in progress, -1 while handling messages
 	doneAt      int64
 	work        int64    // time spent on slices
 	nic         int64    // when the next message may leave (the gap)
 	flights     []flight // messages on their way to others, for FIFO order per pair
 	ticked      int64    // throttling: the virtual time up to which ticks were told
 	tickAt      int64    // the time of the pending tick event, 0 for none
+	lb.Rank
 }
 
 // flight is the arrival time of the last message on its way to a rank.
