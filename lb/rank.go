@@ -3,6 +3,7 @@ package lb
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Rank is the engine of one rank of a run, in the manner of etcd-io/raft's
@@ -40,29 +41,31 @@ import (
 //
 // A Rank belongs to one goroutine and is not safe for concurrent use.
 type Rank struct {
-	// What every event uses, in a few cache lines (a simulator of many
-	// ranks keeps its engines side by side); the rest is in x.
+	// What every event uses, in one cache line (a simulator of many ranks
+	// keeps its engines side by side: TestRankSize); the rest is in x.
 	b        Balancer
-	done     bool        // Done was seen by Outbox
-	holding  bool        // a request is held back (throttling)
-	released bool        // the held request left on a tick: send it first
-	maxPause int         // throttling's longest pause in ticks, 0 for none
-	pause    int         // the current pause
-	err      error       // a protocol violation seen by Outbox
-	due      func() bool // rank 0: Config.CheckpointDue until it fired
-	prog     Progresser  // rank 0 with Config.Progress, else nil
-	rank     int
-	size     int
-	budget   int64
-	app      App
-	cuts     int64 // in-place splits of the balancer (Env.cuts)
-	charged  int64 // splits (Stats.Splits + cuts) reported by Splits so far
 	x        *rankExtra
+	due      func() bool // rank 0: Config.CheckpointDue until it fired
+	budget   int64
+	rank     int32
+	size     int32
+	maxPause int32 // throttling's longest pause in ticks, 0 for none
+	pause    int32 // the current pause
+	done     bool  // Done was seen by Outbox
+	holding  bool  // a request is held back (throttling)
+	released bool  // the held request left on a tick: send it first
+	failed   bool  // Outbox saw a protocol violation (x.err)
+	reports  bool  // rank 0 reports progress (x.prog)
 }
 
 // rankExtra is the part of a Rank that few events use.
 type rankExtra struct {
-	job Job
+	job     Job
+	app     App
+	err     error      // the protocol violation Outbox saw
+	prog    Progresser // rank 0 with Config.Progress
+	cuts    int64      // in-place splits of the balancer (Env.cuts)
+	charged int64      // splits (Stats.Splits + cuts) reported by Splits so far
 
 	// Throttling: a request that follows a rejection is held back for a
 	// pause that doubles with every rejection in a row, from one tick to
@@ -119,14 +122,17 @@ func (r *Rank) Init(job Job, rc RankConfig) error {
 	if job.NewApp == nil {
 		return errors.New("lb: a job without apps")
 	}
-	*r = Rank{rank: rc.Rank, size: rc.Size, budget: cfg.budget(), maxPause: max(rc.MaxPause, 0),
-		x: &rankExtra{job: job, dueEvery: max(rc.DueEvery, 0), base: rc.ProgressBase}}
-	r.app = job.NewApp()
-	if cfg.Resume != nil {
-		cfg.Resume.Prime(r.app)
+	if rc.Size < 1 || rc.Size > math.MaxInt32 || rc.MaxPause > math.MaxInt32/2 {
+		return fmt.Errorf("lb: rank %d of %d, pauses of up to %d ticks", rc.Rank, rc.Size, rc.MaxPause)
 	}
-	b, err := NewBalancer(cfg.Balancer, Env{Rank: rc.Rank, Size: rc.Size, App: r.app, Rand: NewRand(cfg.Seed, rc.Rank),
-		Seed: cfg.Seed, Options: cfg.Options, cuts: &r.cuts})
+	*r = Rank{rank: int32(rc.Rank), size: int32(rc.Size), budget: cfg.budget(), maxPause: int32(max(rc.MaxPause, 0)),
+		x: &rankExtra{job: job, dueEvery: max(rc.DueEvery, 0), base: rc.ProgressBase}}
+	r.x.app = job.NewApp()
+	if cfg.Resume != nil {
+		cfg.Resume.Prime(r.x.app)
+	}
+	b, err := NewBalancer(cfg.Balancer, Env{Rank: rc.Rank, Size: rc.Size, App: r.x.app, Rand: NewRand(cfg.Seed, rc.Rank),
+		Seed: cfg.Seed, Options: cfg.Options, cuts: &r.x.cuts})
 	if err != nil {
 		return err
 	}
@@ -134,14 +140,14 @@ func (r *Rank) Init(job Job, rc RankConfig) error {
 	if rc.Rank == 0 {
 		r.due = cfg.CheckpointDue
 		if p, ok := b.(Progresser); ok && cfg.Progress != nil {
-			r.prog, r.x.report = p, cfg.Progress
+			r.x.prog, r.x.report, r.reports = p, cfg.Progress, true
 		}
 	}
 	return nil
 }
 
 // App returns the rank's app.
-func (r *Rank) App() App { return r.app }
+func (r *Rank) App() App { return r.x.app }
 
 // Balancer returns the rank's balancer, for worlds and tests that inspect
 // it; drive the rank through the Rank's methods only.
@@ -156,11 +162,11 @@ func (r *Rank) Stats() *Stats { return r.b.Stats() }
 // outbox.
 func (r *Rank) Start(share [][]byte) error {
 	if r.x.job.Config.Resume != nil {
-		if err := StartShare(r.b, r.app, share); err != nil {
+		if err := StartShare(r.b, r.x.app, share); err != nil {
 			return err
 		}
 	} else {
-		r.b.Start(r.app.Root())
+		r.b.Start(r.x.app.Root())
 	}
 	r.PollDue()
 	return nil
@@ -274,27 +280,24 @@ func (r *Rank) PollDue() bool {
 // also reports a new progress snapshot (Config.Progress).
 func (r *Rank) Outbox() ([]Msg, error) {
 	out := r.b.Outbox()
-	if r.err != nil {
-		return nil, r.err
+	if r.failed {
+		return nil, r.x.err
 	}
 	if r.done && len(out) > 0 {
-		r.err = fmt.Errorf("lb: rank %d sent %v to %d after it was done", r.rank, out[0].Kind, out[0].To)
-		return nil, r.err
+		return nil, r.fail(fmt.Errorf("lb: rank %d sent %v to %d after it was done", r.rank, out[0].Kind, out[0].To))
 	}
 	for _, m := range out {
-		if m.To < 0 || m.To >= r.size || m.From != r.rank {
-			r.err = fmt.Errorf("lb: rank %d sent a message from %d to %d", r.rank, m.From, m.To)
-			return nil, r.err
+		if m.To < 0 || m.To >= int(r.size) || m.From != int(r.rank) {
+			return nil, r.fail(fmt.Errorf("lb: rank %d sent a message from %d to %d", r.rank, m.From, m.To))
 		}
 	}
 	if r.b.Done() {
 		r.done = true
 	} else if r.done {
-		r.err = fmt.Errorf("lb: rank %d was done and is not any more", r.rank)
-		return nil, r.err
+		return nil, r.fail(fmt.Errorf("lb: rank %d was done and is not any more", r.rank))
 	}
-	if r.prog != nil {
-		if s, ok := r.prog.Progress(); ok && s != r.x.last {
+	if r.reports {
+		if s, ok := r.x.prog.Progress(); ok && s != r.x.last {
 			r.x.last = s
 			s.Nodes += r.x.base
 			r.x.report(s)
@@ -322,6 +325,12 @@ func (r *Rank) Outbox() ([]Msg, error) {
 	return r.x.out, nil
 }
 
+// fail records a protocol violation, which Outbox reports from now on.
+func (r *Rank) fail(err error) error {
+	r.failed, r.x.err = true, err
+	return err
+}
+
 // Done reports that the search ended on every rank and no message is in
 // flight; the world then ends the rank with End.
 func (r *Rank) Done() bool { return r.b.Done() }
@@ -331,9 +340,9 @@ func (r *Rank) Done() bool { return r.b.Done() }
 // placement and fast initialisation. The simulator charges them
 // (Machine.SplitNS); the real worlds pay them in their wall time.
 func (r *Rank) Splits() int64 {
-	n := r.b.Stats().Splits + r.cuts
-	d := n - r.charged
-	r.charged = n
+	n := r.b.Stats().Splits + r.x.cuts
+	d := n - r.x.charged
+	r.x.charged = n
 	return d
 }
 
@@ -341,8 +350,8 @@ func (r *Rank) Splits() int64 {
 // the world calls it by its clock, about every Config.ProgressEvery. The
 // snapshot travels as balancer messages; Outbox reports it once complete.
 func (r *Rank) RequestProgress() {
-	if r.prog != nil {
-		r.prog.RequestProgress()
+	if r.x.prog != nil {
+		r.x.prog.RequestProgress()
 	}
 }
 
@@ -363,7 +372,7 @@ func (r *Rank) End(workSeconds, idleSeconds, seconds float64) (Finish, error) {
 	st := *r.b.Stats()
 	st.WorkSeconds, st.IdleSeconds = workSeconds, idleSeconds
 	f := Finish{Stats: st, Seconds: seconds}
-	if err := f.SetEnd(r.app, r.b); err != nil {
+	if err := f.SetEnd(r.x.app, r.b); err != nil {
 		return Finish{}, err
 	}
 	return f, nil
@@ -374,5 +383,5 @@ func (r *Rank) Result() ([]byte, error) {
 	if r.x.job.Result == nil {
 		return nil, errors.New("lb: a job without results")
 	}
-	return r.x.job.Result(r.app)
+	return r.x.job.Result(r.x.app)
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"testing"
+	"unsafe"
 
 	"github.com/treelb/treelb/lb"
 )
@@ -77,5 +78,17 @@ func TestEventHeap(t *testing.T) {
 			t.Fatalf("%+v after %+v", e, prev)
 		}
 		prev = e
+	}
+}
+
+// TestRankSize: a rank's state and its engine take two cache lines, so
+// that an event of a simulation of many ranks touches few (the simulator is
+// memory-bound at 16384 ranks).
+func TestRankSize(t *testing.T) {
+	if n := unsafe.Sizeof(lb.Rank{}); n > 64 {
+		t.Errorf("lb.Rank takes %d bytes, more than a cache line", n)
+	}
+	if n := unsafe.Sizeof(rank{}); n > 128 {
+		t.Errorf("the simulator's rank takes %d bytes, more than two cache lines", n)
 	}
 }

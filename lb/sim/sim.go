@@ -105,21 +105,26 @@ func (w *world) Name() string { return "sim" }
 func (w *world) Rank() int    { return 0 }
 func (w *world) Size() int    { return w.p }
 
-// rank is the simulator's state of one rank, beside its engine (one
-// array of them, so that an event touches few cache lines).
+// rank is the simulator's state of one rank, beside its engine: two cache
+// lines, in one array, so that an event touches few (TestRankSize); what
+// few events use is in times.
 type rank struct {
-	cpu         bool  // the CPU runs a slice or handles messages until an event of classCPU
-	startQueued bool  // an event of classStart is pending
-	done        bool  // Done was seen and its last messages sent
-	head, tail  int32 // the inbox: messages that arrived while the CPU was busy
-	slice       int64 // nodes of the slice in progress, -1 while handling messages
-	doneAt      int64
+	cpu         bool     // the CPU runs a slice or handles messages until an event of classCPU
+	startQueued bool     // an event of classStart is pending
+	done        bool     // Done was seen and its last messages sent
+	head, tail  int32    // the inbox: messages that arrived while the CPU was busy
+	slice       int64    // nodes of the slice in progress, -1 while handling messages
 	work        int64    // time spent on slices
 	nic         int64    // when the next message may leave (the gap)
 	flights     []flight // messages on their way to others, for FIFO order per pair
-	ticked      int64    // throttling: the virtual time up to which ticks were told
-	tickAt      int64    // the time of the pending tick event, 0 for none
 	lb.Rank
+}
+
+// times is the simulator's state of one rank that few events use.
+type times struct {
+	doneAt int64 // when the rank was done
+	ticked int64 // throttling: the virtual time up to which ticks were told
+	tickAt int64 // the time of the pending tick event, 0 for none
 }
 
 // flight is the arrival time of the last message on its way to a rank.
@@ -139,6 +144,7 @@ type sim struct {
 	p        int
 	jitter   *rand.Rand
 	ranks    []rank
+	times    []times
 	q        eventHeap
 	msgs     []message
 	free     []int32
@@ -167,7 +173,7 @@ func (w *world) Run(job lb.Job) (*lb.Outcome, error) {
 	t0 := time.Now()
 	p := w.p
 	s := &sim{m: &w.m, p: p, jitter: rand.New(rand.NewPCG(w.cfg.Seed, 0x5eed)),
-		ranks: make([]rank, p), limit: w.cfg.MaxEvents,
+		ranks: make([]rank, p), times: make([]times, p), limit: w.cfg.MaxEvents,
 		instant: w.m.overhead == 0 && w.m.latency == 0 && w.m.send == 0 && w.m.recv == 0}
 	if w.m.width > 0 && w.m.Contention {
 		s.links = make([]int64, 4*w.m.width*w.m.height)
@@ -453,29 +459,29 @@ func (s *sim) waitTick(r int) {
 	if n == 0 {
 		return
 	}
-	sr := &s.ranks[r]
-	at := max(sr.ticked+int64(n)*s.m.pause, s.now)
-	if sr.tickAt != 0 && sr.tickAt <= at {
+	st := &s.times[r]
+	at := max(st.ticked+int64(n)*s.m.pause, s.now)
+	if st.tickAt != 0 && st.tickAt <= at {
 		return // an earlier tick is pending
 	}
-	sr.tickAt = at
+	st.tickAt = at
 	s.push(at, classTick, r, -1)
 }
 
 // tick tells an idle rank the ticks that passed, which may release its
 // held request.
 func (s *sim) tick(r int) error {
-	sr := &s.ranks[r]
-	if s.now != sr.tickAt || sr.done {
+	sr, st := &s.ranks[r], &s.times[r]
+	if s.now != st.tickAt || sr.done {
 		return nil // superseded
 	}
-	sr.tickAt = 0
+	st.tickAt = 0
 	if sr.cpu {
 		return nil // kick asks for the tick again when the rank is idle
 	}
-	if k := (s.now - sr.ticked) / s.m.pause; k > 0 {
+	if k := (s.now - st.ticked) / s.m.pause; k > 0 {
 		sr.Tick(int(min(k, 1<<30)))
-		sr.ticked += k * s.m.pause
+		st.ticked += k * s.m.pause
 	}
 	c := s.now
 	if err := s.flush(r, &c, true); err != nil {
@@ -510,7 +516,7 @@ func (s *sim) flush(r int, c *int64, reply bool) error {
 		s.push(at, classArrive, m.To, s.alloc(m))
 	}
 	if rk.Done() && !sr.done {
-		sr.done, sr.doneAt = true, *c
+		sr.done, s.times[r].doneAt = true, *c
 	}
 	return nil
 }
@@ -577,7 +583,8 @@ func (s *sim) finish(job lb.Job, t0 time.Time) (*lb.Outcome, error) {
 		if !sr.done {
 			return nil, fmt.Errorf("lb: simulation ran dry at %.9f s with rank %d not done (lost work or deadlock)", float64(s.now)/1e12, r)
 		}
-		f, err := s.ranks[r].End(float64(sr.work)/1e12, float64(sr.doneAt-sr.work)/1e12, float64(sr.doneAt)/1e12)
+		doneAt := s.times[r].doneAt
+		f, err := sr.End(float64(sr.work)/1e12, float64(doneAt-sr.work)/1e12, float64(doneAt)/1e12)
 		if err != nil {
 			return nil, err
 		}
@@ -601,7 +608,7 @@ func (s *sim) finish(job lb.Job, t0 time.Time) (*lb.Outcome, error) {
 	bytes := lb.StatsSize + len(res)
 	f := make([]int64, p)
 	for r := p - 1; r >= 0; r-- {
-		t := s.ranks[r].doneAt
+		t := s.times[r].doneAt
 		for c := 2*r + 1; c <= 2*r+2 && c < p; c++ {
 			t = max(t, f[c]+s.pathDelay(c, r, bytes))
 		}
