@@ -243,6 +243,11 @@ type MeshPoint struct {
 	// the largest D of the messages sent.
 	ZeroLoadMean float64 `json:"zero_load_mean_ns"`
 	ZeroLoadMax  float64 `json:"zero_load_max_ns"`
+	// LatencyMean is the mean latency of a message under the load of the
+	// dispatch: from the start of its sending to its arrival, plus the
+	// receiver's overhead (2o + the time in the network), to compare with
+	// ZeroLoadMean.
+	LatencyMean float64 `json:"latency_mean_ns"`
 	// Dispatch is the simulated time until the last message is received
 	// (mean over rounds; DispatchSD its standard deviation).
 	Dispatch   float64 `json:"dispatch_ns"`
@@ -257,6 +262,7 @@ type meshRound struct {
 	elements, messages, hops, maxHops int64
 	maxLink, maxSend, maxRecv         int64
 	dispatch                          float64
+	latency                           float64 // Σ over the messages of arrival − sending
 }
 
 // MeshConfigs returns the configurations of the study: p = 4, 16, …, maxP
@@ -418,7 +424,8 @@ func meshReplay(k int, dst []int32, off []int, mp MeshParams) meshRound {
 			cursor[i], more = c+1, true
 			sent[i]++
 			d := int(dst[c])
-			t := float64(sent[i])*mp.OverheadNS + mp.LatencyNS
+			sentAt := float64(sent[i]) * mp.OverheadNS
+			t := sentAt + mp.LatencyNS
 			meshRoute(k, i, d, func(l int) {
 				start := t
 				if mp.Contention {
@@ -435,6 +442,7 @@ func meshReplay(k int, dst []int32, off []int, mp MeshParams) meshRound {
 			}
 			arrivals[fill[d]] = t
 			fill[d]++
+			mr.latency += t - sentAt
 		}
 	}
 	for i := range p {
@@ -461,8 +469,9 @@ func meshSummary(c PQ, mp MeshParams, rs []meshRound) MeshPoint {
 	}
 	L := float64(mp.Bytes)
 	var links, dispatch []float64
-	var hops, maxHops, elements, messages, send, recv float64
+	var hops, maxHops, elements, messages, send, recv, latency float64
 	for _, r := range rs {
+		latency += r.latency
 		elements += float64(r.elements)
 		messages += float64(r.messages)
 		hops += float64(r.hops)
@@ -497,6 +506,7 @@ func meshSummary(c PQ, mp MeshParams, rs []meshRound) MeshPoint {
 	if messages > 0 {
 		pt.ZeroLoadMean = zero(hops / messages)
 		pt.ZeroLoadMax = zero(maxHops)
+		pt.LatencyMean = latency/messages + 2*mp.OverheadNS
 	}
 	pt.Dispatch, pt.DispatchSD = meanSDn(dispatch)
 	if pt.Dispatch > 0 {
@@ -531,7 +541,7 @@ func meshColumns(pt MeshPoint) ([]string, []string) {
 		{"max_link_bytes", f(pt.MaxLink)}, {"max_link_sd_bytes", f(pt.MaxLinkSD)}, {"busiest_theory_bytes", f(pt.BusiestTheory)},
 		{"time_capacity_ns", f(pt.TimeCapacity)}, {"time_capacity_paper_ns", f(pt.TimeCapacityPaper)},
 		{"time_link_ns", f(pt.TimeLink)}, {"time_send_ns", f(pt.TimeSend)}, {"time_recv_ns", f(pt.TimeRecv)},
-		{"zero_load_mean_ns", f(pt.ZeroLoadMean)}, {"zero_load_max_ns", f(pt.ZeroLoadMax)},
+		{"zero_load_mean_ns", f(pt.ZeroLoadMean)}, {"zero_load_max_ns", f(pt.ZeroLoadMax)}, {"latency_mean_ns", f(pt.LatencyMean)},
 		{"dispatch_ns", f(pt.Dispatch)}, {"dispatch_sd_ns", f(pt.DispatchSD)}, {"link_utilisation", f(pt.LinkUtilisation)},
 	}
 	names, vals := make([]string, len(cols)), make([]string, len(cols))
@@ -556,21 +566,21 @@ func WriteMeshCSV(w io.Writer, pts []MeshPoint) error {
 
 // WriteMeshText writes the points as a table, times in ms: per point the
 // hops against the seed's mean, the busiest link against its expectation,
-// the lower bounds on the dispatch time, the zero-load latency and the
-// simulated dispatch.
+// the lower bounds on the dispatch time, the simulated dispatch, and the
+// mean latency of a message at zero load and under the dispatch's load.
 func WriteMeshText(w io.Writer, pts []MeshPoint) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "p\tq\talloc\telements\thops\tpaper\ttraffic/paper\tbusiest link KB\texpected\tM/C paper ms\tlink ms\tsend ms\tzero-load max ms\tdispatch ms\tlink busy\t")
+	fmt.Fprintln(tw, "p\tq\talloc\telements\thops\tpaper\ttraffic/paper\tbusiest link KB\texpected\tM/C paper ms\tlink ms\tsend ms\tdispatch ms\tlink busy\tzero-load ms\tlatency ms\t")
 	ms := func(ns float64) float64 { return ns / 1e6 }
 	for _, pt := range pts {
 		ratio := 0.0
 		if pt.TrafficPaper > 0 {
 			ratio = pt.Traffic / pt.TrafficPaper
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%.0f\t%.2f\t%.2f\t%.3f\t%.1f\t%.1f\t%.3g\t%.3g\t%.3g\t%.3g\t%.3g ± %.2g\t%.0f%%\t\n",
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%.0f\t%.2f\t%.2f\t%.3f\t%.1f\t%.1f\t%.3g\t%.3g\t%.3g\t%.3g ± %.2g\t%.0f%%\t%.3g\t%.3g\t\n",
 			pt.P, pt.Q, pt.Alloc, pt.Elements, pt.MeanHops, pt.MeanHopsPaper, ratio, pt.MaxLink/1e3, pt.BusiestTheory/1e3,
-			ms(pt.TimeCapacityPaper), ms(pt.TimeLink), ms(pt.TimeSend), ms(pt.ZeroLoadMax), ms(pt.Dispatch), ms(pt.DispatchSD),
-			100*pt.LinkUtilisation)
+			ms(pt.TimeCapacityPaper), ms(pt.TimeLink), ms(pt.TimeSend), ms(pt.Dispatch), ms(pt.DispatchSD),
+			100*pt.LinkUtilisation, ms(pt.ZeroLoadMean), ms(pt.LatencyMean))
 	}
 	return tw.Flush()
 }

@@ -149,8 +149,9 @@ func TestMeshReplayTimes(t *testing.T) {
 	mp := gcelMesh()
 	o, lat, hop, xfer := mp.OverheadNS, mp.LatencyNS, mp.HopNS, float64(mp.Bytes)*mp.ByteNS
 	// Rank 0 → 3 (east, then south: 2 hops).
-	if got, want := meshReplay(2, []int32{3}, []int{0, 1, 1, 1, 1}, mp).dispatch, 2*o+lat+2*hop+xfer; got != want {
-		t.Errorf("lone message: %v ns, want %v", got, want)
+	lone := meshReplay(2, []int32{3}, []int{0, 1, 1, 1, 1}, mp)
+	if got, want := lone.dispatch, 2*o+lat+2*hop+xfer; got != want || lone.latency+2*o != want {
+		t.Errorf("lone message: %v ns, latency %v, want %v", got, lone.latency+2*o, want)
 	}
 	sf := mp
 	sf.StoreForward = true
@@ -189,9 +190,10 @@ func TestMeshReplayTimes(t *testing.T) {
 // the senders' and the receivers' overheads or the longest zero-load
 // latency, grows like √p·q: with the GCel's links, from p = 64 to 1024
 // (√p ×4) the busiest link's time per element grows by 3.5 to 4.5 and the
-// dispatch time per element by more than 3. Block and modular allocation
-// give the same figures up to noise, as the destinations are uniform in
-// both.
+// dispatch time per element by more than 3; and a message's mean latency
+// under that load is at least its zero-load latency, by a factor that more
+// than doubles. Block and modular allocation give the same figures up to
+// noise, as the destinations are uniform in both.
 func TestMeshPaperClaims(t *testing.T) {
 	var perElement [2][2]float64 // [alloc][p]
 	for ai, a := range []Alloc{Block, Modular} {
@@ -223,8 +225,12 @@ func TestMeshPaperClaims(t *testing.T) {
 					t.Errorf("%s: dispatch %.4g ns below its %s bound %.4g ns", name, pt.Dispatch, lb.what, lb.v)
 				}
 			}
-			t.Logf("%s: hops %.2f (seed %.2f), busiest link %.0f B (expected %.0f), dispatch %.3g ms, link %.3g ms, send %.3g ms, M/C %.3g ms",
-				name, pt.MeanHops, pt.MeanHopsPaper, pt.MaxLink, pt.BusiestTheory, pt.Dispatch/1e6, pt.TimeLink/1e6, pt.TimeSend/1e6, pt.TimeCapacityPaper/1e6)
+			if pt.LatencyMean < pt.ZeroLoadMean*(1-1e-9) {
+				t.Errorf("%s: mean latency %.4g ns under load below the zero-load %.4g ns", name, pt.LatencyMean, pt.ZeroLoadMean)
+			}
+			t.Logf("%s: hops %.2f (seed %.2f), busiest link %.0f B (expected %.0f), dispatch %.3g ms, link %.3g ms, send %.3g ms, M/C %.3g ms, latency %.3g ms (zero-load %.3g ms)",
+				name, pt.MeanHops, pt.MeanHopsPaper, pt.MaxLink, pt.BusiestTheory, pt.Dispatch/1e6, pt.TimeLink/1e6, pt.TimeSend/1e6, pt.TimeCapacityPaper/1e6,
+				pt.LatencyMean/1e6, pt.ZeroLoadMean/1e6)
 			perElement[ai][pi] = pt.Dispatch / (float64(pt.Q) * mp.Beta)
 		}
 		link := pts[1].TimeLink / pts[0].TimeLink
@@ -233,6 +239,14 @@ func TestMeshPaperClaims(t *testing.T) {
 		}
 		if g := perElement[ai][1] / perElement[ai][0]; g < 3 {
 			t.Errorf("%v: the dispatch time per element grows only %.2f× from p = 64 to 1024", a, g)
+		}
+		// With links of constant bandwidth, a message's latency under the
+		// load of random traffic moves away from the zero-load latency as p
+		// grows (the seed: the bandwidth must grow like √p to keep it
+		// within a constant factor).
+		r0, r1 := pts[0].LatencyMean/pts[0].ZeroLoadMean, pts[1].LatencyMean/pts[1].ZeroLoadMean
+		if r1 < 2*r0 {
+			t.Errorf("%v: latency under load / zero-load latency %.2f at p = 64, only %.2f at p = 1024", a, r0, r1)
 		}
 	}
 	for pi := range 2 {

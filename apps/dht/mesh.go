@@ -138,7 +138,8 @@ func runMesh(c *cli.Context) error {
 	}
 	_, err = fmt.Fprintln(w, "\nhops: mean path of an element (0 at home) against the seed's (2/3)(√p − 1/√p); traffic/paper: Σ hops·L against (2/3)p^(3/2)qβL;\n"+
 		"busiest link against ⌊√p/2⌋⌈√p/2⌉qβL/√p; bounds on the dispatch: M/C paper = traffic/(2√p(√p−1) channels)·t_w, link = busiest link·t_w,\n"+
-		"send = most messages of a sender × overhead; link busy = link bound / dispatch")
+		"send = most messages of a sender × overhead; link busy = link bound / dispatch; zero-load = t_s + t_h·D + t_w·L at the mean D;\n"+
+		"latency = mean time from sending a message to its receipt (2o + time in the network) under the dispatch's load")
 	return err
 }
 
@@ -161,6 +162,10 @@ func writeMeshFiles(dir string, pts []hashtable.MeshPoint, title string) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if err := fh.Close(); err != nil {
+			os.Remove(fh.Name())
+			return err
+		}
+		if err := os.Chmod(fh.Name(), 0o644); err != nil { // CreateTemp makes it private
 			os.Remove(fh.Name())
 			return err
 		}
