@@ -15,7 +15,8 @@ import (
 // which ends the phase (its exchange along one dimension and the global
 // synchronisation) and, after the last phase of a cycle, the shuffle. The
 // app is rangeApp (randompolling_paper_test.go): N nodes, split in halves,
-// so a subproblem that has been split g times holds at most ⌈N/2^g⌉ nodes.
+// so a subproblem that has been split g times holds at most ⌈N/2^g⌉ nodes;
+// or quarterApp, whose splits give away only a quarter.
 
 // psPhase is what the step model saw in one phase.
 type psPhase struct {
@@ -26,13 +27,16 @@ type psPhase struct {
 	shuffled     bool  // the subproblems were permuted after this phase
 }
 
-// psStepModel runs p ranks of poll-and-shuffle with opts on rangeApp{n},
-// Δt nodes per slice, checking on every message and after every phase the
+// psStepModel runs p ranks of poll-and-shuffle with opts on rangeApp{n}
+// (quarterApp{n} when quarter), Δt nodes per slice, checking on every message and after every phase the
 // claims of Fig. 2 (see TestPollShufflePhases); it returns the phases and
 // fails t on the first violation.
-func psStepModel(t *testing.T, p int, n uint64, dt int64, opts Options, seed uint64) []psPhase {
+func psStepModel(t *testing.T, p int, n uint64, dt int64, opts Options, seed uint64, quarter bool) []psPhase {
 	t.Helper()
-	app := rangeApp{n}
+	var app App = rangeApp{n}
+	if quarter {
+		app = quarterApp{n}
+	}
 	bs := make([]*pollShuffle, p)
 	for r := range bs {
 		b, err := NewBalancer(newPollShuffle, Env{Rank: r, Size: p, App: app, Seed: seed, Options: opts})
@@ -43,8 +47,9 @@ func psStepModel(t *testing.T, p int, n uint64, dt int64, opts Options, seed uin
 	}
 	dims := bits.Len(uint(p - 1))
 	size := func(b *pollShuffle) int64 {
-		if rt, ok := b.task.(*rangeTask); ok {
-			return int64(rt.hi - rt.lo)
+		if rt, ok := b.task.(spanner); ok {
+			lo, hi := rt.span()
+			return int64(hi - lo)
 		}
 		if b.task != nil {
 			t.Fatalf("rank %d holds a %T, not one subproblem", b.rank, b.task)
@@ -72,7 +77,12 @@ func psStepModel(t *testing.T, p int, n uint64, dt int64, opts Options, seed uin
 			ph = &phases[len(phases)-1]
 		}
 		got := make([]int, p) // pieces received in this exchange
-		moved := map[int]rangeTask{}
+		// early[r]: rank r, idle, went on to the next phase's exchange in
+		// this delivery and got a piece along a lower dimension there
+		// (AskLower): it holds work but the next phase's work slice is
+		// behind it.
+		early := make([]bool, p)
+		moved := map[int][2]uint64{}
 		for len(queue) > 0 {
 			m := queue[0]
 			queue = queue[1:]
@@ -103,6 +113,7 @@ func psStepModel(t *testing.T, p int, n uint64, dt int64, opts Options, seed uin
 					if m.Kind == KWork {
 						got[m.To]++
 						ph.pieces++
+						early[m.To] = c != ph.cycle || i != ph.phase
 					}
 				case m.Kind == KWork && sub == subShuffle:
 					// Fig. 2: after the last phase of a cycle, the
@@ -115,7 +126,8 @@ func psStepModel(t *testing.T, p int, n uint64, dt int64, opts Options, seed uin
 					if err != nil {
 						t.Fatal(err)
 					}
-					moved[m.To] = *task.(*rangeTask)
+					lo, hi := task.(spanner).span()
+					moved[m.To] = [2]uint64{lo, hi}
 					ph.shuffled = true
 				default:
 					t.Fatalf("p=%d: unexpected %v message of subtype %d", p, m.Kind, sub)
@@ -135,14 +147,16 @@ func psStepModel(t *testing.T, p int, n uint64, dt int64, opts Options, seed uin
 					t.Fatalf("p=%d cycle %d phase %d: rank %d got %d pieces", p, ph.cycle, ph.phase, r, got[r])
 				}
 				// Every idle rank whose neighbour along dimension i held a
-				// splittable subproblem got a piece of it.
+				// splittable subproblem got a piece of it. (With AskLower
+				// the neighbour may have split it for a request along a
+				// lower dimension first, and have too little left.)
 				q := r ^ 1<<ph.phase
-				if q < p && !busyEnd[r] && busyEnd[q] && sizeEnd[q] >= 2 && got[r] == 0 {
+				if q < p && !busyEnd[r] && busyEnd[q] && sizeEnd[q] >= 2 && got[r] == 0 && !opts.AskLower {
 					t.Fatalf("p=%d cycle %d phase %d: idle rank %d got nothing from busy rank %d (%d nodes)", p, ph.cycle, ph.phase, r, q, sizeEnd[q])
 				}
 			}
 			for to, task := range moved {
-				if rt, ok := bs[to].task.(*rangeTask); !ok || *rt != task {
+				if rt, ok := bs[to].task.(spanner); !ok || func() bool { lo, hi := rt.span(); return [2]uint64{lo, hi} != task }() {
 					t.Fatalf("p=%d: after the shuffle rank %d holds %v, not the subproblem %v sent to it", p, to, bs[to].task, task)
 				}
 			}
@@ -174,7 +188,7 @@ func psStepModel(t *testing.T, p int, n uint64, dt int64, opts Options, seed uin
 		// to the exchange and waits for its neighbour or the
 		// synchronisation of the same phase.
 		for _, b := range bs {
-			if b.cycle != cur.cycle || b.phase != cur.phase || b.holds() && (b.state != psWork || b.sliceDone) {
+			if b.cycle != cur.cycle || b.phase != cur.phase || b.holds() && !early[b.rank] && (b.state != psWork || b.sliceDone) {
 				t.Fatalf("p=%d: rank %d (holding work: %v) in state %d of (%d, %d), rank 0 in (%d, %d)", p, b.rank, b.holds(), b.state, b.cycle, b.phase, cur.cycle, cur.phase)
 			}
 		}
@@ -185,7 +199,7 @@ func psStepModel(t *testing.T, p int, n uint64, dt int64, opts Options, seed uin
 				k := task.Work(dt)
 				nodes += k
 				b.Tick(k)
-			} else if b.holds() {
+			} else if b.holds() && !early[r] {
 				t.Fatalf("p=%d: rank %d holds work but may not work in phase (%d, %d)", p, r, cur.cycle, cur.phase)
 			}
 		}
@@ -213,6 +227,36 @@ func psNext(ph psPhase, dims int) psPhase {
 	return psPhase{cycle: ph.cycle, phase: ph.phase + 1}
 }
 
+// spanner is a task of rangeApp or quarterApp: the nodes lo..hi-1.
+type spanner interface{ span() (lo, hi uint64) }
+
+func (t *rangeTask) span() (uint64, uint64) { return t.lo, t.hi }
+
+// quarterApp is rangeApp with uneven splits: Split gives away the last
+// quarter of the range, so that a piece needs log_{4/3}(N/T) splits, not
+// log₂(N/T), to shrink to T nodes.
+type quarterApp struct{ n uint64 }
+
+type quarterTask struct{ rangeTask }
+
+func (a quarterApp) Root() Task { return &quarterTask{rangeTask{0, a.n}} }
+func (quarterApp) Unmarshal(b []byte) (Task, error) {
+	t, err := rangeApp{}.Unmarshal(b)
+	if err != nil {
+		return nil, err
+	}
+	return &quarterTask{*t.(*rangeTask)}, nil
+}
+func (t *quarterTask) Split() Task {
+	if t.hi-t.lo < 2 {
+		return nil
+	}
+	cut := t.hi - max(1, (t.hi-t.lo)/4)
+	o := &quarterTask{rangeTask{cut, t.hi}}
+	t.hi = cut
+	return o
+}
+
 // shuffleOf returns the permutation of the shuffle after the given cycle,
 // as b's run computes it.
 func shuffleOf(b *pollShuffle, cycle int) rankPerm {
@@ -229,14 +273,18 @@ func shuffleOf(b *pollShuffle, cycle int) rankPerm {
 // subproblem gets one; after the last phase of a cycle every subproblem
 // moves from rank r to π(r) of the cycle's permutation, unchanged. Every
 // node is worked exactly once. With AskLower (§5.3) a rank still idle asks
-// along a dimension j < i, and nothing else changes.
+// along a dimension j < i; a rank that does so right after the
+// synchronisation gets its piece after the next work slice and works from
+// the phase after.
 func TestPollShufflePhases(t *testing.T) {
 	for _, c := range []struct {
-		p    int
-		opts Options
-	}{{2, Options{}}, {8, Options{}}, {12, Options{}}, {64, Options{}}, {64, Options{AskLower: true}}, {13, Options{FastInit: true}}} {
-		t.Run(fmt.Sprintf("p=%d/%+v", c.p, c.opts), func(t *testing.T) {
-			phases := psStepModel(t, c.p, 1<<16, 16, c.opts, 3)
+		p       int
+		opts    Options
+		quarter bool
+	}{{2, Options{}, false}, {8, Options{}, false}, {12, Options{}, false}, {64, Options{}, false}, {64, Options{}, true},
+		{64, Options{AskLower: true}, true}, {13, Options{FastInit: true}, false}} {
+		t.Run(fmt.Sprintf("p=%d/quarter=%v/%+v", c.p, c.quarter, c.opts), func(t *testing.T) {
+			phases := psStepModel(t, c.p, 1<<16, 16, c.opts, 3, c.quarter)
 			cycles, pieces := phases[len(phases)-1].cycle+1, 0
 			for _, ph := range phases {
 				pieces += ph.pieces
@@ -314,7 +362,8 @@ func binomialBelow(r int, q float64, h int) float64 {
 //   - Lemma 14: a phase i < log P − log(2/γ) with at least γP ranks idle at
 //     its end ("red") splits a given subproblem with probability at least
 //     γ/2, so with h = log₂(N/T_atomic) halvings to reach T_atomic = Δt
-//     nodes, R* red phases, the least R with P·P[Bin(R, γ/2) < h] ≤ P^−β
+//     nodes (log_{4/3} for quarterApp, whose pieces keep up to ¾), R* red
+//     phases, the least R with P·P[Bin(R, γ/2) < h] ≤ P^−β
 //     (β = 1), leave every subproblem atomic with probability 1 − P^−β;
 //     every seeded run needs at most R*;
 //   - once every subproblem is atomic, ⌈T_atomic/Δt⌉ phases finish them and
@@ -322,26 +371,31 @@ func binomialBelow(r int, q float64, h int) float64 {
 func TestPollShufflePhaseBound(t *testing.T) {
 	const gamma, beta = 0.5, 1.0
 	type setup struct {
-		p    int
-		n    uint64
-		dt   int64
-		runs int
+		p       int
+		n       uint64
+		dt      int64
+		runs    int
+		quarter bool
 	}
-	setups := []setup{{64, 1 << 20, 64, 6}, {256, 1 << 22, 64, 2}}
+	setups := []setup{{64, 1 << 20, 64, 6, false}, {64, 1 << 20, 64, 6, true}, {256, 1 << 22, 64, 2, true}}
 	if testing.Short() {
-		setups = []setup{{64, 1 << 18, 64, 3}}
+		setups = []setup{{64, 1 << 18, 64, 3, true}}
 	}
 	for _, c := range setups {
 		dims := bits.Len(uint(c.p - 1))
 		redDims := dims - int(math.Log2(2/gamma))
-		h := int(math.Ceil(math.Log2(float64(c.n) / float64(c.dt))))
+		shrink := 2.0 // what a split divides the largest piece by, at worst
+		if c.quarter {
+			shrink = 4.0 / 3
+		}
+		h := int(math.Ceil(math.Log(float64(c.n)/float64(c.dt)) / math.Log(shrink)))
 		busyMax := int(math.Ceil(float64(c.n) / ((1 - gamma) * float64(c.p) * float64(c.dt))))
 		rStar := h
 		for float64(c.p)*binomialBelow(rStar, gamma/2, h) > math.Pow(float64(c.p), -beta) {
 			rStar++
 		}
 		for run := range c.runs {
-			phases := psStepModel(t, c.p, c.n, c.dt, Options{}, uint64(run+1))
+			phases := psStepModel(t, c.p, c.n, c.dt, Options{}, uint64(run+1), c.quarter)
 			busy, red, atomicAt := 0, 0, -1
 			for k, ph := range phases {
 				if float64(ph.busyEnd) >= (1-gamma)*float64(c.p) {
@@ -355,8 +409,8 @@ func TestPollShufflePhaseBound(t *testing.T) {
 				}
 			}
 			after := len(phases) - 1 - atomicAt
-			t.Logf("p=%d N=%d Δt=%d run %d: %d phases (T_seq/(PΔt) = %d): %d busy (bound %d), %d red before all atomic (h = %d, R* = %d), %d after",
-				c.p, c.n, c.dt, run, len(phases), int(c.n)/(c.p*int(c.dt)), busy, busyMax, red, h, rStar, after)
+			t.Logf("p=%d N=%d Δt=%d quarter=%v run %d: %d phases (T_seq/(PΔt) = %d): %d busy (bound %d), %d red before all atomic (h = %d, R* = %d), %d after",
+				c.p, c.n, c.dt, c.quarter, run, len(phases), int(c.n)/(c.p*int(c.dt)), busy, busyMax, red, h, rStar, after)
 			if busy > busyMax {
 				t.Errorf("p=%d run %d: %d phases with (1−γ)P ranks busy, bound %d", c.p, run, busy, busyMax)
 			}
