@@ -1,6 +1,5 @@
 # treelb: make run (main job on the embedded world), make test (everything).
 GO      ?= go
-export GOFLAGS ?= -buildvcs=false
 
 .PHONY: all run test test-go test-fuzz test-mpi test-slurm test-clone vet bench mpi clean
 

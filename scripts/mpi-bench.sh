@@ -20,7 +20,6 @@ REPS=${REPS:-5}
 N=${N:-20000}
 EMBEDDED_BENCHTIME=${EMBEDDED_BENCHTIME:-0.5s}
 TIMEOUT=${MPI_BENCH_TIMEOUT:-300}
-export GOFLAGS=${GOFLAGS:--buildvcs=false}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -30,7 +30,6 @@ MARKS=${MARKS:-13}
 COUNT=${COUNT:-106}
 PS=${PS:-1024 4096}
 BIG=${BIG:-16384}
-export GOFLAGS=${GOFLAGS:--buildvcs=false}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
