@@ -83,12 +83,3 @@ func PrintStats(w io.Writer, o *lb.Outcome) {
 	row("total", &o.Total)
 	tw.Flush()
 }
-
-// Record is the part of every app's JSON output that the measurement tools
-// read: the header, the wall time, the nodes and the statistics.
-type Record struct {
-	Header
-	Seconds float64 `json:"seconds"`
-	Nodes   int64   `json:"nodes"`
-	Stats   *Stats  `json:"stats,omitempty"`
-}
