@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,7 +21,7 @@ import (
 // PREFIX-NAME.svg, and returns the files written:
 //
 //   - speedup: speedup against P on log-log axes, one line per world,
-//     balancer and instance, with the ideal speedup P;
+//     balancer and instance, with the ideal speedup P (with several P);
 //   - seqtime: speedup against the instance's sequential time T_seq, one
 //     point per instance (at the same x under every balancer) and a series
 //     per world, balancer and P, with lines at P (seed 002 Figs. 3 and 4);
@@ -28,7 +30,8 @@ import (
 //     when there are any;
 //   - overhead: search overhead (nodes over the sequential solver's)
 //     against T_seq, when some run's differs from 1 (branch and bound);
-//   - messages: messages per rank against P on log-log axes.
+//   - messages: messages per rank against P on log-log axes (with several
+//     P).
 //
 // A plot without a point to draw is left out. Every plot's title is
 // Title(label, pts): what ran, on which machine, at which P.
@@ -52,11 +55,9 @@ func Plots(prefix, label string, pts []Point) ([]string, error) {
 	var files []string
 	save := func(pl *plot.Plot, name string) error {
 		pad(pl)
-		pl.Legend.Top, pl.Legend.Left = true, true
-		pl.Add(legendBox{})
 		for _, ext := range []string{".png", ".svg"} {
 			f := prefix + "-" + name + ext
-			if err := pl.Save(9*vg.Inch, 6*vg.Inch, f); err != nil {
+			if err := saveBeside(pl, 9*vg.Inch, 6*vg.Inch, f); err != nil {
 				return fmt.Errorf("campaign: plot %s: %w", f, err)
 			}
 			files = append(files, f)
@@ -89,6 +90,10 @@ func Plots(prefix, label string, pts []Point) ([]string, error) {
 		}
 	}
 	slices.Sort(pList)
+	// Against P: only when there are several.
+	if len(pList) < 2 {
+		byLine = func(func(Group) float64) ([]string, map[string]plotter.XYs) { return nil, nil }
+	}
 	if names, lines := byLine(func(g Group) float64 { return g.Speedup.Median }); len(names) > 0 {
 		pl := logLog(title, "P (ranks)", "speedup T_seq / T_par (median of the runs)\n"+seqAxis)
 		pl.X.Tick.Marker = logTicks{PowersOfTwo{}}
@@ -188,9 +193,9 @@ func Plots(prefix, label string, pts []Point) ([]string, error) {
 	return files, nil
 }
 
-// Title returns the title of a campaign's plots: label (or, when empty,
-// the apps and instances of pts) on one line, and on the next the
-// machines and the P that ran them.
+// Title returns the title of a campaign's plots: label and the instance
+// set of pts (the instances, or how many there are) on one line, and on
+// the next the machines and the P that ran them.
 func Title(label string, pts []Point) string {
 	var apps, instances, machines []string
 	var ps []int
@@ -209,13 +214,17 @@ func Title(label string, pts []Point) string {
 		}
 	}
 	slices.Sort(ps)
-	if label == "" {
-		switch {
-		case len(instances) <= 3:
-			label = strings.Join(instances, "; ")
-		default:
-			label = fmt.Sprintf("%s, %d instances", strings.Join(apps, ", "), len(instances))
-		}
+	set := fmt.Sprintf("%s, %d instances", strings.Join(apps, ", "), len(instances))
+	if len(instances) <= 3 {
+		set = strings.Join(instances, "; ")
+	}
+	switch {
+	case label == "":
+		label = set
+	case len(instances) <= 3:
+		label += " (" + set + ")"
+	default:
+		label += fmt.Sprintf(" (%d instances)", len(instances))
 	}
 	var pl string
 	switch {
@@ -267,19 +276,34 @@ func logLog(title, x, y string) *plot.Plot {
 	return pl
 }
 
-// legendBox is a plotter that lays a translucent white box where a
-// legend at the top left goes, so that the legend reads over the data.
-type legendBox struct{}
-
-// Plot draws the box under p's legend.
-func (legendBox) Plot(c draw.Canvas, p *plot.Plot) {
-	r := p.Legend.Rectangle(c)
-	w, h := r.Max.X-r.Min.X, r.Max.Y-r.Min.Y
-	m := vg.Points(3)
-	box := vg.Rectangle{Min: vg.Point{X: c.Min.X + p.Legend.XOffs - m, Y: c.Max.Y + p.Legend.YOffs - h - m},
-		Max: vg.Point{X: c.Min.X + p.Legend.XOffs + w + 2*m, Y: c.Max.Y + p.Legend.YOffs + m}}
-	c.SetColor(color.NRGBA{R: 255, G: 255, B: 255, A: 220})
-	c.Fill(box.Path())
+// saveBeside writes pl to file (its extension the format: png, svg) with
+// the plot area w × h and the legend in a column of its own to the right,
+// where it hides no point.
+func saveBeside(pl *plot.Plot, w, h vg.Length, file string) error {
+	legend := pl.Legend
+	pl.Legend = plot.NewLegend()
+	defer func() { pl.Legend = legend }()
+	m := vg.Points(12)
+	lr := legend.Rectangle(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h}}})
+	lw := lr.Max.X - lr.Min.X + 2*m
+	c, err := draw.NewFormattedCanvas(w+lw, h, strings.TrimPrefix(filepath.Ext(file), "."))
+	if err != nil {
+		return err
+	}
+	dc := draw.New(c)
+	pl.Draw(draw.Crop(dc, 0, -lw, 0, 0))
+	top := pl.Title.TextStyle.Rectangle(pl.Title.Text)
+	legend.Top, legend.Left = true, true
+	legend.Draw(draw.Crop(dc, w+m, 0, 0, -(top.Max.Y-top.Min.Y)-pl.Title.Padding-m))
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // logXY returns the base-10 logarithms of xys, for logLog's axes.
