@@ -281,6 +281,9 @@ func TestRunnerResume(t *testing.T) {
 	if len(got.Rows) != len(keys) {
 		t.Errorf("%d rows, want %d", len(got.Rows), len(keys))
 	}
+	if st, err := os.Stat(r.CSV); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("the CSV's mode: %v, %v; want 0644", st.Mode(), err)
+	}
 	ks, err := got.Keys()
 	if err != nil || !slices.Equal(sortedBy(ks, Key.String), sortedBy(keys, Key.String)) {
 		t.Errorf("keys in the CSV %v, %v", ks, err)
