@@ -253,7 +253,7 @@ func (r *Runner) Todo(keys []Key) (*Table, []Key, error) {
 func SeqNodes(t *Table, instance string) int64 {
 	var any int64
 	for i := range t.Rows {
-		if t.Get(i, ColInstance) != instance || strings.Fields(t.Get(i, ColBalancer))[0] != Seq {
+		if b := strings.Fields(t.Get(i, ColBalancer)); t.Get(i, ColInstance) != instance || len(b) == 0 || b[0] != Seq {
 			continue
 		}
 		n, err := strconv.ParseInt(t.Get(i, "nodes"), 10, 64)

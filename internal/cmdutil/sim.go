@@ -56,7 +56,7 @@ func simFlagList() []cli.Flag {
 		&cli.BoolFlag{Name: "calibrate", Usage: "--world sim: measure the node cost with a short run of the app's sequential search on this machine"},
 		&cli.StringFlag{Name: "trace", Usage: "--world sim: write the busy ranks over virtual time to CSV `FILE`"},
 		&cli.Int64Flag{Name: "max-events", Usage: "--world sim: fail a simulation past this many events (0: 10⁹)"},
-		&cli.Int64Flag{Name: "seq-nodes", Usage: "--world sim: the nodes the sequential solver (--balancer seq) expands on this instance, the baseline of the speedup: without it the output has no speedup, only the run's own work (work_virtual_seconds)"},
+		&cli.Int64Flag{Name: "seq-nodes", Usage: "--world sim: the nodes the sequential solver (--balancer seq) expands on this instance, the baseline of the speedup (give one instance per command): without it the output has no speedup, only the run's own work (work_virtual_seconds)"},
 	}
 }
 
