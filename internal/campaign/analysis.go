@@ -229,7 +229,9 @@ func realMachine(t *Table, i int, w World) string {
 }
 
 // Group is the runs of one configuration (world, instance, balancer, P)
-// over seeds and repeats, with the spread of their figures.
+// over seeds and repeats, with the spread of their figures. Its speedup is
+// the instance's T_seq over the median, the slowest and the fastest time
+// (so that the median speedup is the median run's).
 type Group struct {
 	World, Instance, Balancer string
 	NP                        int
@@ -273,7 +275,6 @@ func Groups(pts []Point) []Group {
 		}
 		g := Group{World: k.world, Instance: k.instance, Balancer: k.balancer, NP: k.np, Runs: len(m), Seq: m[0].SeqSpread,
 			Par:        SpreadOf(of(func(p Point) float64 { return p.Par })),
-			Speedup:    SpreadOf(of(func(p Point) float64 { return p.Speedup })),
 			Overhead:   SpreadOf(of(func(p Point) float64 { return p.Overhead })),
 			Messages:   Median(of(func(p Point) float64 { return p.Messages })),
 			Busy:       Median(of(func(p Point) float64 { return p.Busy })),
@@ -282,6 +283,14 @@ func Groups(pts []Point) []Group {
 			LoadBefore: SpreadOf(of(func(p Point) float64 { return p.LoadBefore })).Max,
 			LoadAfter:  SpreadOf(of(func(p Point) float64 { return p.LoadAfter })).Max,
 			Simulated:  m[0].Simulated, Machine: m[0].Machine}
+		// Every run's speedup is the instance's T_seq over its time: the
+		// median speedup is that of the median time, the extremes those of
+		// the extreme times.
+		seq := m[0].Seq
+		g.Speedup = Spread{N: g.Par.N, Median: seq / g.Par.Median, Min: seq / g.Par.Max, Max: seq / g.Par.Min}
+		if g.Par.N == 0 || math.IsNaN(seq) {
+			g.Speedup = SpreadOf(nil)
+		}
 		for _, p := range m {
 			if p.Warning != "" {
 				g.Warnings++
@@ -293,8 +302,8 @@ func Groups(pts []Point) []Group {
 }
 
 // Summarize writes a Markdown table of the groups: T_seq (the median and
-// spread of the baseline runs in a real world), T_par and the speedup
-// (median, min–max over the runs), efficiency (median speedup / P), search
+// spread of the baseline runs in a real world), T_par (median, min–max
+// over the runs) and the speedup (T_seq over them), efficiency (median speedup / P), search
 // overhead (nodes / sequential nodes), busy fraction, idle seconds,
 // messages per rank and, where the height is known, messages/(h·P); for
 // real worlds the highest load average before and after a run and how

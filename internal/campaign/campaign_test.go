@@ -641,3 +641,23 @@ func TestSameXForEveryBalancer(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupSpeedup: a configuration's speedup is the instance's T_seq
+// over the median time of its runs, its extremes over the extreme times,
+// so that the median speedup is that of the median run.
+func TestGroupSpeedup(t *testing.T) {
+	nan := math.NaN()
+	pt := func(par, nodes float64) Point {
+		return Point{Key: Key{World: "embedded", NP: 2, Balancer: "rp", Instance: "golomb 9"}, Seq: 6, SeqSpread: Spread{1, 6, 6, 6},
+			Par: par, Speedup: 6 / par, Nodes: nodes, SeqNodes: 100, Overhead: nodes / 100, Messages: nan, Busy: nan, Idle: nan, Height: nan,
+			LoadBefore: nan, LoadAfter: nan}
+	}
+	gs := Groups([]Point{pt(3, 120), pt(1, 100), pt(2, 150), pt(4, 90)})
+	if len(gs) != 1 {
+		t.Fatalf("groups %+v", gs)
+	}
+	g := gs[0]
+	if g.Par != (Spread{4, 2, 1, 4}) || g.Speedup != (Spread{4, 3, 1.5, 6}) || g.Overhead != (Spread{4, 1.0, 0.9, 1.5}) {
+		t.Errorf("T_par %+v, speedup %+v, overhead %+v", g.Par, g.Speedup, g.Overhead)
+	}
+}
