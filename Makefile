@@ -1,6 +1,10 @@
 # treelb: make run (main job on the embedded world), make test (everything).
 GO      ?= go
-export GOFLAGS ?= -buildvcs=false
+# Stamp the binaries with the VCS commit (--version, the provenance of every
+# JSON record) wherever go can: a git clone with git installed. -buildvcs=auto
+# builds unstamped, without failing, from a copy without .git or a linked git
+# worktree; it overrides a -buildvcs=false in `go env`, not in the environment.
+export GOFLAGS ?= -buildvcs=auto
 
 .PHONY: all run test test-go test-fuzz test-mpi test-slurm test-clone vet bench mpi clean
 

@@ -38,7 +38,6 @@ GO=${GO:-go}
 IMPLS=${MPI_IMPLS:-openmpi mpich}
 TIMEOUT=${SLURM_TEST_TIMEOUT:-240} # seconds for all jobs together
 SLURM_DEBS="slurm-wlm munge"
-export GOFLAGS=${GOFLAGS:--buildvcs=false}
 start=$SECONDS
 
 skip() {
