@@ -23,6 +23,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/treelb/treelb/apps/uts/tree"
+	"github.com/treelb/treelb/internal/cert"
 	"github.com/treelb/treelb/internal/cmdutil"
 	"github.com/treelb/treelb/lb"
 )
@@ -188,11 +189,12 @@ func setLong(c *cli.Context, p *tree.Params) error {
 // output is the JSON object the command prints.
 type output struct {
 	cmdutil.Header
-	Tree           string         `json:"tree,omitempty"`
-	Params         string         `json:"params"`
-	Kernel         string         `json:"kernel"`
-	Seconds        float64        `json:"seconds"`
-	Nodes          int64          `json:"nodes"`
+	Tree    string  `json:"tree,omitempty"`
+	Params  string  `json:"params"`
+	Kernel  string  `json:"kernel"`
+	Seconds float64 `json:"seconds"`
+	Nodes   int64   `json:"nodes"`
+	cmdutil.Count
 	Depth          int            `json:"depth"`
 	Leaves         int64          `json:"leaves"`
 	NodesPerSecond float64        `json:"nodes_per_second"`
@@ -243,6 +245,7 @@ func solve(r *cmdutil.Run, in instance) error {
 	}
 	out.Seconds = time.Since(start).Seconds()
 	out.Nodes, out.Depth, out.Leaves = c.Nodes, c.Depth, c.Leaves
+	out.Certificate = certificate(in.Params, c)
 	// After a checkpoint (--restart, or a periodic one) the counts are the
 	// whole tree's but the time is this stretch's: the rate is the
 	// stretch's nodes over its time.
@@ -268,6 +271,7 @@ func solve(r *cmdutil.Run, in instance) error {
 		fmt.Fprintf(w, "Tree size = %d, tree depth = %d, num leaves = %d (%.2f%%)\n", c.Nodes, c.Depth, c.Leaves, 100*float64(c.Leaves)/float64(c.Nodes))
 		fmt.Fprintf(w, "time: %.3f s  %.2f M nodes/s  ranks: %d  balancer: %s  world: %s  kernel: %s\n",
 			out.Seconds, out.NodesPerSecond/1e6, out.Ranks, out.Balancer, out.World, out.Kernel)
+		cmdutil.PrintCount(w, out.Count)
 		cmdutil.PrintReport(w, out.Report)
 		if r.Common.Stats {
 			cmdutil.PrintStats(w, o)
@@ -282,6 +286,15 @@ func solve(r *cmdutil.Run, in instance) error {
 			s.Name, c.Nodes, c.Depth, c.Leaves, s.Nodes, s.Depth, s.Leaves)
 	}
 	return nil
+}
+
+// certificate returns the certificate of a count of the tree of p (package
+// cert): the tree's parameters (the granularity, which does not change
+// the tree, set to 1), the nodes, the leaves' digest, the leaves and the
+// depth. A UTS task carries its nodes' states, so no rank replays a node.
+func certificate(p tree.Params, c tree.Counts) string {
+	p.Gran = 1
+	return cert.New("uts "+p.String(), c.Nodes, c.Digest, uint64(c.Leaves), uint64(c.Depth)).String()
 }
 
 // sampleOutput is one sample tree in the JSON output of --tree help.
