@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/treelb/treelb/internal/cert"
 )
 
 //go:generate go run gen_fast.go
@@ -23,8 +25,13 @@ type IterStats struct {
 	// MinExceeded is the smallest f above Threshold among the pruned nodes,
 	// NoExceeded if none; after a failing iteration, the next threshold.
 	MinExceeded int
-	Solved      bool          // whether the iteration found the goal
-	Elapsed     time.Duration // wall time of the iteration
+	// Digest is the sum modulo 2^64 of the hashes of the nodes the
+	// iteration expanded (the generated nodes within the threshold, the
+	// root excluded): with Nodes it certifies a failing iteration (package
+	// cert), however the iteration was split.
+	Digest  uint64
+	Solved  bool          // whether the iteration found the goal
+	Elapsed time.Duration // wall time of the iteration
 }
 
 // Result is the outcome of Solve.
@@ -114,6 +121,7 @@ func Iterate(root State, threshold int) (IterStats, []Move, error) {
 		}
 	}
 	st.Nodes = math.MaxInt64 - fs.left
+	st.Digest = fs.sum
 	st.Elapsed = time.Since(start)
 	if !st.Solved {
 		return st, nil, nil
@@ -151,7 +159,15 @@ type fastSearch struct {
 	pruned bool
 	path   []Move  // on fastFound, the moves from the goal back up
 	spill  []frame // on fastStopped, the frames from the deepest up; h holds the slack
+	// sum adds the nodeHash of every node a function expands, when it is
+	// entered (before the budget check, so a node spilled on a stop is
+	// not hashed again when Search goes on below it).
+	sum uint64
 }
+
+// nodeHash is the hash of an expanded node (its board, packed) that the
+// digest of an iteration adds.
+func nodeHash(b uint64) uint64 { return cert.Mix(b) }
 
 // fastStatus is how a search of fast_gen.go ends.
 type fastStatus uint8
