@@ -174,15 +174,19 @@ func checkMemory(cm cmdutil.Common, n int) error {
 // output is the JSON object the command prints.
 type output struct {
 	cmdutil.Header
-	Search     string         `json:"search"`
-	File       string         `json:"file"`
-	Scale      int64          `json:"scale,omitempty"`
-	N          int            `json:"n"`
-	Capacity   int64          `json:"capacity"`
-	Profit     int64          `json:"profit"`
-	Weight     int64          `json:"weight"`
-	Items      []int          `json:"items"`
-	Nodes      int64          `json:"nodes"`
+	Search   string `json:"search"`
+	File     string `json:"file"`
+	Scale    int64  `json:"scale,omitempty"`
+	N        int    `json:"n"`
+	Capacity int64  `json:"capacity"`
+	Profit   int64  `json:"profit"`
+	Weight   int64  `json:"weight"`
+	Items    []int  `json:"items"`
+	Nodes    int64  `json:"nodes"`
+	// NodesVary is always true: branch-and-bound prunes with the best
+	// profit found so far, so the nodes depend on the balancer, the ranks
+	// and the schedule (docs/counts.md).
+	NodesVary  bool           `json:"nodes_vary"`
 	Seconds    float64        `json:"seconds"`
 	CPUSeconds float64        `json:"cpu_seconds"`
 	SimSeconds float64        `json:"sim_seconds,omitempty"`
@@ -191,7 +195,7 @@ type output struct {
 }
 
 func solve(r *cmdutil.Run, in instance) error {
-	out := output{Header: r.Header(), Search: in.Search.String(), File: in.File, Scale: in.Scale, N: in.In.Len(), Capacity: in.In.Capacity}
+	out := output{Header: r.Header(), Search: in.Search.String(), File: in.File, Scale: in.Scale, N: in.In.Len(), Capacity: in.In.Capacity, NodesVary: true}
 	var res knap.Result
 	var stats *lb.Outcome
 	var err error
@@ -240,6 +244,7 @@ func solve(r *cmdutil.Run, in instance) error {
 			fmt.Fprintf(w, " (simulated: %.6f s)", out.SimSeconds)
 		}
 		fmt.Fprintf(w, "  search: %s  ranks: %d  balancer: %s  world: %s\n", out.Search, out.Ranks, out.Balancer, out.World)
+		cmdutil.PrintCount(w, cmdutil.Count{NodesVary: true})
 		cmdutil.PrintReport(w, out.Report)
 		if r.Common.Stats {
 			cmdutil.PrintStats(w, stats)
