@@ -55,7 +55,10 @@ Output: per instance, the optimal length, the moves of the blank (U, L, R, D)
 and a table of the iterations (threshold, nodes, seconds, failed or not).
 With --json, one JSON object per instance, one per line (JSON Lines), with
 app, balancer, ranks, world, fast_init, instance, start, seconds, nodes,
-length, moves, iterations [{threshold, nodes, seconds, failed}], and for Korf's
+certificate (of the failing iterations: the same on every run, docs/counts.md),
+replayed_nodes, nodes_vary (true: the last iteration stops at the first
+solution), failing_nodes, length, moves, iterations [{threshold, nodes,
+seconds, failed, certificate (failing ones), replayed_nodes}], and for Korf's
 instances table_length and table_nodes; --stats adds the balancer's counters
 summed over the iterations; every parallel run adds the messages by kind
 (messages), and the simulated world (--world sim) the machine, virtual_seconds,

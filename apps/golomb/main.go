@@ -30,6 +30,23 @@ func newApp() *cli.App {
 		Name:      "golomb",
 		Usage:     "find a shortest Golomb ruler with MARKS marks and prove it optimal",
 		ArgsUsage: "MARKS",
+		Description: `Finds a shortest ruler with MARKS marks by branch-and-bound, one search per
+number of marks from 2 up (each bounds the next), and proves it optimal; its
+nodes depend on the balancer, the ranks and the schedule (nodes_vary).
+With --count L it counts the rulers of length at most L instead (mirror
+images once), pruned with the optimal lengths of shorter rulers from the
+table of known rulers (--prove-bounds: found by branch-and-bound first,
+reported apart): an exhaustive search whose nodes and certificate are the
+same on every run of the instance, whatever the balancer, ranks, world and
+restarts (docs/counts.md).
+
+--json prints one JSON object with app, balancer, ranks, world, marks,
+seconds, nodes, certificate (with --count), replayed_nodes (frames rebuilt by
+splits and decoded tasks, never in nodes), nodes_vary, and length and ruler,
+or count_up_to, rulers and bounds ("table" or "proved"); steps (each search
+of the shortest rulers, with its nodes) and steps_seconds; messages by kind
+under a balancer, stats with --stats, and in --world sim the simulator's
+report.`,
 		Flags: append(cmdutil.Flags(),
 			&cli.IntFlag{Name: "count", Usage: "instead, count the rulers of length ≤ `L`, pruned with the known optimal lengths of shorter rulers: exhaustive, so nodes and the certificate are the same on any --np, balancer, world and restart"},
 			&cli.BoolFlag{Name: "prove-bounds", Usage: "with --count: find and prove the optimal lengths of the shorter rulers by branch-and-bound first (reported apart as steps, never in nodes) instead of taking them from the table of known optimal rulers"}),

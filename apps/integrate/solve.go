@@ -35,10 +35,10 @@ type treeOutput struct {
 	Seconds    float64 `json:"seconds"`
 	SimSeconds float64 `json:"sim_seconds,omitempty"`
 	Nodes      int64   `json:"nodes"`
+	Leaves     int64   `json:"leaves"`
+	Height     int64   `json:"height"`
 	cmdutil.Count
-	Leaves int64          `json:"leaves"`
-	Height int64          `json:"height"`
-	Stats  *cmdutil.Stats `json:"stats,omitempty"`
+	Stats *cmdutil.Stats `json:"stats,omitempty"`
 	cmdutil.Report
 	outcome *lb.Outcome // the balancer's statistics, nil for seq
 }

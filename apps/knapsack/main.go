@@ -51,7 +51,9 @@ early prunes more).
 Output: the optimal profit, its weight and its items (0-based indices in
 input order, ascending), the nodes searched and the time. With --json one
 JSON object with app, balancer, ranks, world, search, file, n, capacity,
-profit, weight, items, nodes, seconds (wall time of sorting and search),
+profit, weight, items, nodes, nodes_vary (true: branch-and-bound; the nodes
+depend on the balancer, the ranks and the schedule), seconds (wall time of
+sorting and search),
 cpu_seconds (CPU time of all ranks meanwhile: the process's in the embedded
 world, summed over the processes under MPI), sim_seconds (virtual time in
 --world sim), messages (by kind) and, in --world sim, the simulator's report

@@ -59,7 +59,9 @@ status 1.
 Output: the tree's size, depth and leaves as the reference prints them, the
 time and the rate. --json prints one JSON object with app, balancer, ranks,
 world, tree (the sample's name, when it is one), params (the reference's
-flags), kernel, seconds, nodes, depth, leaves, nodes_per_second, messages
+flags), kernel, seconds, nodes, depth, leaves, certificate (the same on
+every run of the tree: docs/counts.md), replayed_nodes, nodes_vary (false),
+nodes_per_second, messages
 (by kind; not with -b seq), stats with --stats, and in --world sim the
 simulator's report: machine, virtual_seconds, seq_virtual_seconds, speedup,
 efficiency, busy_fraction, last_work_seconds, events, sim_seconds (the
@@ -194,9 +196,9 @@ type output struct {
 	Kernel  string  `json:"kernel"`
 	Seconds float64 `json:"seconds"`
 	Nodes   int64   `json:"nodes"`
+	Depth   int     `json:"depth"`
+	Leaves  int64   `json:"leaves"`
 	cmdutil.Count
-	Depth          int            `json:"depth"`
-	Leaves         int64          `json:"leaves"`
 	NodesPerSecond float64        `json:"nodes_per_second"`
 	Stats          *cmdutil.Stats `json:"stats,omitempty"`
 	cmdutil.Report
