@@ -109,7 +109,7 @@ func (s *fastSearch) searchBelow(p int, m Move, b uint64, slack int) fastStatus 
 
 // b00u searches below a node with the blank at 0, arrived by Up.
 func (s *fastSearch) b00u(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if b == goalPacked {
 		return fastFound
 	}
@@ -132,7 +132,7 @@ func (s *fastSearch) b00u(b uint64, slack int) fastStatus {
 
 // b00l searches below a node with the blank at 0, arrived by Left.
 func (s *fastSearch) b00l(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if b == goalPacked {
 		return fastFound
 	}
@@ -155,7 +155,7 @@ func (s *fastSearch) b00l(b uint64, slack int) fastStatus {
 
 // b01u searches below a node with the blank at 1, arrived by Up.
 func (s *fastSearch) b01u(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x6001)
@@ -185,7 +185,7 @@ func (s *fastSearch) b01u(b uint64, slack int) fastStatus {
 
 // b01l searches below a node with the blank at 1, arrived by Left.
 func (s *fastSearch) b01l(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0xa011)
@@ -215,7 +215,7 @@ func (s *fastSearch) b01l(b uint64, slack int) fastStatus {
 
 // b01r searches below a node with the blank at 1, arrived by Right.
 func (s *fastSearch) b01r(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0xc021)
@@ -245,7 +245,7 @@ func (s *fastSearch) b01r(b uint64, slack int) fastStatus {
 
 // b02u searches below a node with the blank at 2, arrived by Up.
 func (s *fastSearch) b02u(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x6002)
@@ -275,7 +275,7 @@ func (s *fastSearch) b02u(b uint64, slack int) fastStatus {
 
 // b02l searches below a node with the blank at 2, arrived by Left.
 func (s *fastSearch) b02l(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0xa012)
@@ -305,7 +305,7 @@ func (s *fastSearch) b02l(b uint64, slack int) fastStatus {
 
 // b02r searches below a node with the blank at 2, arrived by Right.
 func (s *fastSearch) b02r(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0xc022)
@@ -335,7 +335,7 @@ func (s *fastSearch) b02r(b uint64, slack int) fastStatus {
 
 // b03u searches below a node with the blank at 3, arrived by Up.
 func (s *fastSearch) b03u(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 1; s.left < 0 {
 		s.left += 1
 		return s.unwind(fastStopped, b, slack, 0x2003)
@@ -355,7 +355,7 @@ func (s *fastSearch) b03u(b uint64, slack int) fastStatus {
 
 // b03r searches below a node with the blank at 3, arrived by Right.
 func (s *fastSearch) b03r(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 1; s.left < 0 {
 		s.left += 1
 		return s.unwind(fastStopped, b, slack, 0x8023)
@@ -375,7 +375,7 @@ func (s *fastSearch) b03r(b uint64, slack int) fastStatus {
 
 // b04u searches below a node with the blank at 4, arrived by Up.
 func (s *fastSearch) b04u(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x5004)
@@ -405,7 +405,7 @@ func (s *fastSearch) b04u(b uint64, slack int) fastStatus {
 
 // b04l searches below a node with the blank at 4, arrived by Left.
 func (s *fastSearch) b04l(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x9014)
@@ -435,7 +435,7 @@ func (s *fastSearch) b04l(b uint64, slack int) fastStatus {
 
 // b04d searches below a node with the blank at 4, arrived by Down.
 func (s *fastSearch) b04d(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0xc034)
@@ -465,7 +465,7 @@ func (s *fastSearch) b04d(b uint64, slack int) fastStatus {
 
 // b05u searches below a node with the blank at 5, arrived by Up.
 func (s *fastSearch) b05u(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0x7005)
@@ -505,7 +505,7 @@ func (s *fastSearch) b05u(b uint64, slack int) fastStatus {
 
 // b05l searches below a node with the blank at 5, arrived by Left.
 func (s *fastSearch) b05l(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xb015)
@@ -545,7 +545,7 @@ func (s *fastSearch) b05l(b uint64, slack int) fastStatus {
 
 // b05r searches below a node with the blank at 5, arrived by Right.
 func (s *fastSearch) b05r(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xd025)
@@ -585,7 +585,7 @@ func (s *fastSearch) b05r(b uint64, slack int) fastStatus {
 
 // b05d searches below a node with the blank at 5, arrived by Down.
 func (s *fastSearch) b05d(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xe035)
@@ -625,7 +625,7 @@ func (s *fastSearch) b05d(b uint64, slack int) fastStatus {
 
 // b06u searches below a node with the blank at 6, arrived by Up.
 func (s *fastSearch) b06u(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0x7006)
@@ -665,7 +665,7 @@ func (s *fastSearch) b06u(b uint64, slack int) fastStatus {
 
 // b06l searches below a node with the blank at 6, arrived by Left.
 func (s *fastSearch) b06l(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xb016)
@@ -705,7 +705,7 @@ func (s *fastSearch) b06l(b uint64, slack int) fastStatus {
 
 // b06r searches below a node with the blank at 6, arrived by Right.
 func (s *fastSearch) b06r(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xd026)
@@ -745,7 +745,7 @@ func (s *fastSearch) b06r(b uint64, slack int) fastStatus {
 
 // b06d searches below a node with the blank at 6, arrived by Down.
 func (s *fastSearch) b06d(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xe036)
@@ -785,7 +785,7 @@ func (s *fastSearch) b06d(b uint64, slack int) fastStatus {
 
 // b07u searches below a node with the blank at 7, arrived by Up.
 func (s *fastSearch) b07u(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x3007)
@@ -815,7 +815,7 @@ func (s *fastSearch) b07u(b uint64, slack int) fastStatus {
 
 // b07r searches below a node with the blank at 7, arrived by Right.
 func (s *fastSearch) b07r(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x9027)
@@ -845,7 +845,7 @@ func (s *fastSearch) b07r(b uint64, slack int) fastStatus {
 
 // b07d searches below a node with the blank at 7, arrived by Down.
 func (s *fastSearch) b07d(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0xa037)
@@ -875,7 +875,7 @@ func (s *fastSearch) b07d(b uint64, slack int) fastStatus {
 
 // b08u searches below a node with the blank at 8, arrived by Up.
 func (s *fastSearch) b08u(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x5008)
@@ -905,7 +905,7 @@ func (s *fastSearch) b08u(b uint64, slack int) fastStatus {
 
 // b08l searches below a node with the blank at 8, arrived by Left.
 func (s *fastSearch) b08l(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x9018)
@@ -935,7 +935,7 @@ func (s *fastSearch) b08l(b uint64, slack int) fastStatus {
 
 // b08d searches below a node with the blank at 8, arrived by Down.
 func (s *fastSearch) b08d(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0xc038)
@@ -965,7 +965,7 @@ func (s *fastSearch) b08d(b uint64, slack int) fastStatus {
 
 // b09u searches below a node with the blank at 9, arrived by Up.
 func (s *fastSearch) b09u(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0x7009)
@@ -1005,7 +1005,7 @@ func (s *fastSearch) b09u(b uint64, slack int) fastStatus {
 
 // b09l searches below a node with the blank at 9, arrived by Left.
 func (s *fastSearch) b09l(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xb019)
@@ -1045,7 +1045,7 @@ func (s *fastSearch) b09l(b uint64, slack int) fastStatus {
 
 // b09r searches below a node with the blank at 9, arrived by Right.
 func (s *fastSearch) b09r(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xd029)
@@ -1085,7 +1085,7 @@ func (s *fastSearch) b09r(b uint64, slack int) fastStatus {
 
 // b09d searches below a node with the blank at 9, arrived by Down.
 func (s *fastSearch) b09d(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xe039)
@@ -1125,7 +1125,7 @@ func (s *fastSearch) b09d(b uint64, slack int) fastStatus {
 
 // b10u searches below a node with the blank at 10, arrived by Up.
 func (s *fastSearch) b10u(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0x700a)
@@ -1165,7 +1165,7 @@ func (s *fastSearch) b10u(b uint64, slack int) fastStatus {
 
 // b10l searches below a node with the blank at 10, arrived by Left.
 func (s *fastSearch) b10l(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xb01a)
@@ -1205,7 +1205,7 @@ func (s *fastSearch) b10l(b uint64, slack int) fastStatus {
 
 // b10r searches below a node with the blank at 10, arrived by Right.
 func (s *fastSearch) b10r(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xd02a)
@@ -1245,7 +1245,7 @@ func (s *fastSearch) b10r(b uint64, slack int) fastStatus {
 
 // b10d searches below a node with the blank at 10, arrived by Down.
 func (s *fastSearch) b10d(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xe03a)
@@ -1285,7 +1285,7 @@ func (s *fastSearch) b10d(b uint64, slack int) fastStatus {
 
 // b11u searches below a node with the blank at 11, arrived by Up.
 func (s *fastSearch) b11u(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x300b)
@@ -1315,7 +1315,7 @@ func (s *fastSearch) b11u(b uint64, slack int) fastStatus {
 
 // b11r searches below a node with the blank at 11, arrived by Right.
 func (s *fastSearch) b11r(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x902b)
@@ -1345,7 +1345,7 @@ func (s *fastSearch) b11r(b uint64, slack int) fastStatus {
 
 // b11d searches below a node with the blank at 11, arrived by Down.
 func (s *fastSearch) b11d(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0xa03b)
@@ -1375,7 +1375,7 @@ func (s *fastSearch) b11d(b uint64, slack int) fastStatus {
 
 // b12l searches below a node with the blank at 12, arrived by Left.
 func (s *fastSearch) b12l(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 1; s.left < 0 {
 		s.left += 1
 		return s.unwind(fastStopped, b, slack, 0x101c)
@@ -1395,7 +1395,7 @@ func (s *fastSearch) b12l(b uint64, slack int) fastStatus {
 
 // b12d searches below a node with the blank at 12, arrived by Down.
 func (s *fastSearch) b12d(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 1; s.left < 0 {
 		s.left += 1
 		return s.unwind(fastStopped, b, slack, 0x403c)
@@ -1415,7 +1415,7 @@ func (s *fastSearch) b12d(b uint64, slack int) fastStatus {
 
 // b13l searches below a node with the blank at 13, arrived by Left.
 func (s *fastSearch) b13l(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x301d)
@@ -1445,7 +1445,7 @@ func (s *fastSearch) b13l(b uint64, slack int) fastStatus {
 
 // b13r searches below a node with the blank at 13, arrived by Right.
 func (s *fastSearch) b13r(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x502d)
@@ -1475,7 +1475,7 @@ func (s *fastSearch) b13r(b uint64, slack int) fastStatus {
 
 // b13d searches below a node with the blank at 13, arrived by Down.
 func (s *fastSearch) b13d(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x603d)
@@ -1505,7 +1505,7 @@ func (s *fastSearch) b13d(b uint64, slack int) fastStatus {
 
 // b14l searches below a node with the blank at 14, arrived by Left.
 func (s *fastSearch) b14l(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x301e)
@@ -1535,7 +1535,7 @@ func (s *fastSearch) b14l(b uint64, slack int) fastStatus {
 
 // b14r searches below a node with the blank at 14, arrived by Right.
 func (s *fastSearch) b14r(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x502e)
@@ -1565,7 +1565,7 @@ func (s *fastSearch) b14r(b uint64, slack int) fastStatus {
 
 // b14d searches below a node with the blank at 14, arrived by Down.
 func (s *fastSearch) b14d(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x603e)
@@ -1595,7 +1595,7 @@ func (s *fastSearch) b14d(b uint64, slack int) fastStatus {
 
 // b15r searches below a node with the blank at 15, arrived by Right.
 func (s *fastSearch) b15r(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 1; s.left < 0 {
 		s.left += 1
 		return s.unwind(fastStopped, b, slack, 0x102f)
@@ -1615,7 +1615,7 @@ func (s *fastSearch) b15r(b uint64, slack int) fastStatus {
 
 // b15d searches below a node with the blank at 15, arrived by Down.
 func (s *fastSearch) b15d(b uint64, slack int) fastStatus {
-	s.sum += nodeHash(b)
+	s.sum += b
 	if s.left -= 1; s.left < 0 {
 		s.left += 1
 		return s.unwind(fastStopped, b, slack, 0x203f)

@@ -109,7 +109,7 @@ func (s *Search) Threshold() int { return s.threshold }
 // Nodes returns the number of nodes this search has generated.
 func (s *Search) Nodes() int64 { return s.nodes }
 
-// Digest returns the sum modulo 2^64 of the hashes of the nodes this
+// Digest returns the sum modulo 2^64 of the boards of the nodes this
 // search expanded (IterStats.Digest): summed over the pieces of an
 // iteration, it is the iteration's, however the iteration was split.
 func (s *Search) Digest() uint64 { return s.fast.sum }
@@ -187,7 +187,7 @@ func (s *Search) Work(budget int64) (nodes int64, done bool) {
 			pending := moveMask[nb] &^ (1 << m.Inverse()) & s.chain[0]
 			s.chain = append(s.chain[:0], s.chain[1:]...)
 			s.stack = append(s.stack, frame{b: b, blank: uint8(nb), prev: m, h: uint8(h), pending: pending})
-			s.fast.sum += nodeHash(b) // expanded here, not in fast_gen.go
+			s.fast.sum += b // expanded here, not in fast_gen.go
 			continue
 		}
 		fs := &s.fast
