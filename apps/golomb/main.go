@@ -61,9 +61,9 @@ func sample(in instance) (lb.Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := make([]int, in.Marks)
-	for m := 1; m < in.Marks; m++ {
-		g[m] = known[m][m-1]
+	g, err := ruler.KnownBounds(in.Marks)
+	if err != nil {
+		return nil, err
 	}
 	p, err := ruler.NewProblem(in.Marks, g, ruler.Shortest, known[in.Marks][in.Marks-1])
 	if err != nil {

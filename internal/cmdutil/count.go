@@ -17,7 +17,8 @@ import (
 type Count struct {
 	// Certificate certifies an exhaustive search: 16 hexadecimal digits
 	// from the instance, the nodes and a sum over the tree's leaves, the
-	// same for every run of the instance; empty when NodesVary.
+	// same for every run of the instance; empty for branch-and-bound (a
+	// fifteen run's covers its failing iterations, though its nodes vary).
 	Certificate string `json:"certificate,omitempty"`
 	// ReplayedNodes counts the node states that ranks rebuilt because a
 	// task was split or moved (a split's or a decoded task's path, a static
