@@ -32,12 +32,14 @@ mpi_tests() {
 	run_mpi_pkg ./apps/dht 1 2
 	run_mpi_cmd golomb 2 '"length":55,' --json 10
 	run_mpi_cmd golomb 4 '"length":72,' --json 11
-	run_mpi_cmd golomb 4 '"rulers":97759' --json --count 60 9
+	# Exhaustive counts print the sequential run's nodes and certificate
+	# (docs/counts.md) under MPI too, here and after a restart.
+	run_mpi_cmd golomb 4 '"nodes":6874010,"certificate":"c0289d2727688697",' --json --count 60 9
 	# Checkpoints under MPI: periodic ones suspend and resume the count in
 	# the run, and a restart from the last one on another -np finishes it.
 	rm -f "$work/golomb.ckpt"
 	run_mpi_cmd golomb 2 '"rulers":97759' --json --count 60 9 --checkpoint "$work/golomb.ckpt" --checkpoint-every 1ms
-	run_mpi_cmd golomb 3 '"rulers":97759' --json --restart "$work/golomb.ckpt"
+	run_mpi_cmd golomb 3 '"nodes":6874010,"certificate":"c0289d2727688697",' --json --restart "$work/golomb.ckpt"
 	local b
 	for b in $(balancers); do
 		run_mpi_cmd golomb 4 '"length":44,' --json --balancer "$b" 9
@@ -67,22 +69,22 @@ mpi_tests() {
 	run_mpi_cmd fifteen 2 '25 LLDLURDRDDLLUUURRRDDLULLU' -q --file - < <(echo "8 1 2 0 4 5 6 3 12 9 10 7 13 14 11 15")
 	run_mpi_cmd dht 2 'eta=' -q --rounds 1
 	run_mpi_bad_input dht 2 2 -Q 0
-	run_mpi_cmd integrate 2 '"nodes":4931,"leaves":2466,"height":13,' func gauss --json
+	run_mpi_cmd integrate 2 '"nodes":4931,"leaves":2466,"height":13,"certificate":"3c1b619e98e23b13",' func gauss --json
 	run_mpi_cmd integrate 2 '"value":3.0248004066330985e-41,' --json poly --rule relative --theta-a 1e-8
-	run_mpi_cmd integrate 2 '"nodes":4269,"leaves":2135,"height":36,' alpha --json -b koso
+	run_mpi_cmd integrate 2 '"nodes":4269,"leaves":2135,"height":36,"certificate":"3172d4d41a73809a",' alpha --json -b koso
 	run_mpi_bad_input integrate 2 2 alpha --alpha 1
 	run_mpi_cmd knapsack 2 '"profit":33434889,' --json --budget 50 apps/knapsack/testdata/sanders-m100-seed5.txt
 	run_mpi_cmd knapsack 2 '"profit":33434889,' --json --budget 50 --search hs -b ps - <apps/knapsack/testdata/sanders-m100-seed5.txt
 	run_mpi_bad_input knapsack 2 2 apps/knapsack/testdata/missing.txt
 	run_mpi_bad_input knapsack 2 2 - < <(printf '2\n1 2\n3 -4\n5\n')
-	run_mpi_cmd uts 2 '"nodes":4130071,"depth":10,"leaves":3305118,' --tree T1 --json
+	run_mpi_cmd uts 2 '"nodes":4130071,"depth":10,"leaves":3305118,"certificate":"6bd41af42e5d2282",' --tree T1 --json
 	run_mpi_cmd uts 2 '"nodes":4112897,"depth":1572,"leaves":3599034,' --tree T3 --json -b koso
 	# Periodic checkpoints of uts and integrate, and a restart on -np 3.
 	rm -f "$work/uts.ckpt" "$work/integrate.ckpt"
 	run_mpi_cmd uts 2 '"nodes":4112897,"depth":1572,"leaves":3599034,' --tree T3 --json --budget 2000 --checkpoint "$work/uts.ckpt" --checkpoint-every 1ms
-	run_mpi_cmd uts 3 '"nodes":4112897,"depth":1572,"leaves":3599034,' --json --restart "$work/uts.ckpt"
+	run_mpi_cmd uts 3 '"nodes":4112897,"depth":1572,"leaves":3599034,"certificate":"aaaeb61e1fd31abd",' --json --restart "$work/uts.ckpt"
 	run_mpi_cmd integrate 2 '"value":-0.006239527905782152,' func osc --theta-a 1e-14 --json --checkpoint "$work/integrate.ckpt" --checkpoint-every 1ms
-	run_mpi_cmd integrate 3 '"nodes":335407,"leaves":167704,"height":18,' func --restart "$work/integrate.ckpt" --json
+	run_mpi_cmd integrate 3 '"nodes":335407,"leaves":167704,"height":18,"certificate":"f814128da079791d",' func --restart "$work/integrate.ckpt" --json
 	run_mpi_bad_input uts 2 2 --tree T1 --prob 1.5
 }
 

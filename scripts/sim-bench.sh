@@ -6,10 +6,11 @@
 # First the count alone, the same nodes in every run: golomb's
 # BenchmarkSimulator (go test -bench, REPS runs of each: the sequential
 # count, then random polling on 1024, 4096 and 16384 simulated ranks of the
-# cluster machine); it prints the median CPU seconds (with min and max) and
-# their ratio to the sequential count. Then the whole command (golomb --count, which first
-# solves the shortest rulers with one mark less by branch-and-bound, whose
-# parallel search expands more nodes than the sequential one): REPS rounds
+# cluster machine); it prints the median CPU seconds (with min and max) and their ratio to the
+# sequential count. Then the whole command (golomb --count, the same
+# counting search; before issue 20 it first solved the shortest rulers with
+# one mark less by branch-and-bound, whose parallel search expands more
+# nodes than the sequential one): REPS rounds
 # of -b seq and --world sim at P = 1024 and 4096, each under /usr/bin/time,
 # with per configuration the medians of wall and CPU time (user + system),
 # the ratios to the sequential run of the same round (median over rounds),

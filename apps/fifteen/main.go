@@ -55,7 +55,10 @@ Output: per instance, the optimal length, the moves of the blank (U, L, R, D)
 and a table of the iterations (threshold, nodes, seconds, failed or not).
 With --json, one JSON object per instance, one per line (JSON Lines), with
 app, balancer, ranks, world, fast_init, instance, start, seconds, nodes,
-length, moves, iterations [{threshold, nodes, seconds, failed}], and for Korf's
+certificate (of the failing iterations: the same on every run, docs/counts.md),
+replayed_nodes, nodes_vary (true: the last iteration stops at the first
+solution), failing_nodes, length, moves, iterations [{threshold, nodes,
+seconds, failed, certificate (failing ones), replayed_nodes}], and for Korf's
 instances table_length and table_nodes; --stats adds the balancer's counters
 summed over the iterations; every parallel run adds the messages by kind
 (messages), and the simulated world (--world sim) the machine, virtual_seconds,
@@ -114,17 +117,23 @@ func sample(ins []instance) (lb.Task, error) {
 // output is the JSON object printed per instance.
 type output struct {
 	cmdutil.Header
-	FastInit    bool                 `json:"fast_init"`
-	Instance    string               `json:"instance"`
-	Start       string               `json:"start"`
-	Seconds     float64              `json:"seconds"`
-	Nodes       int64                `json:"nodes"`
-	Length      int                  `json:"length"`
-	Moves       string               `json:"moves"`
-	Iterations  []parallel.IterStats `json:"iterations"`
-	TableLength int                  `json:"table_length,omitempty"`
-	TableNodes  int64                `json:"table_nodes,omitempty"`
-	Stats       *cmdutil.Stats       `json:"stats,omitempty"`
+	FastInit bool    `json:"fast_init"`
+	Instance string  `json:"instance"`
+	Start    string  `json:"start"`
+	Seconds  float64 `json:"seconds"`
+	Nodes    int64   `json:"nodes"`
+	cmdutil.Count
+	// FailingNodes are the nodes of the failing iterations, exhaustive
+	// searches: the same on every run, as is the Certificate, which covers
+	// them. The last iteration stops at the first solution, so Nodes
+	// varies (NodesVary).
+	FailingNodes int64                `json:"failing_nodes"`
+	Length       int                  `json:"length"`
+	Moves        string               `json:"moves"`
+	Iterations   []parallel.IterStats `json:"iterations"`
+	TableLength  int                  `json:"table_length,omitempty"`
+	TableNodes   int64                `json:"table_nodes,omitempty"`
+	Stats        *cmdutil.Stats       `json:"stats,omitempty"`
 	cmdutil.Report
 	outcome *lb.Outcome // the balancer's statistics, nil for seq
 }
@@ -206,7 +215,15 @@ func solveOne(r *cmdutil.Run, in instance, cfg lb.Config) (output, error) {
 		res, out.outcome = p, o
 	}
 	out.Seconds = time.Since(start).Seconds()
+	for i := range res.Iterations {
+		st := &res.Iterations[i]
+		if st.Failed {
+			st.Certificate = parallel.Certify(in.Start, *st)
+		}
+		out.ReplayedNodes += st.Replayed
+	}
 	out.Nodes, out.Length, out.Moves, out.Iterations = res.Nodes, res.Length, puzzle.FormatMoves(res.Moves), res.Iterations
+	out.FailingNodes, out.Certificate, out.NodesVary = res.FailingNodes(), res.Certificate(in.Start), true
 	out.Stats = r.StatsOf(out.outcome)
 	var err error
 	out.Report, err = r.Report(out.outcome)
@@ -231,11 +248,16 @@ func write(w io.Writer, r *cmdutil.Run, out output) error {
 	}
 	fmt.Fprintf(w, "%10s %14s %10s\n", "threshold", "nodes", "seconds")
 	for _, st := range out.Iterations {
-		status := "solved"
+		status := "solved (nodes vary: the first solution found stops it)"
 		if st.Failed {
-			status = "failed"
+			status = "failed, certificate " + st.Certificate
 		}
 		fmt.Fprintf(w, "%10d %14d %10.4f  %s\n", st.Threshold, st.Nodes, st.Seconds, status)
+	}
+	fmt.Fprintf(w, "failing iterations: %d nodes, certificate %s (exhaustive: the same on any ranks, balancer and world)\n",
+		out.FailingNodes, out.Certificate)
+	if out.ReplayedNodes > 0 {
+		fmt.Fprintf(w, "replayed nodes: %d (split overhead, not in nodes)\n", out.ReplayedNodes)
 	}
 	fmt.Fprintf(w, "nodes: %d", out.Nodes)
 	if out.TableNodes > 0 {

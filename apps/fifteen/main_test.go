@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -262,4 +264,51 @@ func TestCommand(t *testing.T) {
 			t.Errorf("seq: korf 42: %v nodes, table %v", got[0]["nodes"], got[0]["table_nodes"])
 		}
 	}
+}
+
+// failing is the Fingerprint of a fifteen run (cmdtest.Invariant): the
+// failing iterations' nodes and certificates, each and together, and the
+// solution's length, of every instance printed. The last iteration's nodes
+// vary (it stops at the first solution), so the total is left out and the
+// run must say that it varies.
+func failing(stdout string) (string, error) {
+	var fp []string
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var r struct {
+			Length       int
+			FailingNodes int64 `json:"failing_nodes"`
+			Certificate  string
+			NodesVary    bool `json:"nodes_vary"`
+			Iterations   []struct {
+				Threshold   int
+				Nodes       int64
+				Failed      bool
+				Certificate string
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return "", err
+		}
+		if r.Certificate == "" || !r.NodesVary || len(r.Iterations) < 2 {
+			return "", errors.New("no certificate of the failing iterations, or nodes_vary not set: " + line)
+		}
+		it := ""
+		for _, st := range r.Iterations {
+			if st.Failed {
+				it += " " + strings.Join([]string{strconv.Itoa(st.Threshold), strconv.FormatInt(st.Nodes, 10), st.Certificate}, "/")
+			}
+		}
+		fp = append(fp, fmt.Sprintf("length %d failing %d certificate %s:%s", r.Length, r.FailingNodes, r.Certificate, it))
+	}
+	return strings.Join(fp, "; "), nil
+}
+
+// TestInvariant is fifteen's row of the conformance table of printed counts
+// (cmdtest.Invariant, docs/counts.md): the failing iterations of Korf's
+// instance 86 (1.1·10⁶ of its 2.3·10⁶ nodes) print the same nodes and
+// certificates under seq, every balancer variant on 1, 2, 3, 7 and 64
+// ranks of the embedded and the simulated world, and after checkpoints and
+// restarts.
+func TestInvariant(t *testing.T) {
+	cmdtest.Invariant(t, cmdtest.InProcess("fifteen", newApp), []string{"--korf", "86"}, failing)
 }

@@ -56,6 +56,7 @@ func TestCommand(t *testing.T) {
 	if stdout, _, code := run("-q", "--count", "60", "9", "--np", "2"); code != 0 || stdout != "97759\n" {
 		t.Errorf("--count 60 9: exit %d, output %q", code, stdout)
 	}
+	proveBounds(t, run)
 	simulated(t, run)
 	for _, c := range []struct {
 		args []string
@@ -66,6 +67,7 @@ func TestCommand(t *testing.T) {
 		{[]string{"x"}, "from 2 to"},
 		{[]string{"9", "10"}, "exactly one argument"},
 		{[]string{"--count", "0", "9"}, "--count 0"},
+		{[]string{"--prove-bounds", "9"}, "only with --count"},
 		{[]string{"-b", "nope", "9"}, "unknown balancer"},
 		{[]string{"9", "--bogus"}, "not defined"},
 		{[]string{"9", "-b", "koso", "--pair-sync"}, "does not use it"},
@@ -105,6 +107,45 @@ func TestCommand(t *testing.T) {
 	}
 	if stdout, _, code := run("--version"); code != 0 || !strings.Contains(stdout, "mpi library") {
 		t.Errorf("--version: exit %d\n%s", code, stdout)
+	}
+}
+
+// proveBounds: a count takes its bounds from the table of known rulers and
+// its nodes are the counting search's alone; with --prove-bounds the steps
+// of the shorter rulers run first, reported apart, and the count's nodes
+// and certificate are the same. A search for a shortest ruler says that
+// its nodes vary; a count gives a certificate.
+func proveBounds(t *testing.T, run func(args ...string) (string, string, int)) {
+	t.Helper()
+	type record struct {
+		Nodes, Rulers int64
+		Certificate   string
+		NodesVary     bool `json:"nodes_vary"`
+		Bounds        string
+		Steps         []struct{ Marks int }
+	}
+	decode := func(args ...string) record {
+		t.Helper()
+		stdout, stderr, code := run(args...)
+		var r record
+		if code != 0 || json.Unmarshal([]byte(stdout), &r) != nil {
+			t.Fatalf("golomb %q: exit %d: %s%s", args, code, stdout, stderr)
+		}
+		return r
+	}
+	table := decode("--json", "--count", "60", "9", "-b", "seq")
+	proved := decode("--json", "--count", "60", "9", "--np", "3", "--prove-bounds")
+	if table.Bounds != "table" || len(table.Steps) != 0 || table.NodesVary || len(table.Certificate) != 16 || table.Rulers != 97759 {
+		t.Errorf("--count 60 9: %+v", table)
+	}
+	if proved.Bounds != "proved" || len(proved.Steps) != 8 || proved.Nodes != table.Nodes || proved.Certificate != table.Certificate {
+		t.Errorf("--prove-bounds: %+v; without: %+v", proved, table)
+	}
+	if other := decode("--json", "--count", "61", "9", "-b", "seq"); other.Certificate == table.Certificate {
+		t.Errorf("--count 61 9 has the certificate of --count 60 9: %s", other.Certificate)
+	}
+	if r := decode("--json", "9", "--np", "2"); !r.NodesVary || r.Certificate != "" {
+		t.Errorf("shortest 9-mark ruler: %+v", r)
 	}
 }
 
@@ -203,4 +244,13 @@ func TestLongSearchWarning(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestInvariant is golomb's row of the conformance table of printed counts
+// (cmdtest.Invariant, docs/counts.md): --count prints the same nodes and
+// certificate under seq, every balancer variant on 1, 2, 3, 7 and 64
+// ranks of the embedded and the simulated world, and after checkpoints and
+// restarts on other rank counts and worlds.
+func TestInvariant(t *testing.T) {
+	cmdtest.Invariant(t, cmdtest.InProcess("golomb", newApp), []string{"--count", "50", "9"}, cmdtest.NodesAndCertificate)
 }

@@ -40,15 +40,18 @@ seeds the ranks' random sources only; the workloads have their own seeds,
 
 Output: the tree's nodes, leaves and height, and for integrals the value, the
 exact integral and the error; --json prints one JSON object with app,
-workload, balancer, ranks, world, seconds, nodes, leaves, height and, for
+workload, balancer, ranks, world, seconds, nodes, leaves, height,
+certificate (the same on every run of the instance: docs/counts.md),
+replayed_nodes (intervals decoded from tasks that travelled), nodes_vary
+(false) and, for
 integrals, value, exact, error, finite, integrand, interval, theta_a, theta_r,
 rule, threshold, or for α-trees alpha, tree_seed, digest, expected_nodes
 (sim_seconds: virtual time in --world sim, with the simulator's report:
 machine, virtual_seconds, work_virtual_seconds (with --seq-nodes also seq_nodes, seq_virtual_seconds, speedup, efficiency, search_overhead),
 busy_fraction, last_work_seconds, events, ...; messages by kind under a
-balancer; stats with --stats). The tree, the value and the digest are the
-same, bit for bit, under every balancer and number of ranks: the leaves are
-summed exactly.
+balancer; stats with --stats). The tree, the value, the digest and the
+certificate are the same, bit for bit, under every balancer and number of
+ranks and after restarts: the leaves are summed exactly.
 
 Exit status: 0 on success; 2 for bad flags or input (θ_a or θ_r not a finite
 positive number, α outside (0, 1), a degree outside 0..100, an interval that

@@ -228,3 +228,22 @@ func TestCommand(t *testing.T) {
 		}
 	})
 }
+
+// TestInvariant is integrate's row of the conformance table of printed
+// counts (cmdtest.Invariant, docs/counts.md): for each workload, the nodes
+// and the certificate (which covers the leaves, the height and, for
+// integrals, the value bit for bit) are the same under seq, every balancer
+// variant on 1, 2, 3, 7 and 64 ranks of the embedded and the simulated
+// world, and after checkpoints and restarts.
+func TestInvariant(t *testing.T) {
+	exec := cmdtest.InProcess("integrate", newApp)
+	for _, args := range []string{
+		"poly --degree 10 --theta-a 1e-15",  // 115713 nodes
+		"func osc --theta-a 1e-13",          // 153315 nodes
+		"alpha --alpha 0.978 --tree-seed 1", // 879117 nodes
+	} {
+		t.Run(strings.Fields(args)[0], func(t *testing.T) {
+			cmdtest.Invariant(t, exec, strings.Fields(args), cmdtest.NodesAndCertificate)
+		})
+	}
+}

@@ -51,7 +51,9 @@ early prunes more).
 Output: the optimal profit, its weight and its items (0-based indices in
 input order, ascending), the nodes searched and the time. With --json one
 JSON object with app, balancer, ranks, world, search, file, n, capacity,
-profit, weight, items, nodes, seconds (wall time of sorting and search),
+profit, weight, items, nodes, nodes_vary (true: branch-and-bound; the nodes
+depend on the balancer, the ranks and the schedule), seconds (wall time of
+sorting and search),
 cpu_seconds (CPU time of all ranks meanwhile: the process's in the embedded
 world, summed over the processes under MPI), sim_seconds (virtual time in
 --world sim), messages (by kind) and, in --world sim, the simulator's report
@@ -174,15 +176,19 @@ func checkMemory(cm cmdutil.Common, n int) error {
 // output is the JSON object the command prints.
 type output struct {
 	cmdutil.Header
-	Search     string         `json:"search"`
-	File       string         `json:"file"`
-	Scale      int64          `json:"scale,omitempty"`
-	N          int            `json:"n"`
-	Capacity   int64          `json:"capacity"`
-	Profit     int64          `json:"profit"`
-	Weight     int64          `json:"weight"`
-	Items      []int          `json:"items"`
-	Nodes      int64          `json:"nodes"`
+	Search   string `json:"search"`
+	File     string `json:"file"`
+	Scale    int64  `json:"scale,omitempty"`
+	N        int    `json:"n"`
+	Capacity int64  `json:"capacity"`
+	Profit   int64  `json:"profit"`
+	Weight   int64  `json:"weight"`
+	Items    []int  `json:"items"`
+	Nodes    int64  `json:"nodes"`
+	// NodesVary is always true: branch-and-bound prunes with the best
+	// profit found so far, so the nodes depend on the balancer, the ranks
+	// and the schedule (docs/counts.md).
+	NodesVary  bool           `json:"nodes_vary"`
 	Seconds    float64        `json:"seconds"`
 	CPUSeconds float64        `json:"cpu_seconds"`
 	SimSeconds float64        `json:"sim_seconds,omitempty"`
@@ -191,7 +197,7 @@ type output struct {
 }
 
 func solve(r *cmdutil.Run, in instance) error {
-	out := output{Header: r.Header(), Search: in.Search.String(), File: in.File, Scale: in.Scale, N: in.In.Len(), Capacity: in.In.Capacity}
+	out := output{Header: r.Header(), Search: in.Search.String(), File: in.File, Scale: in.Scale, N: in.In.Len(), Capacity: in.In.Capacity, NodesVary: true}
 	var res knap.Result
 	var stats *lb.Outcome
 	var err error
@@ -240,6 +246,7 @@ func solve(r *cmdutil.Run, in instance) error {
 			fmt.Fprintf(w, " (simulated: %.6f s)", out.SimSeconds)
 		}
 		fmt.Fprintf(w, "  search: %s  ranks: %d  balancer: %s  world: %s\n", out.Search, out.Ranks, out.Balancer, out.World)
+		cmdutil.PrintCount(w, cmdutil.Count{NodesVary: true})
 		cmdutil.PrintReport(w, out.Report)
 		if r.Common.Stats {
 			cmdutil.PrintStats(w, stats)

@@ -23,6 +23,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/treelb/treelb/apps/uts/tree"
+	"github.com/treelb/treelb/internal/cert"
 	"github.com/treelb/treelb/internal/cmdutil"
 	"github.com/treelb/treelb/lb"
 )
@@ -58,7 +59,9 @@ status 1.
 Output: the tree's size, depth and leaves as the reference prints them, the
 time and the rate. --json prints one JSON object with app, balancer, ranks,
 world, tree (the sample's name, when it is one), params (the reference's
-flags), kernel, seconds, nodes, depth, leaves, nodes_per_second, messages
+flags), kernel, seconds, nodes, depth, leaves, certificate (the same on
+every run of the tree: docs/counts.md), replayed_nodes, nodes_vary (false),
+nodes_per_second, messages
 (by kind; not with -b seq), stats with --stats, and in --world sim the
 simulator's report: machine, virtual_seconds, work_virtual_seconds (with --seq-nodes also seq_nodes, seq_virtual_seconds, speedup, efficiency,
 search_overhead), busy_fraction, last_work_seconds, events, sim_seconds (the
@@ -188,13 +191,14 @@ func setLong(c *cli.Context, p *tree.Params) error {
 // output is the JSON object the command prints.
 type output struct {
 	cmdutil.Header
-	Tree           string         `json:"tree,omitempty"`
-	Params         string         `json:"params"`
-	Kernel         string         `json:"kernel"`
-	Seconds        float64        `json:"seconds"`
-	Nodes          int64          `json:"nodes"`
-	Depth          int            `json:"depth"`
-	Leaves         int64          `json:"leaves"`
+	Tree    string  `json:"tree,omitempty"`
+	Params  string  `json:"params"`
+	Kernel  string  `json:"kernel"`
+	Seconds float64 `json:"seconds"`
+	Nodes   int64   `json:"nodes"`
+	Depth   int     `json:"depth"`
+	Leaves  int64   `json:"leaves"`
+	cmdutil.Count
 	NodesPerSecond float64        `json:"nodes_per_second"`
 	Stats          *cmdutil.Stats `json:"stats,omitempty"`
 	cmdutil.Report
@@ -243,6 +247,7 @@ func solve(r *cmdutil.Run, in instance) error {
 	}
 	out.Seconds = time.Since(start).Seconds()
 	out.Nodes, out.Depth, out.Leaves = c.Nodes, c.Depth, c.Leaves
+	out.Certificate = certificate(in.Params, c)
 	// After a checkpoint (--restart, or a periodic one) the counts are the
 	// whole tree's but the time is this stretch's: the rate is the
 	// stretch's nodes over its time.
@@ -268,6 +273,7 @@ func solve(r *cmdutil.Run, in instance) error {
 		fmt.Fprintf(w, "Tree size = %d, tree depth = %d, num leaves = %d (%.2f%%)\n", c.Nodes, c.Depth, c.Leaves, 100*float64(c.Leaves)/float64(c.Nodes))
 		fmt.Fprintf(w, "time: %.3f s  %.2f M nodes/s  ranks: %d  balancer: %s  world: %s  kernel: %s\n",
 			out.Seconds, out.NodesPerSecond/1e6, out.Ranks, out.Balancer, out.World, out.Kernel)
+		cmdutil.PrintCount(w, out.Count)
 		cmdutil.PrintReport(w, out.Report)
 		if r.Common.Stats {
 			cmdutil.PrintStats(w, o)
@@ -282,6 +288,15 @@ func solve(r *cmdutil.Run, in instance) error {
 			s.Name, c.Nodes, c.Depth, c.Leaves, s.Nodes, s.Depth, s.Leaves)
 	}
 	return nil
+}
+
+// certificate returns the certificate of a count of the tree of p (package
+// cert): the tree's parameters (the granularity, which does not change
+// the tree, set to 1), the nodes, the leaves' digest, the leaves and the
+// depth. A UTS task carries its nodes' states, so no rank replays a node.
+func certificate(p tree.Params, c tree.Counts) string {
+	p.Gran = 1
+	return cert.New("uts "+p.String(), c.Nodes, c.Digest, uint64(c.Leaves), uint64(c.Depth)).String()
 }
 
 // sampleOutput is one sample tree in the JSON output of --tree help.

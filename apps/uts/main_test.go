@@ -11,6 +11,7 @@ import (
 
 	"github.com/treelb/treelb/apps/uts/tree"
 	"github.com/treelb/treelb/internal/cmdutil"
+	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/mpi"
 )
@@ -250,4 +251,13 @@ func TestSimulated(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "--calibrate") {
 		t.Errorf("uts --tree help --calibrate: exit %d, %q", code, stderr)
 	}
+}
+
+// TestInvariant is uts's row of the conformance table of printed counts
+// (cmdutil/cmdtest.Invariant, docs/counts.md): the nodes and the
+// certificate of T1 cut to depth 8 (257042 nodes) are the same under seq,
+// every balancer variant on 1, 2, 3, 7 and 64 ranks of the embedded and
+// the simulated world, and after checkpoints and restarts.
+func TestInvariant(t *testing.T) {
+	cmdtest.Invariant(t, cmdtest.InProcess("uts", newApp), []string{"--tree", "T1", "--depth", "8"}, cmdtest.NodesAndCertificate)
 }

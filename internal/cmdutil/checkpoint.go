@@ -35,10 +35,14 @@ const ExitCheckpointed = 3
 // endian), the payload's length (8 bytes), the payload (a gob-encoded
 // Checkpoint), and the SHA-256 of everything before it. Version 2: the
 // partial results of golomb, fifteen and knapsack are in their own binary
-// encodings (version 1 had gob's).
+// encodings (version 1 had gob's). Version 3: the partial results carry
+// the digests of the certificates and the replayed nodes (golomb, fifteen,
+// uts, integrate), and a golomb --count no longer runs the steps of the
+// shorter rulers first; a version 2 file would resume with a digest of
+// zero for the part done, so it is refused.
 const (
 	checkpointMagic   = "TREELBCK"
-	checkpointVersion = 2
+	checkpointVersion = 3
 	checkpointHeader  = len(checkpointMagic) + 4 + 8
 )
 

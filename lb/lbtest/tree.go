@@ -31,6 +31,7 @@ type Tree struct {
 	depth  int
 	mode   Mode
 	nodes  int64
+	digest uint64 // the sum of the leaves' hashes
 	best   int64
 	found  int64 // First: a value divisible by 1000, or -1
 	solved bool
@@ -39,8 +40,12 @@ type Tree struct {
 // TreeResult is what a search of a Tree found.
 type TreeResult struct {
 	Nodes int64 // nodes expanded
-	Best  int64 // Bound: the minimum leaf value; math.MaxInt64 otherwise
-	Found int64 // First: a leaf value divisible by 1000, -1 if none
+	// Digest is the sum modulo 2^64 of the hashes of the leaves expanded:
+	// in Count mode, the certificate of the tree with Nodes (package
+	// cert), the same however the search was split.
+	Digest uint64
+	Best   int64 // Bound: the minimum leaf value; math.MaxInt64 otherwise
+	Found  int64 // First: a leaf value divisible by 1000, -1 if none
 }
 
 // NewTree returns one rank's view of the tree of seed with leaves at the
@@ -113,6 +118,7 @@ func (t *treeTask) Work(budget int64) int64 {
 			kids = 0
 		}
 		if kids == 0 {
+			a.digest += h
 			// Path costs only grow, so 1000·lb bounds every leaf below.
 			val := 1000*int64(v.lb) + int64(h>>40)%1000
 			if a.mode == Bound && val < a.best {
@@ -204,11 +210,14 @@ func (a *Tree) Improve(v int64) { a.best = min(a.best, v) }
 func (a *Tree) Solved() bool { return a.solved }
 
 // Result returns what this rank found.
-func (a *Tree) Result() TreeResult { return TreeResult{Nodes: a.nodes, Best: a.best, Found: a.found} }
+func (a *Tree) Result() TreeResult {
+	return TreeResult{Nodes: a.nodes, Digest: a.digest, Best: a.best, Found: a.found}
+}
 
-// Combine sums the nodes and keeps the best and any found value.
+// Combine sums the nodes and the digests and keeps the best and any found
+// value.
 func (a *Tree) Combine(x, y TreeResult) TreeResult {
-	return TreeResult{Nodes: x.Nodes + y.Nodes, Best: min(x.Best, y.Best), Found: max(x.Found, y.Found)}
+	return TreeResult{Nodes: x.Nodes + y.Nodes, Digest: x.Digest + y.Digest, Best: min(x.Best, y.Best), Found: max(x.Found, y.Found)}
 }
 
 // Variant is a registered balancer with options, as the conformance tests
@@ -256,13 +265,15 @@ func (v Variant) Config(budget int64, seed uint64) lb.Config {
 }
 
 // Check compares a parallel result with the sequential one of the same tree
-// and mode, and the statistics' node count with the result's.
+// and mode (in Count mode the nodes and the digest of the leaves, the
+// certificate of an exhaustive search), and the statistics' node count with
+// the result's.
 func Check(got TreeResult, out *lb.Outcome, seed uint64, depth int, mode Mode) error {
 	want := Sequential(seed, depth, mode)
 	switch mode {
 	case Count:
-		if got.Nodes != want.Nodes || out.Total.Nodes != want.Nodes {
-			return fmt.Errorf("nodes %d (statistics %d), sequential %d", got.Nodes, out.Total.Nodes, want.Nodes)
+		if got.Nodes != want.Nodes || out.Total.Nodes != want.Nodes || got.Digest != want.Digest {
+			return fmt.Errorf("nodes %d (statistics %d), digest %#x; sequential %d, %#x", got.Nodes, out.Total.Nodes, got.Digest, want.Nodes, want.Digest)
 		}
 	case Bound:
 		if got.Best != want.Best {

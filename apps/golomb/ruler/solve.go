@@ -11,6 +11,9 @@ type Step struct {
 	Marks int   `json:"marks"`
 	Ruler []int `json:"ruler"`
 	Nodes int64 `json:"nodes"` // nodes of the search proper, the statistics' count
+	// Replayed counts the frames the balancing rebuilt (Outcome.Replayed),
+	// never in Nodes.
+	Replayed int64 `json:"replayed_nodes"`
 	// DiveNodes are the nodes of the greedy dive before the search, which
 	// every rank makes alone (Dive).
 	DiveNodes int64 `json:"dive_nodes"`
@@ -97,7 +100,7 @@ func SolveFrom(n int, done []Step, search func(*Problem, []Step) (Outcome, error
 			return nil, fmt.Errorf("ruler: no valid %d-mark ruler up to length %d found: %v", m, MaxLength, o.Ruler)
 		}
 		g[m] = o.Ruler[m-1]
-		steps = append(steps, Step{Marks: m, Ruler: o.Ruler, Nodes: o.Nodes, DiveNodes: diveNodes})
+		steps = append(steps, Step{Marks: m, Ruler: o.Ruler, Nodes: o.Nodes, Replayed: o.Replayed, DiveNodes: diveNodes})
 	}
 	return steps, nil
 }
