@@ -20,7 +20,7 @@ type Info struct {
 	Version string // Version, with the module's version when it has one
 	Go      string // the toolchain, e.g. "go1.26.0 linux/amd64"
 	Tags    string // the build tags, comma-separated; "none" without tags
-	World   string // mpi.Implementation: embedded, openmpi or mpich
+	World   string // mpi.Implementation(): embedded, openmpi, mpich, intel-mpi, …
 	MPI     string // mpi.LibraryVersion()
 }
 
@@ -28,7 +28,7 @@ type Info struct {
 // under MPI call it before the world starts or from the rank function.
 func Get() Info {
 	in := Info{Version: Version, Go: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH,
-		Tags: "none", World: mpi.Implementation, MPI: mpi.LibraryVersion()}
+		Tags: "none", World: mpi.Implementation(), MPI: mpi.LibraryVersion()}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return in

@@ -13,7 +13,7 @@ func TestString(t *testing.T) {
 	if len(lines) < 5 || lines[0] != "treelb "+Version || !strings.HasPrefix(lines[1], "go: go") {
 		t.Fatalf("--version text:\n%s", s)
 	}
-	for _, want := range []string{"\nworld: " + mpi.Implementation + "\n", "\nmpi library: " + mpi.LibraryVersion()[:min(5, len(mpi.LibraryVersion()))]} {
+	for _, want := range []string{"\nworld: " + mpi.Implementation() + "\n", "\nmpi library: " + mpi.LibraryVersion()[:min(5, len(mpi.LibraryVersion()))]} {
 		if !strings.Contains(s, want) {
 			t.Errorf("--version text does not say %q:\n%s", want, s)
 		}
