@@ -92,6 +92,13 @@ func DetectLauncher(getenv func(string) string) Launcher {
 	return Launcher{}
 }
 
+// Speaks reports whether this process prints the messages that every task
+// of the launch would print alike (help, --version, the launch checks'
+// errors) where the tasks share no MPI world to elect a rank 0: it is the
+// task the launcher numbers 0 (OMPI_COMM_WORLD_RANK, PMI_RANK,
+// SLURM_PROCID, PMIX_RANK), or a process that no launcher started.
+func (l Launcher) Speaks() bool { return l.Rank == 0 }
+
 // tasksOnNode returns the tasks of node i of Slurm's compressed per-node
 // list ("2(x3),1": two tasks on each of three nodes, then one), 0 if the
 // list does not say.

@@ -287,6 +287,19 @@ func errWriter(app *cli.App) io.Writer {
 // process's arguments, and tests call it in process.
 func Execute(app *cli.App, args []string) int {
 	app.Version = version.Get().String() // --version, -v: the build and its MPI library
+	// Under a launcher that started several tasks, what every task would
+	// print alike before (or instead of) joining one MPI world comes from
+	// the task the launcher numbers 0 alone: help and --version, and in the
+	// embedded build (whose tasks never share a world) every message; the
+	// launch checks' errors in either build (below). In an MPI world rank 0
+	// is that task, and prints the run's output and verdicts.
+	speaks := mpi.DetectLauncher(os.Getenv).Speaks()
+	if !speaks {
+		app.Writer = io.Discard
+		if mpi.WorldName != "mpi" {
+			app.ErrWriter = io.Discard
+		}
+	}
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	usage := func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: err} }
 	app.OnUsageError = usage
@@ -317,7 +330,8 @@ func Execute(app *cli.App, args []string) int {
 		err = failTogether(app, err)
 	}
 	var q *quietError
-	if !errors.As(err, &q) {
+	var le *mpi.LaunchError
+	if !errors.As(err, &q) && (speaks || !errors.As(err, &le)) {
 		fmt.Fprintf(errWriter(app), "%s: %v\n", app.Name, err)
 	}
 	var ec mpi.ExitCoder
