@@ -308,6 +308,46 @@ failures=()
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# wrapper_parsing: scripts/mpi-build.sh reads the flags of compiler wrappers
+# this machine lacks, as they answer: Intel MPI's mpicc -show (quoted paths,
+# -Xlinker pairs) and a Cray wrapper's --cray-print-opts (fakes below print
+# those answers); needs no MPI.
+wrapper_parsing() {
+	local got want
+	mkdir -p "$work/wrappers"
+	cat >"$work/wrappers/mpiicc" <<'EOS'
+#!/bin/sh
+[ "$1" = -show ] || { echo "mpiicc: unknown option $1" >&2; exit 1; }
+echo 'gcc -I"/opt/intel mpi/include" -L"/opt/intel mpi/lib/release" -L/opt/impi/lib -Xlinker --enable-new-dtags -Xlinker -rpath -Xlinker "/opt/intel mpi/lib/release" -lmpifort -lmpi -ldl -lrt -lpthread -DI_MPI=1 -pthread'
+EOS
+	cat >"$work/wrappers/cc" <<'EOS'
+#!/bin/sh
+case $1 in
+--cray-print-opts=cflags) echo '-I/opt/cray/pe/mpich/8.1.26/ofi/gnu/9.1/include' ;;
+--cray-print-opts=libs) echo '-L/opt/cray/pe/mpich/8.1.26/ofi/gnu/9.1/lib -Wl,--as-needed,-lmpi_gnu_91,--no-as-needed' ;;
+*) echo "cc: no input files" >&2; exit 1 ;;
+esac
+EOS
+	chmod +x "$work/wrappers/mpiicc" "$work/wrappers/cc"
+	got=$(MPICC="$work/wrappers/mpiicc" bash scripts/mpi-build.sh --mpi intel-mpi --print-flags 2>&1 | sed -n 's/^CGO_[A-Z]*: //p' | tr '\n' '|')
+	want="$($GO env CGO_CFLAGS) '-I/opt/intel mpi/include' -DI_MPI=1 -pthread|'-L/opt/intel mpi/lib/release' -L/opt/impi/lib -Xlinker --enable-new-dtags -Xlinker -rpath -Xlinker '/opt/intel mpi/lib/release' -lmpifort -lmpi -ldl -lrt -lpthread -pthread|"
+	if [ "$got" = "$want" ]; then
+		echo "ok   mpi-build.sh reads Intel MPI's mpicc -show"
+	else
+		echo "FAIL mpi-build.sh with Intel MPI's mpicc -show: flags '$got', want '$want'"
+		failures+=("wrapper parsing: mpicc -show")
+	fi
+	got=$(MPICC="$work/wrappers/cc" bash scripts/mpi-build.sh --mpi cray-mpich --print-flags 2>&1 | sed -n 's/^CGO_[A-Z]*: //p' | tr '\n' '|')
+	want="$($GO env CGO_CFLAGS) -I/opt/cray/pe/mpich/8.1.26/ofi/gnu/9.1/include|-L/opt/cray/pe/mpich/8.1.26/ofi/gnu/9.1/lib -Wl,--as-needed,-lmpi_gnu_91,--no-as-needed|"
+	if [ "$got" = "$want" ]; then
+		echo "ok   mpi-build.sh reads a Cray wrapper's --cray-print-opts"
+	else
+		echo "FAIL mpi-build.sh with a Cray wrapper: flags '$got', want '$want'"
+		failures+=("wrapper parsing: --cray-print-opts")
+	fi
+}
+wrapper_parsing
+
 # run_mpi_pkg PKG NP...: build PKG's tests for $impl and run them under
 # mpirun -np NP for each NP, in PKG's directory as go test would.
 run_mpi_pkg() {
