@@ -6,7 +6,8 @@
 # README's quick-start commands there: `make run` and a 15-puzzle instance
 # from the built-in table. It also checks the conventions a fresh clone
 # offers: plain `make` builds the commands into bin/ without testing, and
-# `go install ./...` installs the user-facing commands and nothing else.
+# `go install ./...` installs the user-facing commands and nothing else,
+# and without a C compiler `make test-race` skips and says so.
 # `make test` itself is what CI runs on a fresh clone, so it is not
 # repeated here.
 set -euo pipefail
@@ -51,3 +52,8 @@ if [ "$got" != "$commands " ]; then
 	exit 1
 fi
 echo "ok   clone: go install ./... installs $commands only ($((SECONDS - start))s)"
+# Without a C compiler, make test skips the race detector's step alone, and
+# says so (the other steps need none).
+out=$(CC=/nonexistent/cc make --no-print-directory test-race 2>&1) || { echo "$out"; echo "FAIL clone: make test-race without a C compiler failed"; exit 1; }
+grep -q "^SKIPPED: go test -race .*no C compiler" <<<"$out" || { echo "$out"; echo "FAIL clone: make test-race without a C compiler does not say it skipped"; exit 1; }
+echo "ok   clone: make test-race without a C compiler: $out"
