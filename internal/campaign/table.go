@@ -200,6 +200,12 @@ func (t *Table) Write(path string) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
+	// CreateTemp makes the file 0600; a CSV is for everyone to read, as a
+	// file the shell creates.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
 	w := csv.NewWriter(tmp)
 	w.Write(t.Columns)
 	for _, r := range t.Rows {
