@@ -3,7 +3,7 @@
 GO      ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all build install run test test-go test-race test-fuzz test-mpi test-slurm test-clone vet bench mpi slurm-up slurm-down slurm-status clean
+.PHONY: all build install run test test-go test-race test-fuzz test-mpi test-slurm test-clone test-docs vet bench mpi slurm-up slurm-down slurm-status clean
 
 all: build
 
@@ -28,7 +28,7 @@ vet:
 	$(GO) vet ./...
 	$(GO) vet -tags aborttest ./mpi/internal/aborttest
 
-test: vet test-clone test-go test-fuzz test-mpi test-slurm
+test: vet test-clone test-go test-fuzz test-mpi test-slurm test-docs
 
 # Every fuzz test of a decoder of outside bytes, a few seconds each on top of
 # its committed corpus (which every go test runs).
@@ -70,6 +70,11 @@ test-mpi:
 test-slurm:
 	bash scripts/slurm-test.sh
 
+# Every command of docs/cluster.md, in order, against real mpirun and the
+# local Slurm the guide starts (as root; elsewhere it says it skipped them).
+test-docs:
+	bash scripts/doc-test.sh --doc docs/cluster.md
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1s ./mpi
 	bash scripts/mpi-bench.sh
@@ -88,10 +93,11 @@ mpi:
 	bash scripts/mpi-build.sh --mpi $(MPI) --out $(MPI_BIN)
 
 # A one-node Slurm on localhost (as root), for trying the batch scripts:
-# make slurm-up prints the SLURM_CONF to export; make slurm-down stops every
-# daemon it started. make test starts its own with the same script.
+# make slurm-up prints the SLURM_CONF to export (CPUS=N declares N CPUs);
+# make slurm-down stops every daemon it started. make test starts its own
+# with the same script (docs/cluster.md).
 slurm-up:
-	bash scripts/slurm.sh up
+	bash scripts/slurm.sh up $(if $(CPUS),--cpus $(CPUS))
 slurm-down:
 	bash scripts/slurm.sh down
 slurm-status:

@@ -4,6 +4,7 @@
 # (make test) starts and stops its own with it.
 #
 #   scripts/slurm.sh up                 # make slurm-up: start it
+#   eval "$(scripts/slurm.sh env)"      # export SLURM_CONF=... for sbatch, srun
 #   sbatch --ntasks=2 scripts/slurm/golomb.sbatch 10
 #   scripts/slurm.sh status             # make slurm-status: sinfo, squeue
 #   scripts/slurm.sh down               # make slurm-down: stop it, no daemon left
@@ -16,7 +17,8 @@
 # with one partition, "treelb". It waits until the node is idle and prints
 # the SLURM_CONF to export for sbatch, srun and squeue; as root on a machine
 # without /etc/slurm/slurm.conf it links that file to the configuration
-# (unless --no-system-conf), so that they find it with no export at all.
+# (unless --no-system-conf or TREELB_SLURM_SYSTEM_CONF=no), so that they
+# find it with no export at all. env prints the export line alone.
 # Missing slurm-wlm or munge are installed with apt-get when root (saying
 # so). down cancels the jobs, waits for them to leave, stops the three
 # daemons by their pid files, removes the link it made and the directory.
@@ -33,7 +35,7 @@ cmd=${1:-}
 [ $# -eq 0 ] || shift
 dir=${TREELB_SLURM_DIR:-/tmp/treelb-slurm}
 cpus=
-sysconf=yes
+sysconf=${TREELB_SLURM_SYSTEM_CONF:-yes}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--dir | -dir) dir=${2:?--dir needs a directory}; shift 2 ;;
@@ -46,9 +48,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 case $cmd in
-up | down | status) ;;
+up | down | status | env) ;;
 -h | --help | help) usage; exit 0 ;;
-*) echo "slurm.sh: want up, down or status, not '$cmd' (--help)" >&2; exit 2 ;;
+*) echo "slurm.sh: want up, down, status or env, not '$cmd' (--help)" >&2; exit 2 ;;
 esac
 if [ -n "$cpus" ] && ! [[ $cpus =~ ^[1-9][0-9]*$ ]]; then
 	echo "slurm.sh: --cpus $cpus: want a positive number" >&2
@@ -146,6 +148,14 @@ status() {
 	fi
 }
 
+print_env() {
+	if ! alive slurmctld; then
+		echo "slurm.sh: no local Slurm runs in $dir (make slurm-up starts one)" >&2
+		return 1
+	fi
+	echo "export SLURM_CONF=$conf"
+}
+
 # failed WHAT: print the daemons' logs, stop what started, exit 1.
 failed() {
 	tail -n 20 "$dir"/log/*.log "$dir/munge/munged.log" 2>/dev/null || true
@@ -218,7 +228,7 @@ SlurmdLogFile=$dir/log/slurmd.log
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+TaskPlugin=task/affinity
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 MpiDefault=none
@@ -246,4 +256,9 @@ EOF
 	echo "export SLURM_CONF=$conf"
 }
 
-"$cmd"
+case $cmd in
+up) up ;;
+down) down ;;
+status) status ;;
+env) print_env ;;
+esac
