@@ -146,6 +146,16 @@ signal_resumable() {
 	done
 }
 
+# The embedded build under srun directly, first, while the node is free.
+rc=0
+timeout -k 10 60 srun -O -n 2 "$work/bin/embedded/golomb" 9 >"$work/out/srun-embedded.out" 2>&1 || rc=$?
+if [ "$rc" -eq 2 ] && grep -qF "this is the embedded build (goroutine ranks, no MPI), started by srun" "$work/out/srun-embedded.out"; then
+	echo "ok   embedded build under srun -n 2: status 2, says why"
+else
+	cat "$work/out/srun-embedded.out"
+	fail "embedded build under srun -n 2: exit status $rc, want 2 and a message"
+fi
+
 for impl in $impls; do
 	bin=$work/bin/$impl
 	submit "golomb-$impl" BIN="$bin" -- -O -n 4 scripts/slurm/golomb.sbatch 10
@@ -158,16 +168,6 @@ for impl in $impls; do
 	[ -z "${jobs[resumable-$impl]:-}" ] || signal_resumable "$impl" "${jobs[resumable-$impl]}" &
 done
 submit "golomb-embedded" BIN="$work/bin/embedded" -- -O -n 2 scripts/slurm/golomb.sbatch 9
-
-# The embedded build under srun directly.
-rc=0
-timeout -k 10 60 srun -O -n 2 "$work/bin/embedded/golomb" 9 >"$work/out/srun-embedded.out" 2>&1 || rc=$?
-if [ "$rc" -eq 2 ] && grep -qF "this is the embedded build (goroutine ranks, no MPI), started by srun" "$work/out/srun-embedded.out"; then
-	echo "ok   embedded build under srun -n 2: status 2, says why"
-else
-	cat "$work/out/srun-embedded.out"
-	fail "embedded build under srun -n 2: exit status $rc, want 2 and a message"
-fi
 
 # Wait for every job to leave the queue.
 deadline=$((SECONDS + TIMEOUT))
