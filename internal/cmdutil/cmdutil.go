@@ -289,17 +289,14 @@ func errWriter(app *cli.App) io.Writer {
 func Execute(app *cli.App, args []string) int {
 	app.Version = version.Get().String() // --version, -v: the build and its MPI library
 	// Under a launcher that started several tasks, what every task would
-	// print alike before (or instead of) joining one MPI world comes from
-	// the task the launcher numbers 0 alone: help and --version, and in the
-	// embedded build (whose tasks never share a world) every message; the
-	// launch checks' errors in either build (below). In an MPI world rank 0
-	// is that task, and prints the run's output and verdicts.
+	// print alike comes from the task the launcher numbers 0 alone: in the
+	// embedded build, whose tasks never share a world, every message (help,
+	// --version, the launch check's error); in the MPI build the launch
+	// checks' errors (below), where the tasks found no world to share. In
+	// an MPI world rank 0 prints the run's output and verdicts.
 	speaks := mpi.DetectLauncher(os.Getenv).Speaks()
-	if !speaks {
-		app.Writer = io.Discard
-		if mpi.WorldName != "mpi" {
-			app.ErrWriter = io.Discard
-		}
+	if !speaks && mpi.WorldName != "mpi" {
+		app.Writer, app.ErrWriter = io.Discard, io.Discard
 	}
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	usage := func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: err} }
