@@ -1,7 +1,11 @@
 # treelb: make (the commands into bin/), make run (main job on the embedded
 # world), make test (everything), make mpi (the MPI build), make slurm-up.
 GO      ?= go
-export GOFLAGS ?= -buildvcs=false
+# Stamp the binaries with the VCS commit (--version, the provenance of every
+# JSON record) wherever go can: a git clone with git installed. -buildvcs=auto
+# builds unstamped, without failing, from a copy without .git or a linked git
+# worktree; it overrides a -buildvcs=false in `go env`, not in the environment.
+export GOFLAGS ?= -buildvcs=auto
 
 .PHONY: all build install run test test-go test-race test-fuzz test-mpi test-slurm test-clone test-docs vet bench mpi slurm-up slurm-down slurm-status clean
 

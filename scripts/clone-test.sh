@@ -24,7 +24,6 @@ if git grep -n -I -e "\.\./${outside}ed" -e "/work/${outside}ed" -- ':!*.md'; th
 	echo "FAIL clone: files above refer to a path outside the repository"
 	exit 1
 fi
-export GOFLAGS=${GOFLAGS:--buildvcs=false}
 start=$SECONDS
 out=$(make --no-print-directory run 2>&1) || { echo "$out"; echo "FAIL clone: make run"; exit 1; }
 grep -q 'optimal length 85' <<<"$out" || { echo "$out"; echo "FAIL clone: make run gave no 12-mark ruler of length 85"; exit 1; }

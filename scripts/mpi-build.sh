@@ -39,7 +39,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 GO=${GO:-go}
-export GOFLAGS=${GOFLAGS:--buildvcs=false}
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 name=openmpi

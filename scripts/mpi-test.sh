@@ -25,7 +25,6 @@ GO=${GO:-go}
 IMPLS=${MPI_IMPLS:-openmpi mpich}
 TIMEOUT=${MPI_TEST_TIMEOUT:-120} # seconds per mpirun
 MPI_DEBS="libopenmpi-dev openmpi-bin libmpich-dev mpich"
-export GOFLAGS=${GOFLAGS:--buildvcs=false}
 
 # The MPI test list, run once per implementation.
 mpi_tests() {

@@ -36,7 +36,6 @@ repo=$(pwd)
 GO=${GO:-go}
 IMPLS=${MPI_IMPLS:-openmpi mpich}
 TIMEOUT=${SLURM_TEST_TIMEOUT:-240} # seconds for all jobs together
-export GOFLAGS=${GOFLAGS:--buildvcs=false}
 start=$SECONDS
 
 skip() {

@@ -3,7 +3,8 @@
 // ranks, or on MPI processes when built with -tags mpi and started by mpirun
 // or srun, reporting per phase the load balance factor η of the essential
 // work, the time and the throughput. "dht sim" runs the counting model of
-// the seed's §4.5 and reproduces its Fig. 1 and Table 1.
+// the seed's §4.5 and reproduces its Fig. 1 and Table 1; "dht mesh" replays
+// the dispatch phase on a simulated 2-D mesh (§5).
 package main
 
 import (
@@ -48,7 +49,7 @@ func newApp() *cli.App {
 				&cli.IntFlag{Name: "workers", Usage: "goroutines (0: GOMAXPROCS)"},
 				&cli.StringFlag{Name: "out", Usage: "write fig1.csv, table1.csv and fig1.png into `DIR`"}),
 			Action: runSim,
-		}},
+		}, meshCommand()},
 	}
 }
 

@@ -59,7 +59,7 @@ length, moves, iterations [{threshold, nodes, seconds, failed}], and for Korf's
 instances table_length and table_nodes; --stats adds the balancer's counters
 summed over the iterations; every parallel run adds the messages by kind
 (messages), and the simulated world (--world sim) the machine, virtual_seconds,
-seq_virtual_seconds, speedup, efficiency, busy_fraction, events,
+work_virtual_seconds (with --seq-nodes also seq_nodes, seq_virtual_seconds, speedup, efficiency, search_overhead), busy_fraction, events,
 events_per_second and sim_seconds (the iterations' seconds are then virtual).
 With -q, one line "LENGTH MOVES" per instance.
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,18 +165,24 @@ func TestCommand(t *testing.T) {
 	// The simulated world: a valid optimal solution, every failing
 	// iteration's sequential node count, and the simulator's figures.
 	for _, m := range []string{"gcel", "cluster"} {
-		stdout, stderr, code := run("--json", "--world", "sim", "--np", "4096", "--machine", m, "-b", "rp", "--fast-init", "--korf", "12")
+		// The sequential solver's 546344 nodes on korf 12 (Korf's table)
+		// are the baseline of the speedup.
+		stdout, stderr, code := run("--json", "--world", "sim", "--np", "4096", "--machine", m, "-b", "rp", "--fast-init", "--korf", "12", "--seq-nodes", "546344")
 		if code != 0 {
 			t.Fatalf("sim %s: exit %d: %s", m, code, stderr)
 		}
 		var out struct {
-			Length     int
-			Moves      string
-			Machine    struct{ Name string }
-			Speedup    float64
-			Events     int64
-			Messages   map[string]int64
-			Iterations []struct {
+			Length  int
+			Moves   string
+			Machine struct {
+				Name   string
+				NodeNS float64 `json:"node_ns"`
+			}
+			VirtualSeconds float64 `json:"virtual_seconds"`
+			Speedup        float64
+			Events         int64
+			Messages       map[string]int64
+			Iterations     []struct {
 				Threshold int
 				Nodes     int64
 				Failed    bool
@@ -198,7 +205,7 @@ func TestCommand(t *testing.T) {
 		}
 		end, err := puzzle.ApplyMoves(start, moves)
 		if out.Length != 45 || len(moves) != 45 || err != nil || end != puzzle.Goal() || out.Machine.Name != m ||
-			out.Speedup <= 0 || out.Events <= 0 || out.Messages["request"] == 0 || len(out.Iterations) != len(seq.Iterations) {
+			out.Speedup <= 0 || math.Abs(out.Speedup-546344*out.Machine.NodeNS*1e-9/out.VirtualSeconds) > 1e-9*out.Speedup || out.Events <= 0 || out.Messages["request"] == 0 || len(out.Iterations) != len(seq.Iterations) {
 			t.Fatalf("sim %s: %s", m, stdout)
 		}
 		for i, it := range out.Iterations {

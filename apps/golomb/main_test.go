@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -114,8 +115,14 @@ func TestCommand(t *testing.T) {
 func simulated(t *testing.T, run func(args ...string) (string, string, int)) {
 	t.Helper()
 	trace := filepath.Join(t.TempDir(), "busy.csv")
+	seqOut, stderr, code := run("--json", "-b", "seq", "--count", "60", "9")
+	var seq struct{ Nodes int64 }
+	if err := json.Unmarshal([]byte(seqOut), &seq); code != 0 || err != nil || seq.Nodes <= 0 {
+		t.Fatalf("golomb -b seq --count 60 9: exit %d, %v: %s%s", code, err, seqOut, stderr)
+	}
+	seqNodes := strconv.FormatInt(seq.Nodes, 10)
 	for _, m := range []string{"cluster", "gcel", "unit", "test"} {
-		args := []string{"--json", "--world", "sim", "--np", "1024", "--machine", m, "--count", "60", "9", "--trace", trace}
+		args := []string{"--json", "--world", "sim", "--np", "1024", "--machine", m, "--count", "60", "9", "--trace", trace, "--seq-nodes", seqNodes}
 		if m == "unit" {
 			args = append(args, "--budget", "10") // 10 steps per slice
 		}
@@ -124,24 +131,33 @@ func simulated(t *testing.T, run func(args ...string) (string, string, int)) {
 			t.Fatalf("golomb %q: exit %d: %s", args, code, stderr)
 		}
 		var out struct {
-			World             string
-			Ranks             int
-			Rulers            int64
-			Nodes             int64
-			Messages          map[string]int64
-			Machine           struct{ Name string }
-			VirtualSeconds    float64 `json:"virtual_seconds"`
-			SeqVirtualSeconds float64 `json:"seq_virtual_seconds"`
-			Speedup           float64
-			Efficiency        float64
-			BusyFraction      float64 `json:"busy_fraction"`
-			Events            int64
+			World    string
+			Ranks    int
+			Rulers   int64
+			Nodes    int64
+			Messages map[string]int64
+			Machine  struct {
+				Name   string
+				NodeNS float64 `json:"node_ns"`
+			}
+			VirtualSeconds     float64 `json:"virtual_seconds"`
+			WorkVirtualSeconds float64 `json:"work_virtual_seconds"`
+			SeqNodes           int64   `json:"seq_nodes"`
+			SeqVirtualSeconds  float64 `json:"seq_virtual_seconds"`
+			Speedup            float64
+			Efficiency         float64
+			SearchOverhead     float64 `json:"search_overhead"`
+			BusyFraction       float64 `json:"busy_fraction"`
+			Events             int64
 		}
 		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 			t.Fatalf("golomb %q: %v\n%s", args, err, stdout)
 		}
 		if out.World != "sim" || out.Ranks != 1024 || out.Rulers != 97759 || out.Machine.Name != m || out.Events <= 0 ||
-			out.VirtualSeconds <= 0 || out.Speedup <= 1 || math.Abs(out.Speedup*out.VirtualSeconds-out.SeqVirtualSeconds) > 1e-9*out.SeqVirtualSeconds ||
+			out.VirtualSeconds <= 0 || out.Speedup <= 1 || out.SeqNodes != seq.Nodes ||
+			math.Abs(out.SeqVirtualSeconds-float64(seq.Nodes)*out.Machine.NodeNS/1e9) > 1e-9*out.SeqVirtualSeconds ||
+			math.Abs(out.Speedup*out.VirtualSeconds-out.SeqVirtualSeconds) > 1e-9*out.SeqVirtualSeconds ||
+			math.Abs(out.SearchOverhead*out.SeqVirtualSeconds-out.WorkVirtualSeconds) > 1e-9*out.WorkVirtualSeconds ||
 			math.Abs(out.Efficiency-out.Speedup/1024) > 1e-9 || out.BusyFraction <= 0 || out.BusyFraction > 1 || out.Messages["request"] == 0 {
 			t.Errorf("golomb %q: %s", args, stdout)
 		}

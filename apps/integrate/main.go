@@ -44,7 +44,7 @@ workload, balancer, ranks, world, seconds, nodes, leaves, height and, for
 integrals, value, exact, error, finite, integrand, interval, theta_a, theta_r,
 rule, threshold, or for α-trees alpha, tree_seed, digest, expected_nodes
 (sim_seconds: virtual time in --world sim, with the simulator's report:
-machine, virtual_seconds, seq_virtual_seconds, speedup, efficiency,
+machine, virtual_seconds, work_virtual_seconds (with --seq-nodes also seq_nodes, seq_virtual_seconds, speedup, efficiency, search_overhead),
 busy_fraction, last_work_seconds, events, ...; messages by kind under a
 balancer; stats with --stats). The tree, the value and the digest are the
 same, bit for bit, under every balancer and number of ranks: the leaves are

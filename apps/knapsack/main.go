@@ -55,7 +55,7 @@ profit, weight, items, nodes, seconds (wall time of sorting and search),
 cpu_seconds (CPU time of all ranks meanwhile: the process's in the embedded
 world, summed over the processes under MPI), sim_seconds (virtual time in
 --world sim), messages (by kind) and, in --world sim, the simulator's report
-(machine, virtual_seconds, seq_virtual_seconds, speedup, efficiency,
+(machine, virtual_seconds, work_virtual_seconds (with --seq-nodes also seq_nodes, seq_virtual_seconds, speedup, efficiency, search_overhead),
 busy_fraction, last_work_seconds, events, ...), and stats with --stats. With -q, the profit on one line and
 the items on the next.
 

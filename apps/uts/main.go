@@ -60,8 +60,8 @@ time and the rate. --json prints one JSON object with app, balancer, ranks,
 world, tree (the sample's name, when it is one), params (the reference's
 flags), kernel, seconds, nodes, depth, leaves, nodes_per_second, messages
 (by kind; not with -b seq), stats with --stats, and in --world sim the
-simulator's report: machine, virtual_seconds, seq_virtual_seconds, speedup,
-efficiency, busy_fraction, last_work_seconds, events, sim_seconds (the
+simulator's report: machine, virtual_seconds, work_virtual_seconds (with --seq-nodes also seq_nodes, seq_virtual_seconds, speedup, efficiency,
+search_overhead), busy_fraction, last_work_seconds, events, sim_seconds (the
 simulator's real time). --world sim --calibrate times the tree's own search
 on this machine for the node cost. -q prints "NODES DEPTH LEAVES". After
 --restart or a periodic checkpoint (--checkpoint-every) the counts are the

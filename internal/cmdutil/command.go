@@ -478,7 +478,7 @@ func (r *Run) Print(record any, human func(w io.Writer) error) error {
 		r.progress.finish() // the last progress line, then the result
 	}
 	if r.JSON {
-		return WriteJSON(r.Out(), record)
+		return writeRecord(r.Out(), record, version.Collect(r.WorldName()))
 	}
 	return human(r.Out())
 }
