@@ -275,6 +275,7 @@ type mpiWorld struct {
 	state worldState
 	jobs  chan func() // to the goroutine locked to MPI's thread
 	comm  Comm
+	impl  string // Implementation(), read at start
 
 	// active holds the non-blocking requests in flight: their buffers are
 	// pinned, and MPI may write to them until they complete.
@@ -448,8 +449,10 @@ func (w *mpiWorld) serve(jobs <-chan func(), errc chan<- error) {
 
 func (w *mpiWorld) start() error {
 	var provided, rank, size C.int
-	// Read the launcher before MPI_Init, which may add variables of its own.
+	// Read the launcher before MPI_Init, which may add variables of its own,
+	// and the library, which the launch checks name.
 	launcher := DetectLauncher(os.Getenv)
+	impl := LibraryName(libraryVersion())
 	if err := mpiError("MPI_Init_thread", C.tlb_init_thread(&provided)); err != nil {
 		err.(*Error).Class = ClassInit
 		return err
@@ -468,6 +471,7 @@ func (w *mpiWorld) start() error {
 		return err
 	}
 	w.comm = Comm{rank: int(rank), size: int(size), launcher: launcher, cpus: int(C.tlb_online_cpus())}
+	w.impl = impl
 	return nil
 }
 
@@ -558,7 +562,7 @@ func Run(n int, f func(c *Comm) error) error {
 		return fmt.Errorf("mpi: Run: %w", err)
 	}
 	c := &w.comm
-	err := checkLaunch(c.launcher, Implementation, c.size, n)
+	err := checkLaunch(c.launcher, w.impl, c.size, n)
 	if err == nil {
 		c.envIdle, err = envIdle(os.Getenv)
 	}
@@ -641,6 +645,19 @@ func (c *Comm) Idle() Idle {
 // from the rank function: MPI_THREAD_FUNNELED allows no other thread while
 // MPI runs.
 func LibraryVersion() string {
+	return libraryVersion()
+}
+
+// Implementation names the MPI library this binary runs with, read from
+// the library itself (LibraryName of LibraryVersion): "openmpi", "mpich",
+// "intel-mpi", "mvapich", "cray-mpich", "hpe-mpt", "spectrum-mpi" or
+// Unknown. The library is the one the dynamic linker found, which need not
+// be the one the build was compiled against. Call it where LibraryVersion
+// may be called.
+func Implementation() string { return LibraryName(LibraryVersion()) }
+
+// libraryVersion is LibraryVersion; start calls it on MPI's thread.
+func libraryVersion() string {
 	var v [C.MPI_MAX_LIBRARY_VERSION_STRING + 1]C.char
 	if code := C.tlb_library_version(&v[0], C.int(len(v))); code != C.MPI_SUCCESS {
 		return fmt.Sprintf("unknown (MPI_Get_library_version failed with code %d)", int(code))

@@ -7,7 +7,10 @@
 # runs the abort test (a failing rank must end an mpirun -np 3 job). Then,
 # for launch mistakes, each build under the other implementation's mpirun
 # and the embedded build under both must stop with exit status 2 and say
-# why (mpi.LaunchError). Missing
+# why (mpi.LaunchError), once (by the task the launcher numbers 0) under
+# mpirun -np 8. And `make mpi` must build each implementation with
+# pkg-config hidden, through its mpicc (scripts/mpi-build.sh's fallback),
+# into binaries whose --version names the library. Missing
 # MPI packages are installed with apt-get when we are root and have it;
 # otherwise the MPI tests are SKIPPED, saying why, and the script exits 0.
 #
@@ -213,6 +216,7 @@ run_launch_mistake() {
 launch_mistakes() {
 	local other
 	run_launch_mistake golomb embedded 2 "this is the embedded build (goroutine ranks, no MPI), started by" 9
+	run_launch_once golomb embedded 8 "this is the embedded build" 9
 	other=$([ "$impl" = openmpi ] && echo mpich || echo openmpi)
 	if ! pkg-config --exists "$(impl_pc "$other")" 2>/dev/null; then
 		echo "SKIPPED: the $other build under $impl's mpirun (no pkg-config $(impl_pc "$other"))"
@@ -222,6 +226,60 @@ launch_mistakes() {
 	openmpi) run_launch_mistake golomb mpich 2 "this is an MPICH build, started by Open MPI's mpirun -np 2" 9 ;;
 	mpich) run_launch_mistake golomb openmpi 2 "this is an Open MPI build, started by MPICH's mpiexec (Hydra) -np 2" 9 ;;
 	esac
+	run_launch_once golomb "$other" 8 "this is an" 9
+}
+
+# run_launch_once APP BUILD NP WANT ARGS...: apps/APP built for BUILD under
+# $impl's mpirun -np NP ends with status 2 and says WANT exactly once: each
+# task would say it, but only the task the launcher numbers 0 does.
+run_launch_once() {
+	local app=$1 build=$2 np=$3 want=$4 bin="$work/$1.$2" rc=0 n
+	shift 4
+	timeout -k 10 60 $(impl_mpirun "$impl") -np "$np" "$bin" "$@" >"$work/log" 2>&1 || rc=$?
+	n=$(grep -cF -- "$want" "$work/log" || true)
+	if [ "$rc" -eq 2 ] && [ "$n" -eq 1 ]; then
+		echo "ok   $build build of $app under $impl mpirun -np $np: status 2, the message once"
+	else
+		cat "$work/log"
+		echo "FAIL $build build of $app under $impl mpirun -np $np: exit status $rc, the message $n times; want 2 and once"
+		failures+=("launch message once: $build under $impl")
+	fi
+}
+
+# fallback_build: make mpi for $impl with pkg-config hidden (PKG_CONFIG_PATH
+# pointing nowhere, and a pkg-config on PATH that fails) builds through the
+# MPI compiler wrapper (mpicc.$impl: -showme for Open MPI, -show for MPICH)
+# with -tags mpi,mpiflags; the binaries' --version names the library, and
+# golomb runs under mpirun -np 2.
+fallback_build() {
+	local dir="$work/fallback-$impl" rc=0 lib
+	mkdir -p "$work/nopc"
+	printf '#!/bin/sh\necho "pkg-config: hidden by scripts/mpi-test.sh" >&2\nexit 1\n' >"$work/nopc/pkg-config"
+	chmod +x "$work/nopc/pkg-config"
+	PATH="$work/nopc:$PATH" PKG_CONFIG_PATH=/nonexistent make --no-print-directory mpi MPI="$impl" MPI_BIN="$dir" >"$work/log" 2>&1 || rc=$?
+	lib=$(case $impl in openmpi) echo "mpi library: Open MPI v" ;; mpich) echo "mpi library: MPICH Version:" ;; esac)
+	if [ "$rc" -ne 0 ] || ! grep -q "tags mpi,mpiflags, flags from mpicc" "$work/log"; then
+		cat "$work/log"
+		echo "FAIL make mpi MPI=$impl with pkg-config hidden: exit status $rc, want a build through mpicc"
+		failures+=("fallback build [$impl]")
+		return
+	fi
+	"$dir/golomb" --version >"$work/log" 2>&1 || true
+	if ! grep -qx "world: $impl" "$work/log" || ! grep -qF "$lib" "$work/log" || ! grep -qx "tags: mpi,mpiflags" "$work/log"; then
+		cat "$work/log"
+		echo "FAIL the fallback build's golomb --version: want tags mpi,mpiflags, world $impl and '$lib'"
+		failures+=("fallback build --version [$impl]")
+		return
+	fi
+	rc=0
+	timeout -k 10 60 $(impl_mpirun "$impl") -np 2 "$dir/golomb" --json 9 >"$work/log" 2>&1 || rc=$?
+	if [ "$rc" -eq 0 ] && grep -qF '"length":44,' "$work/log"; then
+		echo "ok   make mpi MPI=$impl with pkg-config hidden: mpicc fallback, --version says world: $impl, golomb runs under mpirun -np 2"
+	else
+		cat "$work/log"
+		echo "FAIL the fallback build's golomb under $impl mpirun -np 2: exit status $rc"
+		failures+=("fallback build run [$impl]")
+	fi
 }
 
 # signal_status IMPL STATUS: the exit statuses IMPL's mpirun may report
@@ -239,7 +297,9 @@ impl_mpirun() {
 	esac
 }
 impl_missing() { # prints what implementation $1 lacks, nothing if complete
-	local run
+	local run cc
+	cc=$($GO env CC)
+	[ "$($GO env CGO_ENABLED)" = 1 ] && command -v "${cc%% *}" >/dev/null || echo -n "cgo and a C compiler "
 	run=$(impl_mpirun "$1")
 	command -v "${run%% *}" >/dev/null || echo -n "${run%% *} "
 	pkg-config --exists "$(impl_pc "$1")" 2>/dev/null || echo -n "pkg-config $(impl_pc "$1") "
@@ -248,6 +308,46 @@ impl_missing() { # prints what implementation $1 lacks, nothing if complete
 failures=()
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+# wrapper_parsing: scripts/mpi-build.sh reads the flags of compiler wrappers
+# this machine lacks, as they answer: Intel MPI's mpicc -show (quoted paths,
+# -Xlinker pairs) and a Cray wrapper's --cray-print-opts (fakes below print
+# those answers); needs no MPI.
+wrapper_parsing() {
+	local got want
+	mkdir -p "$work/wrappers"
+	cat >"$work/wrappers/mpiicc" <<'EOS'
+#!/bin/sh
+[ "$1" = -show ] || { echo "mpiicc: unknown option $1" >&2; exit 1; }
+echo 'gcc -I"/opt/intel mpi/include" -L"/opt/intel mpi/lib/release" -L/opt/impi/lib -Xlinker --enable-new-dtags -Xlinker -rpath -Xlinker "/opt/intel mpi/lib/release" -lmpifort -lmpi -ldl -lrt -lpthread -DI_MPI=1 -pthread'
+EOS
+	cat >"$work/wrappers/cc" <<'EOS'
+#!/bin/sh
+case $1 in
+--cray-print-opts=cflags) echo '-I/opt/cray/pe/mpich/8.1.26/ofi/gnu/9.1/include' ;;
+--cray-print-opts=libs) echo '-L/opt/cray/pe/mpich/8.1.26/ofi/gnu/9.1/lib -Wl,--as-needed,-lmpi_gnu_91,--no-as-needed' ;;
+*) echo "cc: no input files" >&2; exit 1 ;;
+esac
+EOS
+	chmod +x "$work/wrappers/mpiicc" "$work/wrappers/cc"
+	got=$(MPICC="$work/wrappers/mpiicc" bash scripts/mpi-build.sh --mpi intel-mpi --print-flags 2>&1 | sed -n 's/^CGO_[A-Z]*: //p' | tr '\n' '|')
+	want="$($GO env CGO_CFLAGS) '-I/opt/intel mpi/include' -DI_MPI=1 -pthread|'-L/opt/intel mpi/lib/release' -L/opt/impi/lib -Xlinker --enable-new-dtags -Xlinker -rpath -Xlinker '/opt/intel mpi/lib/release' -lmpifort -lmpi -ldl -lrt -lpthread -pthread|"
+	if [ "$got" = "$want" ]; then
+		echo "ok   mpi-build.sh reads Intel MPI's mpicc -show"
+	else
+		echo "FAIL mpi-build.sh with Intel MPI's mpicc -show: flags '$got', want '$want'"
+		failures+=("wrapper parsing: mpicc -show")
+	fi
+	got=$(MPICC="$work/wrappers/cc" bash scripts/mpi-build.sh --mpi cray-mpich --print-flags 2>&1 | sed -n 's/^CGO_[A-Z]*: //p' | tr '\n' '|')
+	want="$($GO env CGO_CFLAGS) -I/opt/cray/pe/mpich/8.1.26/ofi/gnu/9.1/include|-L/opt/cray/pe/mpich/8.1.26/ofi/gnu/9.1/lib -Wl,--as-needed,-lmpi_gnu_91,--no-as-needed|"
+	if [ "$got" = "$want" ]; then
+		echo "ok   mpi-build.sh reads a Cray wrapper's --cray-print-opts"
+	else
+		echo "FAIL mpi-build.sh with a Cray wrapper: flags '$got', want '$want'"
+		failures+=("wrapper parsing: --cray-print-opts")
+	fi
+}
+wrapper_parsing
 
 # run_mpi_pkg PKG NP...: build PKG's tests for $impl and run them under
 # mpirun -np NP for each NP, in PKG's directory as go test would.
@@ -308,8 +408,10 @@ for impl in $IMPLS; do
 	fi
 	ran="$ran $impl"
 	echo "--- MPI tests with $impl (-tags $(impl_tags "$impl"))"
+	export TREELB_WANT_MPI=$impl # mpi's TestLibraryVersion: the library is this one
 	mpi_tests
 	launch_mistakes
+	fallback_build
 done
 
 if [ "${#failures[@]}" -gt 0 ]; then

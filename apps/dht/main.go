@@ -8,6 +8,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -165,7 +166,9 @@ func writeFiles(dir string, r *hashtable.Reproduction) error {
 		if err != nil {
 			return err
 		}
-		if err := f(fh); err != nil {
+		// CreateTemp makes the file 0600; the results are for everyone
+		// to read, as a file the shell creates.
+		if err := errors.Join(fh.Chmod(0o644), f(fh)); err != nil {
 			fh.Close()
 			os.Remove(fh.Name())
 			return fmt.Errorf("%s: %w", name, err)

@@ -71,13 +71,14 @@ type Common struct {
 var optionFlags = []string{"fast-init", "queue-limit", "pair-sync", "ask-lower", "shuffle-below", "levels", "perm", "clusters"}
 
 // Flags returns the flags every app that runs a balancer shares, defined
-// once here.
+// once here, in their --help categories (run, balancer, simulation,
+// checkpoint, output).
 func Flags() []cli.Flag {
 	world := WorldEmbedded
 	if mpi.WorldName == "mpi" {
 		world = WorldMPI
 	}
-	return append([]cli.Flag{
+	return categorized([]cli.Flag{
 		&cli.IntFlag{Name: "np", Value: runtime.NumCPU(), Usage: fmt.Sprintf("ranks of the embedded or simulated world, 1..%d (under mpirun/srun the launcher's size; a different --np is an error)", MaxNP)},
 		&cli.StringFlag{Name: "idle", Usage: "under MPI, how waiting ranks wait: spin, yield (poll and sleep, for more ranks than cores) or auto (yield when the launcher put more ranks on the node than it has CPUs); default: $" + mpi.IdleEnv + ", else auto"},
 		&cli.StringFlag{Name: "world", Value: world, Usage: "where the ranks run: embedded (goroutines), mpi (the -tags mpi build under mpirun or srun) or sim (simulated, virtual time)"},
@@ -96,7 +97,7 @@ func Flags() []cli.Flag {
 		&cli.IntFlag{Name: "levels", Usage: fmt.Sprintf("static, hybrid: k, split the root into 2^k leaves, 0..%d (0: default from the seeds' bounds, at most ⌈log₂ P⌉+10); every leaf costs its rank k splits, so short searches on many ranks want about ⌈log₂ P⌉+4", lb.MaxSplitLevels)},
 		&cli.StringFlag{Name: "perm", Value: "gf", Usage: "static, hybrid: pseudo-random permutation, gf or lcg"},
 		&cli.IntFlag{Name: "clusters", Value: 1, Usage: "hybrid: clusters of ranks that poll each other"},
-	}, append(checkpointFlags(), simFlagList()...)...)
+	}, checkpointFlags(), simFlagList())
 }
 
 // FlagsNamed returns the common flags with the given names, for commands
@@ -287,6 +288,16 @@ func errWriter(app *cli.App) io.Writer {
 // process's arguments, and tests call it in process.
 func Execute(app *cli.App, args []string) int {
 	app.Version = version.Get().String() // --version, -v: the build and its MPI library
+	// Under a launcher that started several tasks, what every task would
+	// print alike comes from the task the launcher numbers 0 alone: in the
+	// embedded build, whose tasks never share a world, every message (help,
+	// --version, the launch check's error); in the MPI build the launch
+	// checks' errors (below), where the tasks found no world to share. In
+	// an MPI world rank 0 prints the run's output and verdicts.
+	speaks := mpi.DetectLauncher(os.Getenv).Speaks()
+	if !speaks && mpi.WorldName != "mpi" {
+		app.Writer, app.ErrWriter = io.Discard, io.Discard
+	}
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	usage := func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: err} }
 	app.OnUsageError = usage
@@ -317,7 +328,8 @@ func Execute(app *cli.App, args []string) int {
 		err = failTogether(app, err)
 	}
 	var q *quietError
-	if !errors.As(err, &q) {
+	var le *mpi.LaunchError
+	if !errors.As(err, &q) && (speaks || !errors.As(err, &le)) {
 		fmt.Fprintf(errWriter(app), "%s: %v\n", app.Name, err)
 	}
 	var ec mpi.ExitCoder

@@ -102,7 +102,10 @@ func (r *Run) startProgress() func() {
 	if !on || r.Rank() != 0 || r.World == nil {
 		return func() {}
 	}
-	r.progress = &progressPrinter{w: errWriter(r.Context.App), terminal: !r.Progress || IsTerminal(os.Stderr), start: time.Now()}
+	r.progress = &progressPrinter{w: errWriter(r.Context.App), start: time.Now()}
+	if IsTerminal(os.Stderr) {
+		r.progress.width = func() int { return terminalWidth(os.Stderr) }
+	}
 	return r.progress.finish
 }
 

@@ -38,7 +38,7 @@ type Info struct {
 	Time     string // the commit's time (vcs.time), "" without one
 	Go       string // the toolchain, e.g. "go1.26.0 linux/amd64"
 	Tags     string // the build tags, comma-separated; "none" without tags
-	World    string // mpi.Implementation: embedded, openmpi or mpich
+	World    string // mpi.Implementation(): embedded, openmpi, mpich, intel-mpi, …
 	MPI      string // mpi.LibraryVersion()
 }
 
@@ -47,17 +47,17 @@ type Info struct {
 func Get() Info {
 	bi, _ := debug.ReadBuildInfo()
 	in := FromBuildInfo(bi)
-	in.MPI = mpi.LibraryVersion()
+	in.World, in.MPI = mpi.Implementation(), mpi.LibraryVersion()
 	return in
 }
 
 // FromBuildInfo returns the Info of a build described by bi (nil: no build
-// information) without the MPI library's version, which only the running
-// binary can tell: the version, the VCS settings, the toolchain and the
-// tags.
+// information) without the MPI library's name and version, which only the
+// running binary can tell (it reads them from the library it loads): the
+// version, the VCS settings, the toolchain and the tags.
 func FromBuildInfo(bi *debug.BuildInfo) Info {
 	in := Info{Version: Version, Commit: Unknown, Go: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH,
-		Tags: "none", World: mpi.Implementation}
+		Tags: "none"}
 	if bi == nil {
 		return in
 	}
@@ -125,7 +125,7 @@ type Provenance struct {
 	Cores      int    `json:"cores"`      // runtime.NumCPU: the CPUs this process may use
 	GOMAXPROCS int    `json:"gomaxprocs"` // runtime.GOMAXPROCS(0)
 	World      string `json:"world"`      // embedded, mpi or sim; "none" for output of no run
-	MPI        string `json:"mpi"`        // the MPI library built for: embedded, openmpi or mpich
+	MPI        string `json:"mpi"`        // the MPI library it runs with (mpi.Implementation()): embedded, openmpi, mpich, …
 	MPILibrary string `json:"mpi_library"`
 	Load       string `json:"load"` // the 1-, 5- and 15-minute load averages of /proc/loadavg, "unknown" without
 }

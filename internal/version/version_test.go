@@ -18,7 +18,7 @@ func TestString(t *testing.T) {
 	if len(lines) < 6 || lines[0] != "treelb "+Version || !strings.HasPrefix(lines[1], "commit: ") || !strings.HasPrefix(lines[2], "go: go") {
 		t.Fatalf("--version text:\n%s", s)
 	}
-	for _, want := range []string{"\nworld: " + mpi.Implementation + "\n", "\nmpi library: " + mpi.LibraryVersion()[:min(5, len(mpi.LibraryVersion()))]} {
+	for _, want := range []string{"\nworld: " + mpi.Implementation() + "\n", "\nmpi library: " + mpi.LibraryVersion()[:min(5, len(mpi.LibraryVersion()))]} {
 		if !strings.Contains(s, want) {
 			t.Errorf("--version text does not say %q:\n%s", want, s)
 		}

@@ -1,7 +1,10 @@
+//go:build aborttest
+
 // Command aborttest is a job that must end: it checks that one failing rank
 // ends the whole job, in the embedded world and under mpirun (-tags mpi),
 // instead of hanging it. The mpi package's TestAbortUnderMpirun runs it
-// with mpirun -np 3.
+// with mpirun -np 3. It builds only with -tags aborttest, so that go
+// install ./... leaves this test program out.
 //
 //	aborttest -mode error|panic|abort|pending [-np N]
 //
