@@ -129,7 +129,7 @@ A code span: ` + "`[x](nothing.md)`" + `.
 |---|---|
 | [in a table](docs/missing.md) | x |
 `)},
-		"docs/guide.md": {Data: []byte("# Guide\n\n## Part two: α\n\n## Notes\n\n## Notes\n\n[back](../README.md#top)\n")},
+		"docs/guide.md":      {Data: []byte("# Guide\n\n## Part two: α\n\n## Notes\n\n## Notes\n\n[back](../README.md#top)\n")},
 		"results/x/plot.png": {Data: []byte("png")},
 	}
 	problems := Check(fsys, []string{"README.md", "docs/guide.md"})
