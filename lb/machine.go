@@ -211,7 +211,7 @@ func Machines() []MachineInfo {
 //     seed's algorithm: a Dantzig bound by prefix sums and a galloping
 //     search, and a forward chain of packed items) costs 6.0 ns on the
 //     development machine, the median CPU time per node of the 26
-//     sequential runs above 0.05 s in apps/knapsack/results/fig4-p2.csv
+//     sequential runs above 0.05 s in results/knapsack-fig4/fig4-p2.csv
 //     (5.8 to 6.5 ns), against golomb's 15.3 ns (15.8 ns in a run beside
 //     it: 12 marks, 1.046·10⁸ nodes in 1.65 s of CPU time); with the same
 //     ratio on the T805 (0.39 to 0.41), 2.45 µs.

@@ -70,10 +70,10 @@ $GO test -run '^$' -bench . -benchtime "$EMBEDDED_BENCHTIME" -count "$REPS" ./mp
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # Per source, benchmark and unit: the median (gonum's, by the campaign
-# tool: scripts/campaign -spread), and the best run (the smallest time, the
+# tool: scripts/campaign --spread), and the best run (the smallest time, the
 # largest rate), which noise from other jobs cannot improve. Then one table
 # of each.
-$GO run ./scripts/campaign -spread <"$raw" | awk -F'\t' '{ print $1, $3, ($1 ~ /\/s$/ ? $5 : $4) }' >"$work/stats"
+$GO run ./scripts/campaign --spread <"$raw" | awk -F'\t' '{ print $1, $3, ($1 ~ /\/s$/ ? $5 : $4) }' >"$work/stats"
 
 table() { # table COLUMN TITLE: COLUMN 4 is the median, 5 the best run
 	awk -v impls="$impls" -v col="$1" -v title="$2" '

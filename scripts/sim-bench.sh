@@ -35,7 +35,7 @@ BIG=${BIG:-16384}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # spread: lines "KEY VALUE" in, "KEY<tab>n<tab>median<tab>min<tab>max" out
-# (scripts/campaign -spread: gonum's median, the one every measurement uses).
+# (scripts/campaign --spread: gonum's median, the one every measurement uses).
 "$GO" build -o "$work/campaign" ./scripts/campaign
 spread() { "$work/campaign" -spread; }
 

@@ -1,10 +1,3 @@
-// Command dht runs the distributed chained hash table of seed 004: rounds of
-// its four phases (generate, dispatch, search, insert) on --np goroutine
-// ranks, or on MPI processes when built with -tags mpi and started by mpirun
-// or srun, reporting per phase the load balance factor η of the essential
-// work, the time and the throughput. "dht sim" runs the counting model of
-// the seed's §4.5 and reproduces its Fig. 1 and Table 1; "dht mesh" replays
-// the dispatch phase on a simulated 2-D mesh (§5).
 package main
 
 import (

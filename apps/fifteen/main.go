@@ -1,15 +1,3 @@
-// Command fifteen solves 15-puzzle instances optimally by iterative-deepening
-// A* with the Manhattan distance, sequentially or with a load balancer on
-// many ranks: goroutines in the default build (--np), MPI processes when
-// built with -tags mpi and started by mpirun or srun, or simulated ranks
-// (--world sim, on a machine model: --machine help lists them). Every
-// iteration of the deepening is one tree-shaped computation (seed 002,
-// §6.2).
-//
-//	fifteen --korf 12                       # Korf's instance 12, random polling on every CPU
-//	fifteen -b seq --korf 1-10 --json       # ten instances, sequential, one JSON object per line
-//	fifteen --np 2 --fast-init 0 12 9 2 15 11 8 14 3 7 1 6 5 4 13 10
-//	mpirun -np 2 bin/fifteen --korf 5 --json
 package main
 
 import (

@@ -32,7 +32,7 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	return p
 }
 
-// TestExampleFile: the example the README and --help show parses.
+// TestExampleFile: the example docs/apps/fifteen.md and --help show parses.
 func TestExampleFile(t *testing.T) {
 	ins, err := readFile("boards.txt", nil)
 	if err != nil || len(ins) != 3 || ins[0].Start.String() != korf12 {

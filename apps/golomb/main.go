@@ -1,8 +1,3 @@
-// Command golomb finds a shortest Golomb ruler with MARKS marks and proves
-// it optimal, sequentially or with a load balancer on many ranks: goroutines
-// in the default build (--np), MPI processes when built with -tags mpi and
-// started by mpirun or srun, or simulated ranks (--world sim, on a machine
-// model: --machine help lists them).
 package main
 
 import (

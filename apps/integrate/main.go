@@ -1,15 +1,3 @@
-// Command integrate runs the two workloads of seed 003 §4 as tree-shaped
-// computations, sequentially or with a load balancer on many ranks:
-// goroutines in the default build (--np), MPI processes when built with
-// -tags mpi and started by mpirun or srun, or simulated ranks (--world sim).
-//
-//	integrate poly                              # the random polynomial of seed 1, absolute rule
-//	integrate poly --poly-seed 7 --rule relative --theta-a 1e-8
-//	integrate poly --roots 0.25,0.5 --factor 2 --interval -1,1
-//	integrate func help                         # the named functions and their exact integrals
-//	integrate func gauss -b koso --np 8 --json
-//	integrate alpha --alpha 0.97 --tree-seed 3 -b koso-star
-//	mpirun -np 2 bin/integrate alpha --json
 package main
 
 import (

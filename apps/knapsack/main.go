@@ -1,14 +1,3 @@
-// Command knapsack solves 0-1 knapsack instances exactly by depth-first
-// branch-and-bound (seed 002, §6.3), sequentially or with a load balancer on
-// many ranks: goroutines in the default build (--np), MPI processes when
-// built with -tags mpi and started by mpirun or srun, or simulated ranks
-// (--world sim). Its subcommand gen writes random instances.
-//
-//	knapsack gen --class sanders -m 2000 --seed 4 > s4.txt
-//	knapsack s4.txt                              # random polling on every CPU
-//	knapsack -b seq --search hs --json s4.txt    # the seed's search, sequential
-//	knapsack gen --class strongly -m 60 | knapsack --np 4 -b koso -
-//	mpirun -np 2 bin/knapsack --json s4.txt
 package main
 
 import (

@@ -1,16 +1,3 @@
-// Command uts counts a tree of the Unbalanced Tree Search benchmark (UTS
-// 1.1: Olivier et al., LCPC 2006), sequentially or with a load balancer on
-// many ranks: goroutines in the default build (--np), MPI processes when
-// built with -tags mpi and started by mpirun or srun, or simulated ranks
-// (--world sim). Every run counts exactly the reference's nodes, depth and
-// leaves (package apps/uts/tree).
-//
-//	uts --tree T1                                   # a sample tree, random polling on every CPU
-//	uts --tree help                                 # the sample trees and their published sizes
-//	uts --ref "-t 0 -b 2000 -q 0.124875 -m 8 -r 42" -b koso --json
-//	uts --tree-type binomial --branching 2000 --prob 0.2 --children 5 --root-seed 7
-//	uts --np 2 -- $T3L                              # after . sample_trees.sh
-//	mpirun -np 2 bin/openmpi/uts --tree T1L --json
 package main
 
 import (

@@ -661,3 +661,14 @@ func TestGroupSpeedup(t *testing.T) {
 		t.Errorf("T_par %+v, speedup %+v, overhead %+v", g.Par, g.Speedup, g.Overhead)
 	}
 }
+
+// TestPresetLayout: every preset writes its campaign into a directory of
+// its own under results/, named after it (results/NAME/NAME.csv, the
+// summary and plots beside it), where the campaign's README goes.
+func TestPresetLayout(t *testing.T) {
+	for _, p := range Presets() {
+		if want := "results/" + p.Name + "/" + p.Name + ".csv"; p.CSV != want {
+			t.Errorf("preset %s writes %s, want %s", p.Name, p.CSV, want)
+		}
+	}
+}

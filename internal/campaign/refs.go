@@ -77,7 +77,7 @@ func utsRefPreset() Preset {
 		Params: []Param{{"ref", utsRefRepo, "git repository of the reference: a local clone (bare or not) or a URL"},
 			{"trees", "T1L,T3L", "sample trees, comma-separated"},
 			{"kernels", "", "our hashing kernels, comma-separated: avx512, avx2, crypto/sha1 (default: every one this machine supports)"}},
-		CSV: "out/uts-ref.csv", Title: "UTS against the C reference",
+		CSV: "results/uts-ref/uts-ref.csv", Title: "UTS against the C reference",
 		Make: func(plan Plan, p Params) (Setup, error) {
 			trees, err := utsTrees(p["trees"])
 			if err != nil {
@@ -122,7 +122,7 @@ func utsRefMPIPreset() Preset {
 			{"trees", "T1L,T3L", "sample trees, comma-separated"},
 			{"budgets", strconv.Itoa(lb.DefaultBudget), "our budgets Δt in nodes, comma-separated"},
 			{"kernel", tree.BestKernel().String(), "our hashing kernel"}},
-		CSV: "out/uts-ref-mpi.csv", Title: "UTS at P = 2 against UTS-MPI", Tags: "mpi",
+		CSV: "results/uts-ref-mpi/uts-ref-mpi.csv", Title: "UTS at P = 2 against UTS-MPI", Tags: "mpi",
 		Make: func(plan Plan, p Params) (Setup, error) {
 			trees, err := utsTrees(p["trees"])
 			if err != nil {
@@ -130,7 +130,7 @@ func utsRefMPIPreset() Preset {
 			}
 			budgets, err := ParseInts(p["budgets"])
 			if err != nil {
-				return Setup{}, fmt.Errorf("-set budgets: %w", err)
+				return Setup{}, fmt.Errorf("--set budgets: %w", err)
 			}
 			if _, err := tree.ParseKernel(p["kernel"]); err != nil {
 				return Setup{}, err
@@ -166,7 +166,7 @@ func utsTrees(s string) ([]string, error) {
 	var out []string
 	for _, n := range strings.Split(s, ",") {
 		if _, ok := tree.SampleNamed(n); !ok {
-			return nil, fmt.Errorf("-set trees: no sample tree %q (%s)", n, strings.Join(tree.SampleNames(), " "))
+			return nil, fmt.Errorf("--set trees: no sample tree %q (%s)", n, strings.Join(tree.SampleNames(), " "))
 		}
 		out = append(out, n)
 	}
@@ -380,20 +380,20 @@ func expknapPreset() Preset {
 			{"m", "2000", "items"},
 			{"seeds", "1-10", "instances: seeds of knapsack gen"},
 			{"search", "core", "our searches, comma-separated: core, hs"}},
-		CSV: "out/expknap.csv", Title: "knapsack against expknap",
+		CSV: "results/expknap/expknap.csv", Title: "knapsack against expknap",
 		Make: func(plan Plan, p Params) (Setup, error) {
 			seeds, err := ParseInts(p["seeds"])
 			if err != nil {
-				return Setup{}, fmt.Errorf("-set seeds: %w", err)
+				return Setup{}, fmt.Errorf("--set seeds: %w", err)
 			}
 			m, err := strconv.Atoi(p["m"])
 			if err != nil || m < 1 {
-				return Setup{}, fmt.Errorf("-set m=%s: want a number of items", p["m"])
+				return Setup{}, fmt.Errorf("--set m=%s: want a number of items", p["m"])
 			}
 			searches := strings.Split(p["search"], ",")
 			for _, s := range searches {
 				if s != "core" && s != "hs" {
-					return Setup{}, fmt.Errorf("-set search: %q: want core or hs", s)
+					return Setup{}, fmt.Errorf("--set search: %q: want core or hs", s)
 				}
 			}
 			var keys []Key

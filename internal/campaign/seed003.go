@@ -67,7 +67,7 @@ func seed003Preset() Preset {
 			{"tables", "1,2", "the tables to run: 1, 2 or 1,2"},
 			{"alpha-trees", "distinct", "Table 1: distinct (a new tree for every trial, as the seed) or shared (trees 1..trials under both policies)"},
 		},
-		CSV: "out/seed003.csv", Jobs: 2,
+		CSV: "results/seed003/seed003.csv", Jobs: 2,
 		Make: seed003Keys}
 }
 
@@ -75,20 +75,20 @@ func seed003Preset() Preset {
 func seed003Keys(plan Plan, p Params) (Setup, error) {
 	trials, err := strconv.Atoi(p["trials"])
 	if err != nil || trials < 2 {
-		return Setup{}, fmt.Errorf("-set trials=%s: need at least 2 trials (a variance)", p["trials"])
+		return Setup{}, fmt.Errorf("--set trials=%s: need at least 2 trials (a variance)", p["trials"])
 	}
 	alphas, err := parseFloats(p["alphas"])
 	if err != nil {
-		return Setup{}, fmt.Errorf("-set alphas: %w", err)
+		return Setup{}, fmt.Errorf("--set alphas: %w", err)
 	}
 	thetas, err := parseFloats(p["thetas"])
 	if err != nil {
-		return Setup{}, fmt.Errorf("-set thetas: %w", err)
+		return Setup{}, fmt.Errorf("--set thetas: %w", err)
 	}
 	rules := strings.Split(p["rules"], ",")
 	for _, r := range rules {
 		if _, err := quad.ParseRule(r); err != nil {
-			return Setup{}, fmt.Errorf("-set rules: %w", err)
+			return Setup{}, fmt.Errorf("--set rules: %w", err)
 		}
 	}
 	var distinct bool
@@ -97,7 +97,7 @@ func seed003Keys(plan Plan, p Params) (Setup, error) {
 		distinct = true
 	case "shared":
 	default:
-		return Setup{}, fmt.Errorf("-set alpha-trees=%s: want distinct or shared", p["alpha-trees"])
+		return Setup{}, fmt.Errorf("--set alpha-trees=%s: want distinct or shared", p["alpha-trees"])
 	}
 	var t1, t2 bool
 	switch p["tables"] {
@@ -108,7 +108,7 @@ func seed003Keys(plan Plan, p Params) (Setup, error) {
 	case "2":
 		t2 = true
 	default:
-		return Setup{}, fmt.Errorf("-set tables=%s: want 1, 2 or 1,2", p["tables"])
+		return Setup{}, fmt.Errorf("--set tables=%s: want 1, 2 or 1,2", p["tables"])
 	}
 	if len(plan.Worlds) != 1 || len(plan.Seeds) != 1 || plan.Repeats != 1 || !slices.Equal(plan.Balancers, seedPolicies[:]) {
 		return Setup{}, fmt.Errorf("seed003: the trials run in one world (%s), with one seed, once, under koso and koso-star", seed003World)

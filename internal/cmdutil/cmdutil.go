@@ -1,15 +1,3 @@
-// Package cmdutil is the skeleton every treelb command shares: the common
-// flags (--np, --world, --balancer, --seed, --json, --stats, -q, --budget,
-// the balancer options and the simulated world's machine), starting the
-// world, reading the input on rank 0
-// and agreeing on it, the sequential guard, rank-0 output (human or JSON),
-// the statistics, and the exit codes (0 success, 2 bad flags or input on
-// every rank, 1 any other failure). A command's main.go is wiring only: it
-// describes its flags and gives Action a Spec with how to read an instance
-// and how to solve it.
-//
-// The package keeps no mutable package-level state: the ranks of the
-// embedded world share the process.
 package cmdutil
 
 import (

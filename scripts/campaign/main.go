@@ -12,19 +12,19 @@
 // Markdown summary (medians with min–max of the repeats), writes it as
 // PREFIX-summary.csv, and draws the plots (PNG and SVG) next to the CSV.
 //
-// Presets name the campaigns behind the project's figures (-preset help
-// lists them, with their parameters, set by -set NAME=VALUE); the flags
+// Presets name the campaigns behind the project's figures (--preset help
+// lists them, with their parameters, set by --set NAME=VALUE); the flags
 // override a preset's defaults:
 //
-//	go run ./scripts/campaign -preset fifteen-fig3                   # seed 002 Fig. 3 on 2 real ranks
-//	go run ./scripts/campaign -preset seed003 -set trials=10 -np 8,16 # seed 003's tables, a quick look
-//	go run ./scripts/campaign -csv results/x.csv -world sim:gcel -np 64..4096*4 \
-//	    -balancer rp -balancer 'rp --fast-init' -instance 'golomb 12' -height marks
-//	go run ./scripts/campaign -csv results/x.csv -plot-only        # summary and plots of a CSV
-//	campaign -csv out.csv -world mpi -bin-dir bin/openmpi -launcher 'srun -n {np}' -np 1,2,4 -instance 'golomb 10'
-//	... | go run ./scripts/campaign -spread                        # median, min, max of "KEY VALUE" lines
+//	go run ./scripts/campaign --preset fifteen-fig3                   # seed 002 Fig. 3 on 2 real ranks
+//	go run ./scripts/campaign --preset seed003 --set trials=10 --np 8,16 # seed 003's tables, a quick look
+//	go run ./scripts/campaign --csv results/x.csv --world sim:gcel --np 64..4096*4 \
+//	    --balancer rp --balancer 'rp --fast-init' --instance 'golomb 12' --height marks
+//	go run ./scripts/campaign --csv results/x.csv --plot-only        # summary and plots of a CSV
+//	campaign --csv out.csv --world mpi --bin-dir bin/openmpi --launcher 'srun -n {np}' --np 1,2,4 --instance 'golomb 10'
+//	... | go run ./scripts/campaign --spread                        # median, min, max of "KEY VALUE" lines
 //
-// Without -bin-dir the commands the instances name are built once (go
+// Without --bin-dir the commands the instances name are built once (go
 // build -buildvcs=auto ./apps/APP, with -tags) into a temporary directory,
 // stamped with the commit where go can tell it; a preset's foreign
 // programs (reference solvers) are built next to them.
@@ -52,7 +52,9 @@ import (
 func main() {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); errors.Is(err, flag.ErrHelp) {
+		return
+	} else if err != nil {
 		fmt.Fprintln(os.Stderr, "campaign:", err)
 		os.Exit(1)
 	}
@@ -71,16 +73,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.Var(&worlds, "world", "world spec, repeatable: embedded, mpi or sim[:MACHINE], then flags of the command (default sim:gcel)")
 	fs.Var(&balancers, "balancer", "balancer spec, repeatable: NAME [OPTION...], e.g. 'rp --fast-init' (default rp)")
 	fs.Var(&instances, "instance", "instance spec, repeatable: APP [ARG...], e.g. 'golomb 12', 'fifteen --korf 7', 'knapsack <(knapsack gen -m 500 --seed 3)'")
-	fs.Var(&sets, "set", "a preset's parameter, repeatable: NAME=VALUE (-preset help lists them)")
+	fs.Var(&sets, "set", "a preset's parameter, repeatable: NAME=VALUE (--preset help lists them)")
 	preset := fs.String("preset", "", "a named campaign behind one of the project's figures ('help' lists them)")
-	csvPath := fs.String("csv", "", "the CSV `FILE` (read first, for resuming; required without -preset)")
+	csvPath := fs.String("csv", "", "the CSV `FILE` (read first, for resuming; required without --preset)")
 	np := fs.String("np", "1024", "P list: N, A-B, A..B*F (geometric), comma-separated")
-	seeds := fs.String("seeds", "1", "seed list, as -np")
+	seeds := fs.String("seeds", "1", "seed list, as --np")
 	repeats := fs.Int("repeats", 1, "runs of every configuration")
 	jobs := fs.Int("jobs", 1, "runs at once (simulated worlds only: real runs would disturb each other's times)")
 	binDir := fs.String("bin-dir", "", "directory of the commands (default: build them into a temporary directory)")
 	tags := fs.String("tags", "", "build tags of the commands built (e.g. mpi)")
-	launcher := fs.String("launcher", "", "prefix of every command line, {np} replaced by P (default for -world mpi: mpirun --oversubscribe -np {np})")
+	launcher := fs.String("launcher", "", "prefix of every command line, {np} replaced by P (default for --world mpi: mpirun --oversubscribe -np {np})")
 	jsonl := fs.String("jsonl", "", "also append every run's output to `FILE`")
 	inputs := fs.String("inputs", "", "keep the files that instances' <(...) make in `DIR` (default: a temporary directory)")
 	timeout := fs.Duration("timeout", 0, "per run (0: none)")
@@ -90,6 +92,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	plotOnly := fs.Bool("plot-only", false, "run nothing: summarize and plot the CSV")
 	dry := fs.Bool("dry-run", false, "print the command lines still to run, and run nothing")
 	spread := fs.Bool("spread", false, "read lines 'KEY VALUE' on stdin and print per key (in order of appearance) the number of values, their median, min and max")
+	fs.Usage = func() { usage(fs, stderr) }
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -116,7 +119,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	} else {
 		if len(sets) > 0 {
-			return errors.New("-set: only with -preset")
+			return errors.New("--set: only with --preset")
 		}
 		p = campaign.Preset{Defaults: campaign.Plan{Worlds: []string{"sim:gcel"}, Balancers: []string{"rp"}, NPs: []int{1024}, Seeds: []int64{1}, Repeats: 1}}
 	}
@@ -151,7 +154,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	*csvPath = cmp.Or(*csvPath, p.CSV)
 	if *csvPath == "" {
-		return errors.New("-csv is required (or a -preset)")
+		return errors.New("--csv is required (or a --preset)")
 	}
 	*title, *height, *tags = cmp.Or(*title, p.Title), cmp.Or(*height, p.Height), cmp.Or(*tags, p.Tags)
 	if !set["jobs"] && p.Jobs > 0 {
@@ -296,7 +299,7 @@ func build(ctx context.Context, dir, tags string, keys []campaign.Key, stderr io
 	fmt.Fprintf(stderr, "campaign: go %s\n", strings.Join(args, " "))
 	start := time.Now()
 	if out, err := exec.CommandContext(ctx, "go", args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("go build (run from the repository's root, or give -bin-dir): %v\n%s", err, out)
+		return fmt.Errorf("go build (run from the repository's root, or give --bin-dir): %v\n%s", err, out)
 	}
 	fmt.Fprintf(stderr, "campaign: built in %s\n", time.Since(start).Round(time.Millisecond))
 	return nil
@@ -318,12 +321,12 @@ func spreads(r io.Reader, w io.Writer) error {
 		}
 		i := strings.LastIndexAny(line, " \t")
 		if i < 0 {
-			return fmt.Errorf("-spread: line %d: want KEY VALUE, have %q", n, line)
+			return fmt.Errorf("--spread: line %d: want KEY VALUE, have %q", n, line)
 		}
 		key := strings.TrimSpace(line[:i])
 		v, err := strconv.ParseFloat(line[i+1:], 64)
 		if err != nil {
-			return fmt.Errorf("-spread: line %d: %w", n, err)
+			return fmt.Errorf("--spread: line %d: %w", n, err)
 		}
 		if _, ok := vals[key]; !ok {
 			order = append(order, key)
@@ -343,3 +346,23 @@ func spreads(r io.Reader, w io.Writer) error {
 }
 
 func g(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+
+// usage writes the runner's help with its flags in the style of the
+// treelb commands (--name; the flag package takes one dash or two).
+func usage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintln(w, "usage: campaign --preset NAME [--set NAME=VALUE]... [FLAG...]")
+	fmt.Fprintln(w, "       campaign --csv FILE --world W --np LIST --balancer B --instance I [FLAG...]")
+	fmt.Fprintln(w, "       campaign --csv FILE --plot-only | campaign --spread < KEY-VALUE-LINES")
+	fmt.Fprintln(w, "flags:")
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, help := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if arg != "" {
+			line += " " + arg
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
+			help += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "%s\n    \t%s\n", line, help)
+	})
+}

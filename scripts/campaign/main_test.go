@@ -46,8 +46,8 @@ func runCampaign(t *testing.T, args ...string) (stdout, stderr string) {
 func TestCampaign(t *testing.T) {
 	dir := commands(t, "golomb")
 	csvPath := filepath.Join(dir, "out", "g.csv")
-	args := []string{"-bin-dir", dir, "-csv", csvPath, "-world", "sim:unit", "-world", "embedded", "-np", "1..4*2",
-		"-balancer", "rp", "-balancer", "rp --fast-init", "-instance", "golomb --count 30 7", "-height", "marks"}
+	args := []string{"--bin-dir", dir, "--csv", csvPath, "--world", "sim:unit", "--world", "embedded", "--np", "1..4*2",
+		"--balancer", "rp", "--balancer", "rp --fast-init", "--instance", "golomb --count 30 7", "--height", "marks"}
 	stdout, stderr := runCampaign(t, args...)
 	// sim: its baseline, 2 balancers × 3 P; embedded: the same.
 	if !strings.Contains(stderr, "14 to run") || !strings.Contains(stderr, "run 14 of 14") {
@@ -101,18 +101,18 @@ func TestCampaign(t *testing.T) {
 	if !strings.Contains(stderr, "14 already in") {
 		t.Errorf("resume:\n%s", stderr)
 	}
-	stdout, _ = runCampaign(t, append(args, "-np", "8", "-dry-run")...)
+	stdout, _ = runCampaign(t, append(args, "--np", "8", "--dry-run")...)
 	if strings.Count(stdout, "\n") != 4 || !strings.Contains(stdout, "--world sim --np 8 --machine unit --balancer rp --seed 1 --seq-nodes "+seq+" --count 30 7") {
 		t.Errorf("dry run:\n%s", stdout)
 	}
-	runCampaign(t, "-csv", csvPath, "-plot-only", "-plots", filepath.Join(dir, "again"))
+	runCampaign(t, "--csv", csvPath, "--plot-only", "--plots", filepath.Join(dir, "again"))
 	if _, err := os.Stat(filepath.Join(dir, "again-speedup.png")); err != nil {
 		t.Error(err)
 	}
-	for _, bad := range [][]string{{}, {"-csv", csvPath, "-np", "0"}, {"-csv", csvPath, "-world", "cloud", "-instance", "golomb 7"},
-		{"-csv", csvPath, "-instance", "golomb 7", "-balancer", "nosuch", "-bin-dir", dir, "-np", "2", "-world", "sim:unit"}, {"-csv", csvPath, "x"},
-		{"-preset", "nosuch"}, {"-preset", "seed003", "-set", "nosuch=1"}, {"-csv", csvPath, "-set", "trials=2"},
-		{"-csv", csvPath, "-world", "embedded", "-jobs", "2", "-instance", "golomb 7", "-bin-dir", dir}} {
+	for _, bad := range [][]string{{}, {"--csv", csvPath, "--np", "0"}, {"--csv", csvPath, "--world", "cloud", "--instance", "golomb 7"},
+		{"--csv", csvPath, "--instance", "golomb 7", "--balancer", "nosuch", "--bin-dir", dir, "--np", "2", "--world", "sim:unit"}, {"--csv", csvPath, "x"},
+		{"--preset", "nosuch"}, {"--preset", "seed003", "--set", "nosuch=1"}, {"--csv", csvPath, "--set", "trials=2"},
+		{"--csv", csvPath, "--world", "embedded", "--jobs", "2", "--instance", "golomb 7", "--bin-dir", dir}} {
 		if err := run(context.Background(), bad, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
@@ -125,8 +125,8 @@ func TestCampaign(t *testing.T) {
 func TestPresets(t *testing.T) {
 	dir := commands(t, "integrate", "knapsack", "fifteen")
 	out := filepath.Join(t.TempDir(), "seed003.csv")
-	stdout, _ := runCampaign(t, "-preset", "seed003", "-bin-dir", dir, "-csv", out, "-np", "8", "-set", "trials=2", "-set", "alphas=0.96",
-		"-set", "thetas=1e-6", "-set", "rules=relative")
+	stdout, _ := runCampaign(t, "--preset", "seed003", "--bin-dir", dir, "--csv", out, "--np", "8", "--set", "trials=2", "--set", "alphas=0.96",
+		"--set", "thetas=1e-6", "--set", "rules=relative")
 	for _, want := range []string{"## Table 1: α-trees", "## Table 2: random polynomials, relative rule", "12.46", "18.82", "not p < .001"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("seed003 without %q:\n%s", want, stdout)
@@ -137,7 +137,7 @@ func TestPresets(t *testing.T) {
 	}
 
 	out = filepath.Join(t.TempDir(), "fig4.csv")
-	stdout, _ = runCampaign(t, "-preset", "knapsack-fig4", "-bin-dir", dir, "-csv", out, "-set", "instances=200:1,3", "-repeats", "1")
+	stdout, _ = runCampaign(t, "--preset", "knapsack-fig4", "--bin-dir", dir, "--csv", out, "--set", "instances=200:1,3", "--repeats", "1")
 	tab, err := campaign.ReadTable(out)
 	if err != nil || len(tab.Rows) != 4 {
 		t.Fatalf("fig4: %v, %d rows", err, len(tab.Rows))
@@ -150,7 +150,7 @@ func TestPresets(t *testing.T) {
 	}
 
 	out = filepath.Join(t.TempDir(), "fig3.csv")
-	stdout, _ = runCampaign(t, "-preset", "fifteen-fig3", "-bin-dir", dir, "-csv", out, "-set", "korf=12", "-repeats", "1", "-balancer", "rp")
+	stdout, _ = runCampaign(t, "--preset", "fifteen-fig3", "--bin-dir", dir, "--csv", out, "--set", "korf=12", "--repeats", "1", "--balancer", "rp")
 	if !strings.Contains(stdout, "By sequential time of the failing iteration") {
 		t.Errorf("fig3 summary:\n%s", stdout)
 	}
@@ -163,13 +163,31 @@ func TestPresets(t *testing.T) {
 func TestSpread(t *testing.T) {
 	var o bytes.Buffer
 	in := "# comment\nrp P=2 3\nseq 1.5\nrp P=2 1\n\nrp P=2 2\nrp P=2 10\n"
-	if err := run(context.Background(), []string{"-spread"}, strings.NewReader(in), &o, &bytes.Buffer{}); err != nil {
+	if err := run(context.Background(), []string{"--spread"}, strings.NewReader(in), &o, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	if want := "rp P=2\t4\t2\t1\t10\nseq\t1\t1.5\t1.5\t1.5\n"; o.String() != want {
 		t.Errorf("-spread:\n%q\nwant\n%q", o.String(), want)
 	}
-	if err := run(context.Background(), []string{"-spread"}, strings.NewReader("x y\n"), &o, &bytes.Buffer{}); err == nil {
+	if err := run(context.Background(), []string{"--spread"}, strings.NewReader("x y\n"), &o, &bytes.Buffer{}); err == nil {
 		t.Error("a value that is no number accepted")
+	}
+}
+
+// TestHelp: the runner's help names its flags as every treelb command
+// does, with two dashes, and one dash works as well.
+func TestHelp(t *testing.T) {
+	var e bytes.Buffer
+	err := run(context.Background(), []string{"--help"}, strings.NewReader(""), &bytes.Buffer{}, &e)
+	if err == nil || !strings.Contains(e.String(), "  --csv FILE") || !strings.Contains(e.String(), "  --preset string") ||
+		strings.Contains(e.String(), "\n  -csv") {
+		t.Errorf("--help: %v\n%s", err, e.String())
+	}
+	var o bytes.Buffer
+	for _, arg := range []string{"-spread", "--spread"} {
+		o.Reset()
+		if err := run(context.Background(), []string{arg}, strings.NewReader("k 1\n"), &o, &bytes.Buffer{}); err != nil || o.String() != "k\t1\t1\t1\t1\n" {
+			t.Errorf("%s: %q, %v", arg, o.String(), err)
+		}
 	}
 }

@@ -56,7 +56,7 @@ func TestSolve(t *testing.T) {
 }
 
 // BenchmarkSolve measures the sequential solver; n=12 and n=13 are the
-// figures of the README (go test -bench 'Solve/n=1[23]' -benchtime 1x).
+// figures of results/compare (go test -bench 'Solve/n=1[23]' -benchtime 1x).
 func BenchmarkSolve(b *testing.B) {
 	for _, n := range []int{10, 11, 12, 13} {
 		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {

@@ -1,6 +1,3 @@
-// Package cmdtest builds a command and runs it, for the tests of the
-// commands built on package cmdutil: their exit status and what they print
-// on stdout and stderr.
 package cmdtest
 
 import (
