@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/treelb/treelb/lb"
 )
 
@@ -26,11 +28,9 @@ type progressPrinter struct {
 // progressEvery is the least time between two progress lines.
 const progressEvery = time.Second
 
-// IsTerminal reports whether f is a terminal (a character device).
-func IsTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// IsTerminal reports whether f is a terminal (not merely a character
+// device: /dev/null and /dev/full are none).
+func IsTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // report prints a snapshot, unless a line was printed less than
 // progressEvery ago.
@@ -82,12 +82,32 @@ func (r *Run) Config() lb.Config {
 	}
 	if r.ckpt != nil {
 		cfg.Resume = r.ckpt.resume
-		if r.ckpt.file != "" {
+		if r.ckpt.file != "" || r.ckpt.limited() {
 			cfg.CheckpointDue = r.ckpt.due
+		}
+		if r.ckpt.maxNodes > 0 && r.Rank() == 0 {
+			// The nodes of every rank reach rank 0 in progress snapshots:
+			// a few a second, fewer on many ranks (a snapshot costs a
+			// message up and down every edge of a tree over the ranks).
+			k, show := r.ckpt, cfg.Progress
+			cfg.Progress = func(p lb.Progress) {
+				k.nodes = p.Nodes
+				if show != nil {
+					show(p)
+				}
+			}
+			cfg.ProgressEvery = limitPoll + time.Duration(r.Ranks())*limitPollPerRank
 		}
 	}
 	return cfg
 }
+
+// The period of the progress snapshots that --max-nodes reads: limitPoll,
+// and limitPollPerRank more per rank.
+const (
+	limitPoll        = 100 * time.Millisecond
+	limitPollPerRank = 10 * time.Microsecond
+)
 
 // CountProgress returns a progress callback for work counted in units (runs,
 // instances): each call prints "name: done/total units (percent), elapsed"
