@@ -182,9 +182,9 @@ func readCheckpointFile(path string) ([]byte, error) {
 func checkpointFileError(path string, err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
-		return Usagef("checkpoint: %v", err)
+		return Usagef("--restart: %v", err)
 	}
-	return Usagef("checkpoint %s: %v", path, err)
+	return Usagef("--restart: checkpoint %s: %v", path, err)
 }
 
 // fileKind names the kind of a file that is not a regular one.
@@ -216,10 +216,10 @@ func ReadCheckpoint(path, app string) (*Checkpoint, error) {
 	}
 	c := new(Checkpoint)
 	if err := c.UnmarshalBinary(b); err != nil {
-		return nil, Usagef("checkpoint %s: %v", path, err)
+		return nil, Usagef("--restart: checkpoint %s: %v", path, err)
 	}
 	if c.App != app {
-		return nil, Usagef("checkpoint %s: written by %s, not %s", path, c.App, app)
+		return nil, Usagef("--restart: checkpoint %s: written by %s, not %s", path, c.App, app)
 	}
 	return c, nil
 }
@@ -410,10 +410,10 @@ func loadRestart[I any](c *cli.Context, cm Common, spec Spec[I], size int) (I, *
 		return in, nil, err
 	}
 	if err := gob.NewDecoder(bytes.NewReader(k.Instance)).Decode(&in); err != nil {
-		return in, nil, Usagef("checkpoint %s: the instance does not decode: %v", cm.Restart, err)
+		return in, nil, Usagef("--restart: checkpoint %s: the instance does not decode: %v", cm.Restart, err)
 	}
 	if err := checkRestart(k, cm, c.IsSet("balancer"), size); err != nil {
-		return in, nil, Usagef("checkpoint %s: %v", cm.Restart, err)
+		return in, nil, Usagef("--restart: checkpoint %s: %v", cm.Restart, err)
 	}
 	if c.NArg() > 0 || appFlagsSet(c) {
 		other, err := spec.Read(c, cm)
@@ -425,7 +425,7 @@ func loadRestart[I any](c *cli.Context, cm Common, spec Spec[I], size int) (I, *
 			return in, nil, err
 		}
 		if !bytes.Equal(b, k.Instance) {
-			return in, nil, Usagef("checkpoint %s: written for another instance of %s than the command line's (give --restart alone to resume it)", cm.Restart, CommandPath(c))
+			return in, nil, Usagef("--restart: checkpoint %s: written for another instance of %s than the command line's (give --restart alone to resume it)", cm.Restart, CommandPath(c))
 		}
 	}
 	return in, k, nil
@@ -492,14 +492,14 @@ func restartCommand(app *cli.App, args []string) ([]string, error) {
 	}
 	var k Checkpoint
 	if err := k.UnmarshalBinary(b); err != nil {
-		return args, Usagef("checkpoint %s: %v", file, err)
+		return args, Usagef("--restart: checkpoint %s: %v", file, err)
 	}
 	if k.App == app.Name {
 		return args, nil // the app itself wrote it (knapsack, beside its gen)
 	}
 	sub, ok := strings.CutPrefix(k.App, app.Name+" ")
 	if !ok || app.Command(sub) == nil {
-		return args, Usagef("checkpoint %s: written by %s, not by a subcommand of %s", file, k.App, app.Name)
+		return args, Usagef("--restart: checkpoint %s: written by %s, not by a subcommand of %s", file, k.App, app.Name)
 	}
 	return append([]string{args[0], sub}, args[1:]...), nil
 }

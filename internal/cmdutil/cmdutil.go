@@ -208,8 +208,8 @@ func Parse(c *cli.Context) (Common, error) {
 			return cm, Usagef("--idle: %v", err)
 		}
 	}
-	if err := cm.Options.Validate(); err != nil {
-		return cm, &UsageError{Err: err}
+	if err := checkOptions(cm.Options); err != nil {
+		return cm, err
 	}
 	if err := parseLimits(c, &cm); err != nil {
 		return cm, err
@@ -247,6 +247,27 @@ func Parse(c *cli.Context) (Common, error) {
 		return cm, cm.checkSize(cm.NP)
 	}
 	return cm, nil
+}
+
+// checkOptions checks the balancer options as lb.Options.Validate does,
+// naming the flag of a bad one.
+func checkOptions(o lb.Options) error {
+	switch {
+	case o.QueueLimit < 0:
+		return Usagef("--queue-limit %d: must not be negative (0: 2·√P)", o.QueueLimit)
+	case o.Clusters < 0:
+		return Usagef("--clusters %d: must not be negative", o.Clusters)
+	case o.SplitLevels < 0 || o.SplitLevels > lb.MaxSplitLevels:
+		return Usagef("--levels %d: need 0 (the default) to %d", o.SplitLevels, lb.MaxSplitLevels)
+	case o.Permutation != "" && o.Permutation != "gf" && o.Permutation != "lcg":
+		return Usagef("--perm %q: need gf or lcg", o.Permutation)
+	case !(o.ShuffleBelow >= 0 && o.ShuffleBelow <= 1):
+		return Usagef("--shuffle-below %g: need a fraction from 0 to 1", o.ShuffleBelow)
+	}
+	if err := o.Validate(); err != nil {
+		return &UsageError{Err: err}
+	}
+	return nil
 }
 
 // textFlags are the common flags whose value is a name: an empty one is

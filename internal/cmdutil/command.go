@@ -267,7 +267,7 @@ func badCheckpoint(cm Common, err error) error {
 	if err == nil || cm.Restart == "" || !(errors.Is(err, lb.ErrBadTasks) || errors.Is(err, lb.ErrBadState)) {
 		return err
 	}
-	return Usagef("checkpoint %s: malformed (its checksum is right, but it does not decode): %v", cm.Restart, err)
+	return Usagef("--restart: checkpoint %s: malformed (its checksum is right, but it does not decode): %v", cm.Restart, err)
 }
 
 // announce prints a collective verdict on rank 0 and waits until it is
