@@ -85,6 +85,63 @@ mpi_tests() {
 	run_mpi_cmd integrate 2 '"value":-0.006239527905782152,' func osc --theta-a 1e-14 --json --checkpoint "$work/integrate.ckpt" --checkpoint-every 1ms
 	run_mpi_cmd integrate 3 '"nodes":335407,"leaves":167704,"height":18,' func --restart "$work/integrate.ckpt" --json
 	run_mpi_bad_input uts 2 2 --tree T1 --prob 1.5
+	# Launcher faults (issue 23): each ends within a minute, with a message
+	# and no process left behind. A rank that never calls MPI_Init (rank 2
+	# runs sleep instead): the others give up after --startup-timeout.
+	run_mpi_fault golomb 4 "69|9" "MPI_Init has not returned after 5s" skip-init --startup-timeout 5s 9
+	# A closed standard input read by rank 0 (Open MPI's mpirun hands it a
+	# pipe that never ends).
+	run_mpi_fault knapsack 2 2 "knapsack:" closed-stdin --startup-timeout 5s -q -
+	# mpirun's output pipe closed while the job still prints (SIGPIPE).
+	run_mpi_fault fifteen 2 any "" closed-stdout -q --korf 1-20
+	# SIGTERM (what Slurm sends at a time limit) with --checkpoint: the
+	# checkpoint is written first, every rank exits 3 (Open MPI's mpirun
+	# then reports 1 for a job it was told to terminate).
+	rm -f "$work/golomb-term.ckpt"
+	run_mpi_signal golomb 2 TERM "$(signal_status "$impl" 3)$([ "$impl" = openmpi ] && echo "|1")" "$work/golomb-term.ckpt" 13 --checkpoint "$work/golomb-term.ckpt" --checkpoint-every 200ms
+}
+
+# run_mpi_fault APP NP STATUS WANT HOW ARGS...: a launcher fault, mpirun -np
+# NP APP ARGS with HOW: skip-init (rank 2 runs sleep 300 instead of APP),
+# closed-stdin (mpirun's standard input closed) or closed-stdout (mpirun's
+# standard output a pipe that is closed after its first line). The job must
+# end within 60 s with exit status STATUS (a list, "69|9"; any: not 0),
+# say WANT, and leave no process of APP (nor the sleep) behind.
+run_mpi_fault() {
+	local app=$1 np=$2 want=$3 msg=$4 how=$5 bin="$work/$1.$impl" rc=0 t0 left
+	shift 5
+	if [ ! -x "$bin" ] && ! $GO build -tags "$(impl_tags "$impl")" -o "$bin" "./apps/$app"; then
+		echo "FAIL $app [$impl]: build failed"
+		failures+=("$app [$impl] build")
+		return
+	fi
+	t0=$SECONDS
+	printf '#!/bin/sh\n[ "${OMPI_COMM_WORLD_RANK:-$PMI_RANK}" = 2 ] && exec sleep 300\nexec "$@"\n' >"$work/skip-init.sh"
+	chmod +x "$work/skip-init.sh"
+	case $how in
+	skip-init) timeout -k 10 60 $(impl_mpirun "$impl") -np "$np" "$work/skip-init.sh" "$bin" "$@" >"$work/log" 2>&1 || rc=$? ;;
+	closed-stdin) timeout -k 10 60 $(impl_mpirun "$impl") -np "$np" "$bin" "$@" >"$work/log" 2>&1 <&- || rc=$? ;;
+	closed-stdout)
+		{ timeout -k 10 60 $(impl_mpirun "$impl") -np "$np" "$bin" "$@" 2>"$work/log" || echo "$?" >"$work/rc"; } | head -1 >/dev/null
+		sleep 1
+		rc=$(cat "$work/rc" 2>/dev/null || echo 0)
+		rm -f "$work/rc"
+		;;
+	esac
+	sleep 2
+	left=$(pgrep -f "$bin|sleep 300" | tr '\n' ' ' || true)
+	if [ -n "$left" ]; then
+		# shellcheck disable=SC2086 # the pids are word-split on purpose
+		kill -KILL $left 2>/dev/null || true
+	fi
+	if [ $((SECONDS - t0)) -le 62 ] && [ -z "$left" ] && { [ -z "$msg" ] || grep -qF -- "$msg" "$work/log"; } &&
+		{ { [ "$want" = any ] && [ "$rc" -ne 0 ]; } || [[ "|$want|" = *"|$rc|"* ]]; }; then
+		echo "ok   $app $* [$impl mpirun -np $np], $how: exit status $rc after $((SECONDS - t0))s, nothing left"
+	else
+		cat "$work/log"
+		echo "FAIL $app $* [$impl mpirun -np $np], $how: exit status $rc after $((SECONDS - t0))s${left:+, left behind: $left}; want $want within 60s saying: $msg"
+		failures+=("$app $how [$impl]")
+	fi
 }
 
 # balancers lists the balancer names of the golomb command's help.

@@ -289,7 +289,7 @@ func checkpointFlags() []cli.Flag {
 		&cli.StringFlag{Name: "restart", Usage: "resume the search checkpointed in `FILE`: the instance, balancer and options come from it (flags given explicitly override them); --np and --world may differ"},
 		&cli.Int64Flag{Name: "max-nodes", Usage: "stop after about `N` nodes of this run (checked a few times a second): print the nodes done, write the checkpoint with --checkpoint, and exit with status 4; 0: no bound"},
 		&cli.DurationFlag{Name: "time-limit", Usage: "stop after `DURATION` of this run (say 23h30m): print the nodes done, write the checkpoint with --checkpoint, and exit with status 4; 0: no limit"},
-		&cli.DurationFlag{Name: "startup-timeout", Value: DefaultStartupTimeout, Usage: "under mpirun or srun: fail (naming the ranks missing) when not every rank has started within `DURATION`; 0: wait for ever"},
+		&cli.DurationFlag{Name: "startup-timeout", Value: DefaultStartupTimeout, Usage: "under mpirun or srun: fail (naming the ranks missing, exit status 69) when not every rank has started within `DURATION`, and (exit status 2) when standard input read as - delivers nothing within it or 30 s; 0: wait for ever"},
 	}
 }
 

@@ -199,7 +199,7 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 					return in, err
 				}
 				if mpi.WorldName == "mpi" {
-					c.App.Reader = stdinWithin(c.App.Reader, cm.StartupTimeout)
+					c.App.Reader = stdinWithin(c.App.Reader, min(cm.StartupTimeout, stdinFirstByte))
 				}
 				if cm.Restart == "" {
 					return spec.Read(c, cm)

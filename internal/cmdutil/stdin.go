@@ -7,6 +7,11 @@ import (
 	"time"
 )
 
+// stdinFirstByte bounds the wait for the first byte of standard input
+// under MPI (or --startup-timeout when it is shorter): every rank waits
+// for rank 0's read.
+const stdinFirstByte = 30 * time.Second
+
 // stdinWithin returns r, standard input, as a reader whose first read
 // fails when no byte and no end of file arrived within d (0: r itself).
 // Under mpirun, rank 0 reads the launcher's copy of standard input, and
@@ -56,7 +61,7 @@ func (f *firstByteReader) Read(p []byte) (int, error) {
 		copy(p, buf[:res.n])
 		return res.n, res.err
 	case <-t.C:
-		return 0, fmt.Errorf("nothing arrived on standard input within %v (--startup-timeout): under mpirun a closed standard input"+
+		return 0, fmt.Errorf("nothing arrived on standard input within %v: under mpirun a closed standard input"+
 			" never ends (Open MPI); give the input as a file, or redirect standard input from one (< FILE, < /dev/null)", f.d)
 	}
 }
