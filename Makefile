@@ -2,7 +2,7 @@
 GO      ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all run test test-go test-fuzz test-mpi test-slurm test-clone vet bench mpi clean
+.PHONY: all run test test-go test-fuzz test-mpi test-slurm test-clone test-faults vet bench mpi clean
 
 all: test
 
@@ -15,7 +15,13 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
 
-test: vet test-clone test-go test-fuzz test-mpi test-slurm
+test: vet test-clone test-go test-fuzz test-mpi test-slurm test-faults
+
+# The fault campaign's short form (SIGKILLed checkpointing runs restarted on
+# other ranks, the bad-input table); FAULTS=full scripts/faults.sh for the
+# figures of docs/reliability.md.
+test-faults:
+	bash scripts/faults.sh
 
 # Every fuzz test of a decoder of outside bytes, a few seconds each on top of
 # its committed corpus (which every go test runs).

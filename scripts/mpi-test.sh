@@ -13,6 +13,7 @@
 #
 #   scripts/mpi-test.sh                      # both implementations
 #   MPI_IMPLS=mpich scripts/mpi-test.sh      # one of them
+#   MPI_TESTS=faults scripts/mpi-test.sh     # only the launcher faults (issue 23)
 #
 # Add a package's MPI tests to mpi_tests below: run_mpi_pkg PKG NP...
 set -euo pipefail
@@ -85,9 +86,15 @@ mpi_tests() {
 	run_mpi_cmd integrate 2 '"value":-0.006239527905782152,' func osc --theta-a 1e-14 --json --checkpoint "$work/integrate.ckpt" --checkpoint-every 1ms
 	run_mpi_cmd integrate 3 '"nodes":335407,"leaves":167704,"height":18,' func --restart "$work/integrate.ckpt" --json
 	run_mpi_bad_input uts 2 2 --tree T1 --prob 1.5
-	# Launcher faults (issue 23): each ends within a minute, with a message
-	# and no process left behind. A rank that never calls MPI_Init (rank 2
-	# runs sleep instead): the others give up after --startup-timeout.
+	mpi_fault_tests
+}
+
+# mpi_fault_tests: the launcher faults of issue 23 (MPI_TESTS=faults runs
+# only these; scripts/faults.sh does in its full form).
+mpi_fault_tests() {
+	# Each ends within a minute, with a message and no process left behind.
+	# A rank that never calls MPI_Init (rank 2 runs sleep instead): the
+	# others give up after --startup-timeout.
 	run_mpi_fault golomb 4 "69|9" "MPI_Init has not returned after 5s" skip-init --startup-timeout 5s 9
 	# A closed standard input read by rank 0 (Open MPI's mpirun hands it a
 	# pipe that never ends).
@@ -364,6 +371,10 @@ for impl in $IMPLS; do
 	fi
 	ran="$ran $impl"
 	echo "--- MPI tests with $impl (-tags $(impl_tags "$impl"))"
+	if [ "${MPI_TESTS:-all}" = faults ]; then
+		mpi_fault_tests
+		continue
+	fi
 	mpi_tests
 	launch_mistakes
 done
