@@ -7,6 +7,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -176,9 +177,9 @@ func writeFiles(dir string, r *hashtable.Reproduction) error {
 			os.Remove(fh.Name())
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		if err := fh.Close(); err != nil {
+		if err := errors.Join(fh.Sync(), fh.Close()); err != nil {
 			os.Remove(fh.Name())
-			return err
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		return os.Rename(fh.Name(), filepath.Join(dir, name))
 	}
