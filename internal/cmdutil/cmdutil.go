@@ -258,7 +258,7 @@ func checkOptions(o lb.Options) error {
 	case o.Clusters < 0:
 		return Usagef("--clusters %d: must not be negative", o.Clusters)
 	case o.SplitLevels < 0 || o.SplitLevels > lb.MaxSplitLevels:
-		return Usagef("--levels %d: need 0 (the default) to %d", o.SplitLevels, lb.MaxSplitLevels)
+		return Usagef("--levels %d: %d split levels: need 0 (the default) to %d", o.SplitLevels, o.SplitLevels, lb.MaxSplitLevels)
 	case o.Permutation != "" && o.Permutation != "gf" && o.Permutation != "lcg":
 		return Usagef("--perm %q: need gf or lcg", o.Permutation)
 	case !(o.ShuffleBelow >= 0 && o.ShuffleBelow <= 1):
