@@ -28,7 +28,52 @@ func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
 
 // treeSpec is a resumable command over lbtest's exhaustive tree of the
 // seed given as the argument (depth 14): it prints the nodes.
-func treeSpec() Spec[uint64] {
+func treeSpec() Spec[uint64] { return treeSpecDepth(14) }
+
+// slowTree is lbtest's tree whose work slices each take at least a
+// millisecond: a search that lasts several of --max-nodes' progress
+// snapshots, with or without the race detector.
+type slowTree struct{ *lbtest.Tree }
+
+type slowTask struct{ lb.Task }
+
+func (a slowTree) Root() lb.Task { return slowTask{a.Tree.Root()} }
+func (a slowTree) Unmarshal(b []byte) (lb.Task, error) {
+	t, err := a.Tree.Unmarshal(b)
+	if err != nil {
+		return nil, err
+	}
+	return slowTask{t}, nil
+}
+func (t slowTask) Work(budget int64) int64 {
+	time.Sleep(time.Millisecond)
+	return t.Task.Work(budget)
+}
+func (t slowTask) Split() lb.Task {
+	if u := t.Task.Split(); u != nil {
+		return slowTask{u}
+	}
+	return nil
+}
+
+// slowSpec is treeSpec over slowTree (with a balancer).
+func slowSpec() Spec[uint64] {
+	spec := treeSpec()
+	spec.Solve = func(r *Run, seed uint64) error {
+		res, _, err := lb.Run(r.World, r.Config(), func() lb.Reducer[lbtest.TreeResult] { return slowTree{lbtest.NewTree(seed, 14, lbtest.Count)} })
+		if err != nil {
+			return err
+		}
+		return r.Print(map[string]int64{"nodes": res.Nodes}, func(w io.Writer) error {
+			fmt.Fprintf(w, "nodes=%d\n", res.Nodes)
+			return nil
+		})
+	}
+	return spec
+}
+
+// treeSpecDepth is treeSpec with a tree of the given depth.
+func treeSpecDepth(depth int) Spec[uint64] {
 	return Spec[uint64]{
 		App:       "t",
 		Resumable: true,
@@ -42,11 +87,11 @@ func treeSpec() Spec[uint64] {
 		Solve: func(r *Run, seed uint64) error {
 			var res lbtest.TreeResult
 			if r.Seq() {
-				res = lbtest.Sequential(seed, 14, lbtest.Count)
+				res = lbtest.Sequential(seed, depth, lbtest.Count)
 			} else {
 				var err error
 				if res, _, err = lb.Run(r.World, r.Config(), func() lb.Reducer[lbtest.TreeResult] {
-					return lbtest.NewTree(seed, 14, lbtest.Count)
+					return lbtest.NewTree(seed, depth, lbtest.Count)
 				}); err != nil {
 					return err
 				}
@@ -287,8 +332,8 @@ func TestLimits(t *testing.T) {
 	dir := t.TempDir()
 	for i, limit := range [][]string{{"--max-nodes", "2000"}, {"--time-limit", "1ns"}} {
 		path := filepath.Join(dir, fmt.Sprintf("c%d.ckpt", i))
-		args := append([]string{"--np", "3", "--budget", "50", "--checkpoint", path, "--json", "9"}, limit...)
-		code, out, errOut := run3(treeSpec(), nil, args...)
+		args := append([]string{"--np", "3", "--budget", "500", "--checkpoint", path, "--json", "9"}, limit...)
+		code, out, errOut := run3(slowSpec(), nil, args...)
 		if code != ExitLimit || !strings.Contains(errOut, "stopped at "+limit[0]) || !strings.Contains(out, `"stopped":"`+limit[0]) {
 			t.Fatalf("%q: exit %d, stdout %q, stderr %q; want %d", args, code, out, errOut, ExitLimit)
 		}
@@ -297,7 +342,7 @@ func TestLimits(t *testing.T) {
 			t.Fatalf("restart of %q: exit %d, %q %q; want nodes=%d", args, code, out, errOut, want)
 		}
 	}
-	code, _, errOut := run3(treeSpec(), nil, "--np", "2", "--budget", "50", "--max-nodes", "1000", "9")
+	code, _, errOut := run3(slowSpec(), nil, "--np", "2", "--budget", "500", "--max-nodes", "1000", "9")
 	if code != ExitLimit || !strings.Contains(errOut, "not saved") {
 		t.Errorf("--max-nodes without --checkpoint: exit %d, %q", code, errOut)
 	}
