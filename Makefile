@@ -7,7 +7,7 @@ GO      ?= go
 # worktree; it overrides a -buildvcs=false in `go env`, not in the environment.
 export GOFLAGS ?= -buildvcs=auto
 
-.PHONY: all build install run test test-go test-race test-fuzz test-mpi test-slurm test-clone test-docs vet bench mpi slurm-up slurm-down slurm-status clean
+.PHONY: all build install run test test-go test-race test-fuzz test-mpi test-slurm test-clone test-docs test-faults vet bench mpi slurm-up slurm-down slurm-status clean
 
 all: build
 
@@ -32,7 +32,13 @@ vet:
 	$(GO) vet ./...
 	$(GO) vet -tags aborttest ./mpi/internal/aborttest
 
-test: vet test-clone test-go test-fuzz test-mpi test-slurm test-docs
+test: vet test-clone test-go test-fuzz test-mpi test-slurm test-docs test-faults
+
+# The fault campaign's short form (SIGKILLed checkpointing runs restarted on
+# other ranks, the bad-input table); FAULTS=full scripts/faults.sh for the
+# figures of docs/reliability.md.
+test-faults:
+	bash scripts/faults.sh
 
 # Every fuzz test of a decoder of outside bytes, a few seconds each on top of
 # its committed corpus (which every go test runs).

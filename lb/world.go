@@ -289,7 +289,7 @@ func Run[R any](w World, cfg Config, newApp func() Reducer[R]) (R, *Outcome, err
 		if len(r.Partial) > 0 {
 			p, err := decodeResult[R](r.Partial)
 			if err != nil {
-				return zero, nil, fmt.Errorf("lb: the partial result of a suspended search: %w", err)
+				return zero, nil, fmt.Errorf("%w: its partial result: %w", ErrBadState, err)
 			}
 			res = newApp().Combine(p, res)
 		}

@@ -76,7 +76,7 @@ func TestAbortUnderMpirun(t *testing.T) {
 				t.Skipf("SKIPPED: the MPI build needs cgo: %s", why)
 			}
 			bin := build(t, impl.tags)
-			for _, mode := range abortModes {
+			for _, mode := range append(abortModes, "late") {
 				runAbortTest(t, mode, mpirun, append(slices.Clone(impl.mpirunArgs), "-np", "3", bin)...)
 			}
 		})
@@ -134,7 +134,11 @@ func runAbortTest(t *testing.T, mode, name string, args ...string) {
 	if !errors.As(err, &ee) || ee.ExitCode() == 0 {
 		t.Fatalf("mode %s: %s %v: %v, want a non-zero exit status\n%s", mode, name, args, err, out.String())
 	}
-	if mode != "abort" && !strings.Contains(out.String(), "rank 1: ") {
+	if mode == "late" {
+		if !strings.Contains(out.String(), "have not started after 3s: rank 1 (--startup-timeout)") {
+			t.Errorf("mode late: output does not name rank 1 as missing:\n%s", out.String())
+		}
+	} else if mode != "abort" && !strings.Contains(out.String(), "rank 1: ") {
 		t.Errorf("mode %s: output does not name rank 1's failure:\n%s", mode, out.String())
 	}
 	t.Logf("mode %s: exit status %d after %v", mode, ee.ExitCode(), time.Since(start).Round(time.Millisecond))

@@ -121,10 +121,14 @@ func Run(n int, f func(c *Comm) error) error {
 	return w.err
 }
 
+// RunWith is Run with options; the embedded world's goroutine ranks all
+// start, so it ignores Options.StartupTimeout.
+func RunWith(n int, _ Options, f func(c *Comm) error) error { return Run(n, f) }
+
 func runRank(c *Comm, f func(*Comm) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+			err = &PanicError{Rank: c.rank, Value: p, Stack: debug.Stack()}
 		}
 	}()
 	return f(c)

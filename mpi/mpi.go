@@ -140,6 +140,23 @@ type ExitCoder interface {
 // ExitCode returns the exit code of the abort.
 func (e *AbortError) ExitCode() int { return e.Code }
 
+// ExitPanic is the exit code of a rank that panicked (sysexits.h's
+// EX_SOFTWARE: an internal error).
+const ExitPanic = 70
+
+// PanicError is a panic that Run recovered in a rank function: the value
+// and the stack of the goroutine that panicked. Its exit code is ExitPanic.
+type PanicError struct {
+	Rank  int
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v\n%s", e.Value, e.Stack) }
+
+// ExitCode is ExitPanic.
+func (e *PanicError) ExitCode() int { return ExitPanic }
+
 // Op is a predefined reduction operation for Reduce and Allreduce.
 type Op int
 

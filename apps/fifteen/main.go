@@ -148,7 +148,7 @@ func solve(r *cmdutil.Run, ins []instance) error {
 	if s := r.Resume(); s != nil {
 		var pos position
 		if err := gob.NewDecoder(bytes.NewReader(s.State)).Decode(&pos); err != nil || pos.Index < 0 || pos.Index >= len(ins) {
-			return fmt.Errorf("fifteen: the state of the checkpoint does not decode (%v)", err)
+			return fmt.Errorf("%w: fifteen: position %d of %d instances (%v)", lb.ErrBadState, pos.Index, len(ins), err)
 		}
 		inner := *s
 		first, inner.State, resume = pos.Index, pos.Inner, &inner

@@ -183,13 +183,39 @@ func suspend(err error, ph phase) error {
 	return s
 }
 
+// decodePhase decodes and checks the State of a suspended golomb search of
+// in; its errors match lb.ErrBadState (a malformed checkpoint).
+func decodePhase(state []byte, in instance) (phase, error) {
+	var ph phase
+	if err := gob.NewDecoder(bytes.NewReader(state)).Decode(&ph); err != nil {
+		return ph, fmt.Errorf("%w: golomb: %w", lb.ErrBadState, err)
+	}
+	if ph.Counting != (in.Count > 0) && ph.Counting {
+		return ph, fmt.Errorf("%w: golomb: a count's checkpoint, but no --count", lb.ErrBadState)
+	}
+	if ph.Counting {
+		// The steps bound the count: they must be the shortest rulers of
+		// 1 … MARKS−1 marks, as SolveFrom checks its own.
+		if len(ph.Steps) != in.Marks-1 {
+			return ph, fmt.Errorf("%w: golomb: %d steps before the count of %d marks", lb.ErrBadState, len(ph.Steps), in.Marks)
+		}
+		for i, s := range ph.Steps {
+			if s.Marks != i+1 || len(s.Ruler) != s.Marks || !ruler.Valid(s.Ruler) {
+				return ph, fmt.Errorf("%w: golomb: step %d is not a ruler of %d marks", lb.ErrBadState, i+1, i+1)
+			}
+		}
+	}
+	return ph, nil
+}
+
 func solve(r *cmdutil.Run, in instance) error {
 	// A resumed run continues the phase it was suspended in.
 	var resumed phase
 	resume := r.Resume()
 	if resume != nil {
-		if err := gob.NewDecoder(bytes.NewReader(resume.State)).Decode(&resumed); err != nil {
-			return fmt.Errorf("golomb: the state of the checkpoint: %w", err)
+		var err error
+		if resumed, err = decodePhase(resume.State, in); err != nil {
+			return err
 		}
 	}
 	// search runs the steps of the shortest rulers up to m marks.

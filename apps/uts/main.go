@@ -98,7 +98,7 @@ type instance struct {
 	Kernel tree.Kernel
 }
 
-func read(c *cli.Context, _ cmdutil.Common) (instance, error) {
+func read(c *cli.Context, cm cmdutil.Common) (instance, error) {
 	var in instance
 	if c.String("tree") == "help" {
 		in.List = true
@@ -123,6 +123,10 @@ func read(c *cli.Context, _ cmdutil.Common) (instance, error) {
 	}
 	if err := p.Validate(); err != nil {
 		return in, usage("", err)
+	}
+	if why, ok := tree.Unbounded(p); ok && cm.MaxNodes == 0 {
+		return in, cmdutil.Usagef("the tree %v has an infinite expected size: a %s; a search of it has no expected end."+
+			" Give --max-nodes N (with a balancer) to count a bounded part of it", p, why)
 	}
 	k, err := tree.ParseKernel(c.String("kernel"))
 	if err == nil {

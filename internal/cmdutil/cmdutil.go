@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -51,8 +54,14 @@ type Common struct {
 	Checkpoint      string
 	CheckpointEvery time.Duration
 	Restart         string
-	info            lb.Info     // the balancer, unless Seq
-	sim             *simOptions // the simulation flags, with --world sim
+	// MaxNodes and TimeLimit stop the search early (--max-nodes,
+	// --time-limit; 0: never); StartupTimeout bounds the wait for every
+	// MPI rank at the start (--startup-timeout; 0: none).
+	MaxNodes       int64
+	TimeLimit      time.Duration
+	StartupTimeout time.Duration
+	info           lb.Info     // the balancer, unless Seq
+	sim            *simOptions // the simulation flags, with --world sim
 }
 
 // optionFlags are the balancer options' flags, by the names lb.Info uses.
@@ -126,7 +135,8 @@ func Parse(c *cli.Context) (Common, error) {
 		JSON: c.Bool("json"), Stats: c.Bool("stats"), Quiet: c.Bool("quiet"), Progress: c.Bool("progress"), Budget: c.Int64("budget"),
 		Options: lb.Options{FastInit: c.Bool("fast-init"), QueueLimit: c.Int("queue-limit"),
 			PairSync: c.Bool("pair-sync"), AskLower: c.Bool("ask-lower"), ShuffleBelow: c.Float64("shuffle-below"),
-			SplitLevels: c.Int("levels"), Permutation: c.String("perm"), Clusters: c.Int("clusters")}}
+			SplitLevels: c.Int("levels"), Permutation: c.String("perm"), Clusters: c.Int("clusters")},
+		StartupTimeout: DefaultStartupTimeout}
 	// A command may define only some of the common flags.
 	if !defines(c, "world") {
 		cm.World = WorldEmbedded
@@ -144,6 +154,11 @@ func Parse(c *cli.Context) (Common, error) {
 		cm.Options.Permutation = "gf"
 	}
 	cm.Checkpoint, cm.CheckpointEvery, cm.Restart = c.String("checkpoint"), c.Duration("checkpoint-every"), c.String("restart")
+	for _, name := range textFlags {
+		if defines(c, name) && c.IsSet(name) && strings.TrimSpace(c.String(name)) == "" {
+			return cm, Usagef("--%s: an empty value (see --help)", name)
+		}
+	}
 	if cm.Balancer == "help" {
 		fmt.Fprintf(c.App.Writer, "balancers:\n  %-10s the plain sequential solver, one rank, no balancer\n%s", Seq, lb.Describe())
 		return cm, errHelpShown
@@ -182,8 +197,11 @@ func Parse(c *cli.Context) (Common, error) {
 			return cm, Usagef("--idle: %v", err)
 		}
 	}
-	if err := cm.Options.Validate(); err != nil {
-		return cm, &UsageError{Err: err}
+	if err := checkOptions(cm.Options); err != nil {
+		return cm, err
+	}
+	if err := parseLimits(c, &cm); err != nil {
+		return cm, err
 	}
 	switch {
 	case cm.CheckpointEvery < 0:
@@ -214,7 +232,59 @@ func Parse(c *cli.Context) (Common, error) {
 			return cm, Usagef("--%s: balancer %s does not use it (it takes %s)", name, info.Name, optionList(info.Options))
 		}
 	}
+	if cm.NP > 0 {
+		return cm, cm.checkSize(cm.NP)
+	}
 	return cm, nil
+}
+
+// checkOptions checks the balancer options as lb.Options.Validate does,
+// naming the flag of a bad one.
+func checkOptions(o lb.Options) error {
+	switch {
+	case o.QueueLimit < 0:
+		return Usagef("--queue-limit %d: must not be negative (0: 2·√P)", o.QueueLimit)
+	case o.Clusters < 0:
+		return Usagef("--clusters %d: must not be negative", o.Clusters)
+	case o.SplitLevels < 0 || o.SplitLevels > lb.MaxSplitLevels:
+		return Usagef("--levels %d: %d split levels: need 0 (the default) to %d", o.SplitLevels, o.SplitLevels, lb.MaxSplitLevels)
+	case o.Permutation != "" && o.Permutation != "gf" && o.Permutation != "lcg":
+		return Usagef("--perm %q: need gf or lcg", o.Permutation)
+	case !(o.ShuffleBelow >= 0 && o.ShuffleBelow <= 1):
+		return Usagef("--shuffle-below %g: need a fraction from 0 to 1", o.ShuffleBelow)
+	}
+	if err := o.Validate(); err != nil {
+		return &UsageError{Err: err}
+	}
+	return nil
+}
+
+// textFlags are the common flags whose value is a name: an empty one is
+// an error (not the default).
+var textFlags = []string{"world", "balancer", "idle", "perm", "checkpoint", "restart", "machine", "trace"}
+
+// maxLeavesPerRank bounds the leaves of static placement (--levels) per
+// rank: each costs its rank k splits of the root, and an empty leaf costs
+// no node, so neither --max-nodes nor the node count bounds their time. At
+// 2²⁴ leaves a rank splits for minutes (golomb: about 20 µs a leaf).
+const maxLeavesPerRank = 1 << 24
+
+// checkSize checks the flags that depend on the number of ranks, size:
+// the leaves that --levels makes per rank.
+func (cm Common) checkSize(size int) error {
+	k := cm.Options.SplitLevels
+	if k == 0 || cm.info.Name == "" || !contains(cm.info.Options, "levels") || size < 1 {
+		return nil
+	}
+	if per := (uint64(1) << k) / uint64(size); per > maxLeavesPerRank {
+		most := k
+		for most > 0 && (uint64(1)<<most)/uint64(size) > maxLeavesPerRank {
+			most--
+		}
+		return Usagef("--levels %d: 2^%d leaves are %d per rank on %d ranks, each made by %d splits of the root, and an empty leaf counts no node: "+
+			"hours of splitting that no node or time bound interrupts; need --levels ≤ %d on %d ranks", k, k, per, size, k, most, size)
+	}
+	return nil
 }
 
 // defines reports whether the command of c has the flag called name.
@@ -255,12 +325,21 @@ func (cm Common) Config() lb.Config {
 	return lb.Config{Balancer: cm.info.New, Options: cm.Options, Budget: cm.Budget, Seed: cm.Seed, RankStats: cm.Stats}
 }
 
-// Main runs app with the process arguments and exits: 0 on success, 2 on a
-// usage error (bad flags or input), 1 on any other error, which it prints.
-// Flags may stand anywhere on the command line, before or after the
-// positional arguments (ReorderArgs).
+// Main runs app with the process arguments and exits with the status of
+// Execute. A closed pipe on standard output or error is an error of the
+// write (exit status ExitOutput), not a SIGPIPE that kills the process
+// silently; standard output is closed before the exit, so that a failure
+// the close reports (a full NFS disk) is not lost either.
 func Main(app *cli.App) {
-	os.Exit(Execute(app, os.Args))
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	setMemoryLimit()
+	app.Writer = newChecked(os.Stdout, "standard output")
+	code := Execute(app, os.Args)
+	if err := os.Stdout.Close(); err != nil && code == 0 {
+		fmt.Fprintf(errWriter(app), "%s: closing standard output: %v\n", app.Name, err)
+		code = ExitOutput
+	}
+	os.Exit(code)
 }
 
 // errWriter is where app's errors go.
@@ -274,7 +353,42 @@ func errWriter(app *cli.App) io.Writer {
 // Execute runs app with args (args[0] the program's name) and returns the
 // exit status, printing errors on app.ErrWriter; Main is Execute with the
 // process's arguments, and tests call it in process.
-func Execute(app *cli.App, args []string) int {
+//
+// Every write to app.Writer and app.ErrWriter is checked: a failed one
+// (a full disk, a closed pipe) ends a run that would have succeeded with
+// ExitOutput and a message on the error output where it can. A panic
+// becomes an *InternalError, ExitInternal, with its stack in a file.
+func Execute(app *cli.App, args []string) (code int) {
+	out := newChecked(orStdout(app.Writer), "standard output")
+	errw := newChecked(errWriter(app), "standard error")
+	app.Writer, app.ErrWriter = out, errw
+	defer func() {
+		if code == 0 || code == ExitCheckpointed || code == ExitLimit {
+			if err := out.failed(); err != nil {
+				fmt.Fprintf(errw, "%s: %v\n", app.Name, err)
+				code = ExitOutput
+			} else if errw.failed() != nil {
+				code = ExitOutput
+			}
+		}
+	}()
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(errw, "%s: %v\n", app.Name, internalError(app.Name, -1, p, debug.Stack()))
+			code = ExitInternal
+		}
+	}()
+	return execute(app, args)
+}
+
+func orStdout(w io.Writer) io.Writer {
+	if w == nil {
+		return os.Stdout
+	}
+	return w
+}
+
+func execute(app *cli.App, args []string) int {
 	app.Version = version.Get().String() // --version, -v: the build and its MPI library
 	// Under a launcher that started several tasks, what every task would
 	// print alike comes from the task the launcher numbers 0 alone: in the
@@ -315,6 +429,7 @@ func Execute(app *cli.App, args []string) int {
 		// the other ranks must not wait for this one in MPI's start-up.
 		err = failTogether(app, err)
 	}
+	err = panicError(app.Name, err)
 	var q *quietError
 	var le *mpi.LaunchError
 	if !errors.As(err, &q) && (speaks || !errors.As(err, &le)) {

@@ -113,12 +113,32 @@ func (r *Run) Config() lb.Config {
 	}
 	if r.ckpt != nil {
 		cfg.Resume = r.ckpt.resume
-		if r.ckpt.file != "" {
+		if r.ckpt.file != "" || r.ckpt.limited() {
 			cfg.CheckpointDue = r.ckpt.due
+		}
+		if r.ckpt.maxNodes > 0 && r.Rank() == 0 {
+			// The nodes of every rank reach rank 0 in progress snapshots:
+			// a few a second, fewer on many ranks (a snapshot costs a
+			// message up and down every edge of a tree over the ranks).
+			k, show := r.ckpt, cfg.Progress
+			cfg.Progress = func(p lb.Progress) {
+				k.nodes = p.Nodes
+				if show != nil {
+					show(p)
+				}
+			}
+			cfg.ProgressEvery = limitPoll + time.Duration(r.Ranks())*limitPollPerRank
 		}
 	}
 	return cfg
 }
+
+// The period of the progress snapshots that --max-nodes reads: limitPoll,
+// and limitPollPerRank more per rank.
+const (
+	limitPoll        = 100 * time.Millisecond
+	limitPollPerRank = 10 * time.Microsecond
+)
 
 // CountProgress returns a progress callback for work counted in units (runs,
 // instances): each call prints "name: done/total units (percent), elapsed"

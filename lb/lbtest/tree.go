@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/treelb/treelb/lb"
 )
@@ -184,11 +185,17 @@ func (a *Tree) Unmarshal(b []byte) (lb.Task, error) {
 		v := treeNode{id: binary.LittleEndian.Uint64(b)}
 		b = b[8:]
 		d, k1 := binary.Uvarint(b)
+		if k1 <= 0 {
+			return nil, errors.New("tree: bad node")
+		}
 		l, k2 := binary.Uvarint(b[k1:])
-		if k1 <= 0 || k2 <= 0 {
+		if k2 <= 0 {
 			return nil, errors.New("tree: bad node")
 		}
 		b = b[k1+k2:]
+		if d > uint64(a.depth) || l > math.MaxInt32 {
+			return nil, fmt.Errorf("tree: a node at depth %d with bound %d in a tree of depth %d", d, l, a.depth)
+		}
 		v.depth, v.lb = int32(d), int32(l)
 		t.stack = append(t.stack, v)
 	}

@@ -148,10 +148,10 @@ func Solve(w lb.World, s puzzle.State, cfg lb.Config) (Result, *lb.Outcome, erro
 	if resume != nil {
 		var st suspendedState
 		if err := gob.NewDecoder(bytes.NewReader(resume.State)).Decode(&st); err != nil {
-			return res, total, fmt.Errorf("parallel: the state of a suspended run: %w", err)
+			return res, total, fmt.Errorf("%w: parallel: %w", lb.ErrBadState, err)
 		}
 		if st.Start != s || st.Threshold < threshold || st.Threshold > puzzle.MaxThreshold {
-			return res, total, fmt.Errorf("parallel: a suspended run of %v at threshold %d, not of %v", st.Start, st.Threshold, s)
+			return res, total, fmt.Errorf("%w: parallel: a suspended run of %v at threshold %d, not of %v", lb.ErrBadState, st.Start, st.Threshold, s)
 		}
 		res, threshold = st.Result, st.Threshold
 	}

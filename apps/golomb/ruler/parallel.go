@@ -78,7 +78,7 @@ func (p *Problem) fresh() lb.Reducer[Outcome] {
 func decodeDone(state []byte) ([]Step, error) {
 	var done []Step
 	if err := gob.NewDecoder(bytes.NewReader(state)).Decode(&done); err != nil {
-		return nil, fmt.Errorf("ruler: the state of a suspended run: %w", err)
+		return nil, fmt.Errorf("%w: ruler: %w", lb.ErrBadState, err)
 	}
 	return done, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/treelb/treelb/lb"
 )
 
 // Step is one search of Solve: the shortest ruler with Marks marks.
@@ -73,11 +75,11 @@ func SolveFrom(n int, done []Step, search func(*Problem, []Step) (Outcome, error
 	steps := []Step{{Marks: 1, Ruler: []int{0}}}
 	if len(done) > 0 {
 		if len(done) > n {
-			return nil, fmt.Errorf("ruler: %d steps done of %d marks", len(done), n)
+			return nil, fmt.Errorf("%w: ruler: %d steps done of %d marks", lb.ErrBadState, len(done), n)
 		}
 		for i, s := range done {
 			if s.Marks != i+1 || len(s.Ruler) != s.Marks || !Valid(s.Ruler) {
-				return nil, fmt.Errorf("ruler: step %d done is not a ruler of %d marks: %v", i+1, i+1, s.Ruler)
+				return nil, fmt.Errorf("%w: ruler: step %d done is not a ruler of %d marks: %v", lb.ErrBadState, i+1, i+1, s.Ruler)
 			}
 			g[s.Marks] = s.Ruler[s.Marks-1]
 		}
