@@ -1,10 +1,26 @@
-# treelb: make run (main job on the embedded world), make test (everything).
+# treelb: make (the commands into bin/), make run (main job on the embedded
+# world), make test (everything), make mpi (the MPI build), make slurm-up.
 GO      ?= go
-export GOFLAGS ?= -buildvcs=false
+# Stamp the binaries with the VCS commit (--version, the provenance of every
+# JSON record) wherever go can: a git clone with git installed. -buildvcs=auto
+# builds unstamped, without failing, from a copy without .git or a linked git
+# worktree; it overrides a -buildvcs=false in `go env`, not in the environment.
+export GOFLAGS ?= -buildvcs=auto
 
-.PHONY: all run test test-go test-fuzz test-mpi test-slurm test-clone vet bench mpi clean
+.PHONY: all build install run test test-go test-race test-fuzz test-mpi test-slurm test-clone test-docs test-faults vet bench mpi slurm-up slurm-down slurm-status clean
 
-all: test
+all: build
+
+# The user-facing commands, embedded world (goroutine ranks, no MPI): every
+# command under apps/ and the campaign runner, into bin/.
+CMDS = $$($(GO) list -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./apps/... | grep -v /internal/) ./scripts/campaign
+build:
+	@mkdir -p bin
+	$(GO) build -o bin/ $(CMDS)
+
+# The same commands into GOBIN (go install ./... installs just these).
+install:
+	$(GO) install $(CMDS)
 
 # The main job: the shortest 12-mark Golomb ruler by random polling on the
 # embedded world, one rank per CPU, with per-rank statistics.
@@ -14,8 +30,15 @@ run:
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
+	$(GO) vet -tags aborttest ./mpi/internal/aborttest
 
-test: vet test-clone test-go test-fuzz test-mpi test-slurm
+test: vet test-clone test-go test-fuzz test-mpi test-slurm test-docs test-faults
+
+# The fault campaign's short form (SIGKILLed checkpointing runs restarted on
+# other ranks, the bad-input table); FAULTS=full scripts/faults.sh for the
+# figures of docs/reliability.md.
+test-faults:
+	bash scripts/faults.sh
 
 # Every fuzz test of a decoder of outside bytes, a few seconds each on top of
 # its committed corpus (which every go test runs).
@@ -31,8 +54,20 @@ test-clone:
 # the driver's table runs in its -short form there).
 test-go:
 	$(GO) test -count=1 ./...
-	$(GO) test -race -count=1 ./mpi ./internal/cmdutil
-	$(GO) test -race -count=1 -short ./lb/driver
+	@$(MAKE) --no-print-directory test-race
+
+# The race detector needs cgo and a C compiler: without them this step alone
+# is skipped, and says so.
+test-race:
+	@cc=$$($(GO) env CC); why=; \
+	if [ "$$($(GO) env CGO_ENABLED)" != 1 ]; then why="CGO_ENABLED is not 1"; \
+	elif ! command -v "$${cc%% *}" >/dev/null; then why="no C compiler: CC=$$cc is not found"; fi; \
+	if [ -n "$$why" ]; then \
+		echo "SKIPPED: go test -race (the race detector needs cgo and a C compiler; $$why)"; \
+	else \
+		echo "$(GO) test -race -count=1 ./mpi ./internal/cmdutil" && $(GO) test -race -count=1 ./mpi ./internal/cmdutil && \
+		echo "$(GO) test -race -count=1 -short ./lb/driver" && $(GO) test -race -count=1 -short ./lb/driver; \
+	fi
 
 # The MPI world under real mpirun, Open MPI and MPICH (installs them with
 # apt-get when root; otherwise says which tests it skipped).
@@ -45,24 +80,38 @@ test-mpi:
 test-slurm:
 	bash scripts/slurm-test.sh
 
+# Every command of docs/cluster.md, in order, against real mpirun and the
+# local Slurm the guide starts (as root; elsewhere it says it skipped them).
+test-docs:
+	bash scripts/doc-test.sh --doc docs/cluster.md
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1s ./mpi
 	bash scripts/mpi-bench.sh
 
-# Every command under apps/ built for mpirun and srun: Open MPI into
-# bin/openmpi/ by default, MPICH into bin/mpich/ with MPI=mpich. Each
-# command's --version names its MPI (the "world:" line). The campaign runner
-# goes next to them (scripts/slurm/speedup.sbatch runs it).
+# Every command under apps/ built for mpirun and srun, against the MPI named
+# by MPI: Open MPI into bin/openmpi/ by default, MPICH into bin/mpich/ with
+# MPI=mpich, any other MPI-3.0 library with MPI=NAME into bin/NAME/
+# (MPI_BIN=DIR elsewhere). scripts/mpi-build.sh finds the library's flags:
+# CGO_CFLAGS/CGO_LDFLAGS or MPICC when set, else pkg-config, else the mpicc
+# wrapper on PATH (docs/cluster.md). Each command's --version names the
+# library it loads (the "world:" line). The campaign runner goes next to
+# them (scripts/slurm/speedup.sbatch runs it).
 MPI ?= openmpi
-MPI_TAGS = $(if $(filter mpich,$(MPI)),mpi$(comma)mpich,mpi)
-comma := ,
+MPI_BIN ?= bin/$(MPI)
 mpi:
-	@case "$(MPI)" in openmpi|mpich) ;; *) echo "MPI=$(MPI): want openmpi or mpich"; exit 2 ;; esac
-	@mkdir -p bin/$(MPI)
-	@cmds=$$([ ! -d apps ] || $(GO) list -tags $(MPI_TAGS) -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./apps/...) || exit 1; \
-	if [ -z "$$cmds" ]; then echo "no commands under apps/ yet"; else \
-		echo $(GO) build -tags $(MPI_TAGS) -o bin/$(MPI)/ $$cmds ./scripts/campaign; \
-		$(GO) build -tags $(MPI_TAGS) -o bin/$(MPI)/ $$cmds ./scripts/campaign; fi
+	bash scripts/mpi-build.sh --mpi $(MPI) --out $(MPI_BIN)
+
+# A one-node Slurm on localhost (as root), for trying the batch scripts:
+# make slurm-up prints the SLURM_CONF to export (CPUS=N declares N CPUs);
+# make slurm-down stops every daemon it started. make test starts its own
+# with the same script (docs/cluster.md).
+slurm-up:
+	bash scripts/slurm.sh up $(if $(CPUS),--cpus $(CPUS))
+slurm-down:
+	bash scripts/slurm.sh down
+slurm-status:
+	bash scripts/slurm.sh status
 
 clean:
 	rm -rf bin out

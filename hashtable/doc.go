@@ -48,6 +48,11 @@
 // load) for p up to 4096 and beyond; Reproduce runs both and compares them
 // with the seed's values.
 //
+// MeshDispatch is the model of §5: it replays the dispatch phase of rounds
+// on a √p × √p mesh, every element a message routed in dimension order,
+// and reports the traffic, the link loads against the links' capacity, the
+// zero-load latency and the simulated dispatch time (see mesh.go).
+//
 // No package-level state is mutable: ranks of the embedded world share one
 // process.
 package hashtable

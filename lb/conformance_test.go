@@ -6,8 +6,10 @@ import (
 	"testing"
 
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/lb/lbtest"
 	"github.com/treelb/treelb/lb/sim"
+	"github.com/treelb/treelb/mpi"
 )
 
 // conformanceRanks are the rank counts of the conformance table in a
@@ -71,6 +73,44 @@ func TestConformance(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCountInvariant is the synthetic tree's row of the conformance table
+// of exhaustive counts (docs/counts.md; the apps' rows run their commands,
+// cmdtest.Invariant): the nodes and the digest of the leaves are the
+// sequential ones under every variant on 1, 2, 3, 7 and 64 goroutine ranks
+// of the embedded world (TestConformance runs the simulator), and after a
+// chain of checkpoints and restarts on 3 simulated, 2 goroutine and 7
+// simulated ranks (lbtest.ResumeVariants).
+func TestCountInvariant(t *testing.T) {
+	if mpi.WorldName != "embedded" {
+		t.Skip("starts its own embedded worlds")
+	}
+	const seed, depth = 6, 15
+	newTree := func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(seed, depth, lbtest.Count) }
+	for _, v := range lbtest.Variants() {
+		for _, p := range []int{1, 2, 3, 7, 64} {
+			err := mpi.Run(p, func(c *mpi.Comm) error {
+				got, out, err := lb.Run(driver.New(c), v.Config(50, 1), newTree)
+				if err != nil {
+					return err
+				}
+				return lbtest.Check(got, out, seed, depth, lbtest.Count)
+			})
+			if err != nil {
+				t.Errorf("%s on %d ranks: %v", v.Name, p, err)
+			}
+		}
+	}
+	want := lbtest.Sequential(seed, depth, lbtest.Count)
+	run := func(w lb.World, cfg lb.Config) (lbtest.TreeResult, *lb.Outcome, error) {
+		return lb.Run(w, cfg, newTree)
+	}
+	lbtest.ResumeVariants(t, 50, 100, 0x20, lbtest.Chain[lbtest.TreeResult]{First: run}, func(t *testing.T, got lbtest.TreeResult) {
+		if got.Nodes != want.Nodes || got.Digest != want.Digest {
+			t.Fatalf("after checkpoints: %d nodes, digest %#x; sequential %d, %#x", got.Nodes, got.Digest, want.Nodes, want.Digest)
+		}
+	})
 }
 
 // TestBoundAndStop: branch-and-bound finds the sequential minimum on every

@@ -230,8 +230,8 @@ func kosoLoads(n, p int) []int64 {
 // whatever p), and it approaches p only when n ≫ p². Only ranks 0..n can
 // ever work at all.
 // Tasks that are subtrees split in halves behave the same way with n the
-// number of splits behind a piece (README, "Messages against h·P, and every
-// balancer at P = 1024 and 4096").
+// number of splits behind a piece (docs/seed003.md, "KOSO beyond 16
+// ranks").
 func TestKOSOPlacement(t *testing.T) {
 	for _, n := range []int{6, 12, 16} {
 		for _, p := range []int{2, 3, 5, 8, 16, 24} {

@@ -276,6 +276,11 @@ func StartShare(b Balancer, app App, share [][]byte) error {
 // not decode (a checkpoint of another build, say).
 var ErrBadTasks = errors.New("lb: the open tasks of a suspended search do not decode")
 
+// ErrBadState matches the error of resuming a search whose partial result
+// (Suspended.Partial) or solver's state (Suspended.State) does not decode;
+// solvers wrap the errors of decoding their State with it.
+var ErrBadState = errors.New("lb: the state of a suspended search does not decode")
+
 // CheckTasks decodes every task of s with app, reporting the first that
 // does not decode with an error matching ErrBadTasks; worlds call it on
 // rank 0 before they deal the tasks.

@@ -75,8 +75,8 @@ func TestSuspendResume(t *testing.T) {
 						if got.Nodes != segments+out.Total.Nodes {
 							t.Fatalf("nodes %d, the segments %d + %d", got.Nodes, segments, out.Total.Nodes)
 						}
-						if mode == lbtest.Count && got.Nodes != want.Nodes {
-							t.Fatalf("nodes %d (segments %d + %d), sequential %d", got.Nodes, segments, out.Total.Nodes, want.Nodes)
+						if mode == lbtest.Count && (got.Nodes != want.Nodes || got.Digest != want.Digest) {
+							t.Fatalf("nodes %d (segments %d + %d), digest %#x; sequential %d, %#x", got.Nodes, segments, out.Total.Nodes, got.Digest, want.Nodes, want.Digest)
 						}
 						if mode == lbtest.Bound && got.Best != want.Best {
 							t.Fatalf("best %d, sequential %d", got.Best, want.Best)

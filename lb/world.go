@@ -145,9 +145,12 @@ type SimReport struct {
 	Ranks   int
 	// VirtualSeconds is the virtual time of the runs (Outcome.Seconds).
 	VirtualSeconds float64
-	// SeqVirtualSeconds is what one rank of the machine would take for the
-	// same nodes: nodes × Machine.NodeNS.
-	SeqVirtualSeconds float64
+	// WorkVirtualSeconds is what one rank of the machine takes for the
+	// nodes this run expanded: nodes × Machine.NodeNS. It is not the
+	// sequential time: a branch-and-bound search expands other nodes on P
+	// ranks than alone, and a split may make a rank redo nodes; Speedup
+	// takes the sequential solver's nodes instead.
+	WorkVirtualSeconds float64
 	// BusySeconds sums, over the ranks, the virtual time spent working on
 	// tasks.
 	BusySeconds float64
@@ -165,11 +168,24 @@ type SimReport struct {
 	Trace []TracePoint
 }
 
-// Speedup is SeqVirtualSeconds / VirtualSeconds.
-func (r *SimReport) Speedup() float64 { return ratio(r.SeqVirtualSeconds, r.VirtualSeconds) }
+// SeqVirtualSeconds is the sequential time of a search that the
+// sequential solver does in seqNodes nodes, on one rank of the machine:
+// seqNodes × Machine.NodeNS.
+func (r *SimReport) SeqVirtualSeconds(seqNodes int64) float64 {
+	return float64(seqNodes) * r.Machine.NodeNS / 1e9
+}
 
-// Efficiency is Speedup / Ranks.
-func (r *SimReport) Efficiency() float64 { return ratio(r.Speedup(), float64(r.Ranks)) }
+// Speedup is the speedup against the sequential solver, which searches the
+// same tree in seqNodes nodes: SeqVirtualSeconds(seqNodes) /
+// VirtualSeconds. The run's own nodes are no baseline (WorkVirtualSeconds).
+func (r *SimReport) Speedup(seqNodes int64) float64 {
+	return ratio(r.SeqVirtualSeconds(seqNodes), r.VirtualSeconds)
+}
+
+// Efficiency is Speedup(seqNodes) / Ranks.
+func (r *SimReport) Efficiency(seqNodes int64) float64 {
+	return ratio(r.Speedup(seqNodes), float64(r.Ranks))
+}
 
 // BusyFraction is the fraction of the ranks' virtual time spent working on
 // tasks: BusySeconds / (Ranks × VirtualSeconds).
@@ -205,7 +221,7 @@ func (r *SimReport) add(p *SimReport) {
 	}
 	r.Ranks = max(r.Ranks, p.Ranks)
 	r.VirtualSeconds += p.VirtualSeconds
-	r.SeqVirtualSeconds += p.SeqVirtualSeconds
+	r.WorkVirtualSeconds += p.WorkVirtualSeconds
 	r.BusySeconds += p.BusySeconds
 	r.LastWorkSeconds += p.LastWorkSeconds
 	r.Events += p.Events
@@ -283,7 +299,7 @@ func Run[R any](w World, cfg Config, newApp func() Reducer[R]) (R, *Outcome, err
 		if len(r.Partial) > 0 {
 			p, err := decodeResult[R](r.Partial)
 			if err != nil {
-				return zero, nil, fmt.Errorf("lb: the partial result of a suspended search: %w", err)
+				return zero, nil, fmt.Errorf("%w: its partial result: %w", ErrBadState, err)
 			}
 			res = newApp().Combine(p, res)
 		}

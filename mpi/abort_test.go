@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,10 +43,10 @@ func TestAbortUnderMpirun(t *testing.T) {
 	}
 	build := func(t *testing.T, tags string) string {
 		bin := filepath.Join(t.TempDir(), "aborttest")
-		args := []string{"build", "-o", bin}
-		if tags != "" {
-			args = append(args, "-tags", tags)
-		}
+		// The program is behind a tag of its own, so that go install ./...
+		// leaves it out.
+		tags = strings.TrimPrefix(tags+",aborttest", ",")
+		args := []string{"build", "-o", bin, "-tags", tags}
 		out, err := exec.Command(goTool, append(args, "./internal/aborttest")...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go build -tags %q ./internal/aborttest: %v\n%s", tags, err, out)
@@ -71,12 +72,34 @@ func TestAbortUnderMpirun(t *testing.T) {
 			if err := exec.Command("pkg-config", "--exists", impl.pkgConfig).Run(); err != nil {
 				t.Skipf("SKIPPED: pkg-config finds no %s (%v)", impl.pkgConfig, err)
 			}
+			if why := noCgo(goTool); why != "" {
+				t.Skipf("SKIPPED: the MPI build needs cgo: %s", why)
+			}
 			bin := build(t, impl.tags)
-			for _, mode := range abortModes {
+			for _, mode := range append(abortModes, "late") {
 				runAbortTest(t, mode, mpirun, append(slices.Clone(impl.mpirunArgs), "-np", "3", bin)...)
 			}
 		})
 	}
+}
+
+// noCgo says why goTool cannot build cgo code (CGO_ENABLED is not 1, or
+// its C compiler is missing), "" when it can.
+func noCgo(goTool string) string {
+	out, err := exec.Command(goTool, "env", "CGO_ENABLED", "CC").Output()
+	if err != nil {
+		return fmt.Sprintf("go env: %v", err)
+	}
+	env := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(env) != 2 || env[0] != "1" {
+		return "CGO_ENABLED is not 1"
+	}
+	if cc := strings.Fields(env[1]); len(cc) == 0 {
+		return "no C compiler (go env CC is empty)"
+	} else if _, err := exec.LookPath(cc[0]); err != nil {
+		return fmt.Sprintf("no C compiler (%v)", err)
+	}
+	return ""
 }
 
 var abortModes = []string{"error", "panic", "abort", "pending"}
@@ -111,7 +134,11 @@ func runAbortTest(t *testing.T, mode, name string, args ...string) {
 	if !errors.As(err, &ee) || ee.ExitCode() == 0 {
 		t.Fatalf("mode %s: %s %v: %v, want a non-zero exit status\n%s", mode, name, args, err, out.String())
 	}
-	if mode != "abort" && !strings.Contains(out.String(), "rank 1: ") {
+	if mode == "late" {
+		if !strings.Contains(out.String(), "have not started after 3s: rank 1 (--startup-timeout)") {
+			t.Errorf("mode late: output does not name rank 1 as missing:\n%s", out.String())
+		}
+	} else if mode != "abort" && !strings.Contains(out.String(), "rank 1: ") {
 		t.Errorf("mode %s: output does not name rank 1's failure:\n%s", mode, out.String())
 	}
 	t.Logf("mode %s: exit status %d after %v", mode, ee.ExitCode(), time.Since(start).Round(time.Millisecond))

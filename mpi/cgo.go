@@ -275,6 +275,7 @@ type mpiWorld struct {
 	state worldState
 	jobs  chan func() // to the goroutine locked to MPI's thread
 	comm  Comm
+	impl  string // Implementation(), read at start
 
 	// active holds the non-blocking requests in flight: their buffers are
 	// pinned, and MPI may write to them until they complete.
@@ -448,8 +449,10 @@ func (w *mpiWorld) serve(jobs <-chan func(), errc chan<- error) {
 
 func (w *mpiWorld) start() error {
 	var provided, rank, size C.int
-	// Read the launcher before MPI_Init, which may add variables of its own.
+	// Read the launcher before MPI_Init, which may add variables of its own,
+	// and the library, which the launch checks name.
 	launcher := DetectLauncher(os.Getenv)
+	impl := LibraryName(libraryVersion())
 	if err := mpiError("MPI_Init_thread", C.tlb_init_thread(&provided)); err != nil {
 		err.(*Error).Class = ClassInit
 		return err
@@ -468,6 +471,7 @@ func (w *mpiWorld) start() error {
 		return err
 	}
 	w.comm = Comm{rank: int(rank), size: int(size), launcher: launcher, cpus: int(C.tlb_online_cpus())}
+	w.impl = impl
 	return nil
 }
 
@@ -549,22 +553,44 @@ func (w *mpiWorld) stop() error {
 // code of the error's ExitCode method if it has one (1 otherwise, and for
 // 0), so that mpirun ends every rank; it does not return. With one rank it
 // returns the error. f must not call Run, Init or Finalize.
-func Run(n int, f func(c *Comm) error) error {
+func Run(n int, f func(c *Comm) error) error { return RunWith(n, Options{}, f) }
+
+// RunWith is Run with options: with Options.StartupTimeout, every rank
+// must have started within it (see Options), or the job ends with a
+// message, ExitStartup, instead of waiting for ever for a rank that never
+// came (one that failed before MPI_Init, a node that is gone).
+func RunWith(n int, opt Options, f func(c *Comm) error) error {
 	w := &theWorld
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	own := w.state == stateNew
-	if err := w.init(); err != nil {
+	start := time.Now()
+	var stop func()
+	if own && opt.StartupTimeout > 0 {
+		stop = watchInit(opt.StartupTimeout)
+	}
+	err := w.init()
+	if stop != nil {
+		stop()
+	}
+	if err != nil {
 		return fmt.Errorf("mpi: Run: %w", err)
 	}
 	c := &w.comm
-	err := checkLaunch(c.launcher, Implementation, c.size, n)
+	err = checkLaunch(c.launcher, w.impl, c.size, n)
 	if err == nil {
 		c.envIdle, err = envIdle(os.Getenv)
 	}
 	if err == nil {
 		c.SetIdle(IdleDefault)
-		w.do(func() { w.runRank(f, &err) })
+		w.do(func() {
+			if opt.StartupTimeout > 0 {
+				if err = c.startup(start.Add(opt.StartupTimeout), opt.StartupTimeout); err != nil {
+					return
+				}
+			}
+			w.runRank(f, &err)
+		})
 	}
 	if own {
 		err = errors.Join(err, w.finalize())
@@ -580,7 +606,7 @@ func (w *mpiWorld) runRank(f func(*Comm) error, out *error) {
 	defer func() {
 		err := *out
 		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+			err = &PanicError{Rank: c.rank, Value: p, Stack: debug.Stack()}
 		} else if !returned {
 			w.state = stateBroken
 			err = errors.New("the rank function called runtime.Goexit (t.FailNow or t.Fatal in a rank?)")
@@ -605,6 +631,120 @@ func (w *mpiWorld) runRank(f func(*Comm) error, out *error) {
 	}()
 	*out = f(c)
 	returned = true
+}
+
+// watchInit ends the process with ExitStartup, saying why, if MPI_Init has
+// not returned after d: MPI_Init waits for every rank of the job (Open
+// MPI's and MPICH's do), so one that never calls it would keep this one
+// waiting for ever. The launcher sees a rank fail and ends the others.
+// The returned function stops the watch.
+func watchInit(d time.Duration) (stop func()) {
+	l := DetectLauncher(os.Getenv)
+	t := time.AfterFunc(d, func() {
+		who := "this rank"
+		if l.Kind != LaunchNone {
+			who = fmt.Sprintf("rank %d of %d (%v)", l.Rank, l.Tasks, l)
+		}
+		fmt.Fprintf(os.Stderr, "mpi: %s: MPI_Init has not returned after %v: not every rank of the job has started"+
+			" (a rank that failed before MPI_Init or never calls it, a node that is gone); ending the job (--startup-timeout)\n", who, d)
+		os.Exit(ExitStartup)
+	})
+	return func() { t.Stop() }
+}
+
+// startup runs on MPI's thread at the start of RunWith: every rank but 0
+// sends rank 0 an empty message (tagHello) and every rank enters a
+// non-blocking barrier, polled until it completes or the deadline passes.
+// Then rank 0 names the ranks whose message never came and aborts the
+// job; the others wait startupGrace for it before they abort too. O(1)
+// per rank, O(P) messages and bits on rank 0.
+func (c *Comm) startup(deadline time.Time, d time.Duration) error {
+	if c.size == 1 {
+		return nil
+	}
+	var hello, bar C.MPI_Request
+	if c.rank != 0 {
+		if err := mpiError("MPI_Isend", C.tlb_isend(nil, 0, 0, tagHello, &hello)); err != nil {
+			return err
+		}
+	}
+	if err := mpiError("MPI_Ibarrier", C.tlb_barrier(&bar)); err != nil {
+		return err
+	}
+	var seen []uint64
+	got := 0
+	if c.rank == 0 {
+		seen = make([]uint64, (c.size+63)/64)
+		seen[0] |= 1
+	}
+	take := func(block bool) error {
+		var res C.tlb_result
+		if block {
+			res = C.tlb_probe(C.int(AnySource), tagHello)
+		} else {
+			res = C.tlb_iprobe(C.int(AnySource), tagHello)
+		}
+		if err := resultError("MPI_Probe", res); err != nil || res.flag == 0 {
+			return err
+		}
+		src := int(res.source)
+		if err := resultError("MPI_Recv", C.tlb_recv(nil, 0, C.int(src), tagHello)); err != nil {
+			return err
+		}
+		if seen[src/64]&(1<<(src%64)) == 0 {
+			seen[src/64] |= 1 << (src % 64)
+			got++
+		}
+		return nil
+	}
+	var b backoff
+	for {
+		if c.rank == 0 {
+			if err := take(false); err != nil {
+				return err
+			}
+		}
+		res := C.tlb_test(&bar, 0)
+		if err := resultError("MPI_Test", res); err != nil {
+			return err
+		}
+		if res.flag != 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			c.startupFailed(d, got, seen)
+		}
+		b.pause()
+	}
+	// Every rank sent its message before it entered the barrier.
+	for c.rank == 0 && got < c.size-1 {
+		if err := take(true); err != nil {
+			return err
+		}
+	}
+	if c.rank != 0 {
+		return resultError("MPI_Wait", C.tlb_wait(&hello, 0))
+	}
+	return nil
+}
+
+// startupFailed ends the job after the start-up deadline: rank 0 names the
+// ranks that never sent their message; the others give it startupGrace to
+// do so. It does not return.
+func (c *Comm) startupFailed(d time.Duration, got int, seen []uint64) {
+	if c.rank == 0 {
+		list, n := rankRanges(c.size, func(r int) bool { return seen[r/64]&(1<<(r%64)) == 0 }, 20)
+		if n > 0 {
+			fmt.Fprintf(os.Stderr, "mpi: rank 0: %d of %d ranks have not started after %v: rank %s (--startup-timeout); ending the job\n", n, c.size, d, list)
+		} else {
+			fmt.Fprintf(os.Stderr, "mpi: rank 0: every rank started, but not every one finished starting within %v (--startup-timeout); ending the job\n", d)
+		}
+	} else {
+		time.Sleep(startupGrace)
+		fmt.Fprintf(os.Stderr, "mpi: rank %d: not every rank started within %v (--startup-timeout; rank 0 names them); ending the job\n", c.rank, d)
+	}
+	time.Sleep(abortGrace)
+	c.abort(ExitStartup)
 }
 
 // Rank returns this process's rank, 0 ≤ Rank < Size.
@@ -641,6 +781,19 @@ func (c *Comm) Idle() Idle {
 // from the rank function: MPI_THREAD_FUNNELED allows no other thread while
 // MPI runs.
 func LibraryVersion() string {
+	return libraryVersion()
+}
+
+// Implementation names the MPI library this binary runs with, read from
+// the library itself (LibraryName of LibraryVersion): "openmpi", "mpich",
+// "intel-mpi", "mvapich", "cray-mpich", "hpe-mpt", "spectrum-mpi" or
+// Unknown. The library is the one the dynamic linker found, which need not
+// be the one the build was compiled against. Call it where LibraryVersion
+// may be called.
+func Implementation() string { return LibraryName(LibraryVersion()) }
+
+// libraryVersion is LibraryVersion; start calls it on MPI's thread.
+func libraryVersion() string {
 	var v [C.MPI_MAX_LIBRARY_VERSION_STRING + 1]C.char
 	if code := C.tlb_library_version(&v[0], C.int(len(v))); code != C.MPI_SUCCESS {
 		return fmt.Sprintf("unknown (MPI_Get_library_version failed with code %d)", int(code))

@@ -1,12 +1,8 @@
-//go:build mpi && mpich
+//go:build mpi && mpich && !mpiflags
 
 package mpi
 
-// MPICH is chosen with -tags mpi,mpich.
+// MPICH is chosen with -tags mpi,mpich, found by pkg-config (mpich.pc).
 
 // #cgo pkg-config: mpich
 import "C"
-
-// Implementation names the MPI library this binary was built for:
-// "embedded", "openmpi" or "mpich".
-const Implementation = "mpich"

@@ -1,12 +1,9 @@
-//go:build mpi && !mpich
+//go:build mpi && !mpich && !mpiflags
 
 package mpi
 
-// Open MPI is the default implementation of the MPI world (-tags mpi).
+// Open MPI is the default library of the MPI world (-tags mpi), found by
+// pkg-config (ompi-c.pc). See cgo_flags.go for other MPIs.
 
 // #cgo pkg-config: ompi-c
 import "C"
-
-// Implementation names the MPI library this binary was built for:
-// "embedded", "openmpi" or "mpich".
-const Implementation = "openmpi"

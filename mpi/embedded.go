@@ -14,9 +14,9 @@ import (
 // WorldName names the world this binary was built for: "embedded" or "mpi".
 const WorldName = "embedded"
 
-// Implementation names the MPI library this binary was built for:
-// "embedded", "openmpi" or "mpich".
-const Implementation = "embedded"
+// Implementation names the MPI library this binary runs with
+// (LibraryName of LibraryVersion): "embedded" in the embedded world.
+func Implementation() string { return "embedded" }
 
 // LibraryVersion returns the MPI library's version string; the embedded
 // world has no MPI library and returns "embedded".
@@ -95,7 +95,7 @@ func Run(n int, f func(c *Comm) error) error {
 	if n < 1 {
 		return fmt.Errorf("mpi: Run: need at least 1 rank, got %d", n)
 	}
-	if err := checkLaunch(DetectLauncher(os.Getenv), Implementation, 1, 0); err != nil {
+	if err := checkLaunch(DetectLauncher(os.Getenv), Implementation(), 1, 0); err != nil {
 		return err
 	}
 	if _, err := envIdle(os.Getenv); err != nil {
@@ -121,10 +121,14 @@ func Run(n int, f func(c *Comm) error) error {
 	return w.err
 }
 
+// RunWith is Run with options; the embedded world's goroutine ranks all
+// start, so it ignores Options.StartupTimeout.
+func RunWith(n int, _ Options, f func(c *Comm) error) error { return Run(n, f) }
+
 func runRank(c *Comm, f func(*Comm) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+			err = &PanicError{Rank: c.rank, Value: p, Stack: debug.Stack()}
 		}
 	}()
 	return f(c)

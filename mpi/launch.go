@@ -92,6 +92,13 @@ func DetectLauncher(getenv func(string) string) Launcher {
 	return Launcher{}
 }
 
+// Speaks reports whether this process prints the messages that every task
+// of the launch would print alike (help, --version, the launch checks'
+// errors) where the tasks share no MPI world to elect a rank 0: it is the
+// task the launcher numbers 0 (OMPI_COMM_WORLD_RANK, PMI_RANK,
+// SLURM_PROCID, PMIX_RANK), or a process that no launcher started.
+func (l Launcher) Speaks() bool { return l.Rank == 0 }
+
 // tasksOnNode returns the tasks of node i of Slurm's compressed per-node
 // list ("2(x3),1": two tasks on each of three nodes, then one), 0 if the
 // list does not say.
@@ -146,46 +153,42 @@ func (e *LaunchError) ExitCode() int { return 2 }
 
 // buildName names a build of this package (Implementation) for messages.
 func buildName(impl string) string {
-	switch impl {
-	case "openmpi":
-		return "an Open MPI build"
-	case "mpich":
-		return "an MPICH build"
+	if impl == "embedded" {
+		return "the embedded build (goroutine ranks, no MPI)"
 	}
-	return "the embedded build (goroutine ranks, no MPI)"
+	return libraryNamed(impl).build
 }
 
 // launchAdvice says which launchers start a build of this package.
 func launchAdvice(impl string) string {
-	switch impl {
-	case "openmpi":
-		return "Start it with Open MPI's mpirun (mpirun.openmpi) or srun --mpi=pmix, or use the MPICH build (bin/mpich/) with this launcher"
-	case "mpich":
-		return "Start it with MPICH's mpirun (mpirun.mpich, mpiexec.hydra) or srun --mpi=pmi2, or use the Open MPI build (bin/openmpi/) with this launcher"
+	if impl == "embedded" {
+		return "Start it once, without mpirun or srun, and choose the ranks with --np; for mpirun or srun use an MPI build (make mpi: bin/openmpi/; make mpi MPI=mpich: bin/mpich/)"
 	}
-	return "Start it once, without mpirun or srun, and choose the ranks with --np; for mpirun or srun use an MPI build (make mpi: bin/openmpi/; make mpi MPI=mpich: bin/mpich/)"
+	return libraryNamed(impl).advice
 }
 
 // mismatchCause names the likely cause of a launch whose tasks each found
 // a world of one rank, with its fix; empty when there is nothing to add.
 func mismatchCause(l Launcher, impl string) string {
-	switch {
-	case impl == "embedded":
+	if impl == "embedded" {
 		return ""
-	case l.Kind == LaunchSrun && impl == "mpich" && l.Plugin != "pmi2":
-		return "; use srun --mpi=pmi2 (SRUN_MPI=pmi2 for the batch scripts)"
-	case l.Kind == LaunchSrun && impl == "openmpi" && l.Plugin != "pmix":
-		return "; use srun --mpi=pmix (SRUN_MPI=pmix for the batch scripts)"
+	}
+	lib := libraryNamed(impl)
+	switch {
+	case l.Kind == LaunchSrun && lib.plugin != "" && l.Plugin != lib.plugin:
+		return fmt.Sprintf("; use srun --mpi=%s (SRUN_MPI=%[1]s for the batch scripts)", lib.plugin)
+	case l.Kind == LaunchSrun && lib.plugin == "":
+		return fmt.Sprintf("; srun's plugin %s may not be the one %s needs (srun --mpi=list lists this Slurm's; SRUN_MPI sets it for the batch scripts)", l.Plugin, lib.build)
 	case l.Kind == LaunchSrun:
 		return "; srun's plugin is the usual one, so this Slurm's MPI support does not fit the build's MPI library"
-	case l.Kind == LaunchHydra && impl == "mpich", l.Kind == LaunchOpenMPI && impl == "openmpi":
+	case l.Kind == LaunchHydra && lib.family == "mpich", l.Kind == LaunchOpenMPI && lib.family == "openmpi":
 		return "; the launcher comes from another installation than the build's MPI library (check PATH and --version)"
 	}
 	return ""
 }
 
 // checkLaunch compares the launch l with the world this process joined:
-// impl is the build (Implementation), size the world's size (1 in the
+// impl is the build (Implementation's name), size the world's size (1 in the
 // embedded world: the process is alone), n the size the caller asked Run
 // for (0: the launcher's). A launcher that started several tasks of which
 // each found itself alone in a world of one runs as many independent copies

@@ -226,3 +226,31 @@ func TestBackoff(t *testing.T) {
 		t.Fatalf("after 1000 polls: last sleep %v, %v in all", prev, total)
 	}
 }
+
+// TestSpeaks: of the tasks a launcher started, the one it numbers 0 speaks
+// for all, even where the launcher does not say how many it started; a
+// process started alone speaks for itself.
+func TestSpeaks(t *testing.T) {
+	tests := []struct {
+		name string
+		env  func(string) string
+		want bool
+	}{
+		{"direct", with(), true},
+		{"mpirun task 1", with(envOpenMPI), false},
+		{"mpirun task 0", with(envOpenMPI, map[string]string{"OMPI_COMM_WORLD_RANK": "0"}), true},
+		{"hydra task 1", with(envHydra), false},
+		{"hydra task 0", with(envHydra, map[string]string{"PMI_RANK": "0"}), true},
+		{"srun task 1", with(envSrun), false},
+		{"srun task 0", with(envSrun, map[string]string{"SLURM_PROCID": "0"}), true},
+		{"sbatch script", with(envBatch), true},
+		{"mpirun -np 1", with(map[string]string{"OMPI_COMM_WORLD_SIZE": "1", "OMPI_COMM_WORLD_RANK": "0"}), true},
+		{"pmix task 3 of unknown many", with(map[string]string{"PMIX_RANK": "3"}), false},
+		{"pmix task 0 of unknown many", with(map[string]string{"PMIX_RANK": "0"}), true},
+	}
+	for _, tt := range tests {
+		if got := DetectLauncher(tt.env).Speaks(); got != tt.want {
+			t.Errorf("%s: Speaks() = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

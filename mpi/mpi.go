@@ -9,7 +9,10 @@
 // MPI and scales to thousands of ranks in one process.
 //
 // With -tags mpi the same API is a cgo binding over the system MPI (Open MPI;
-// -tags mpi,mpich for MPICH), run under mpirun or srun. One goroutine,
+// -tags mpi,mpich for MPICH; -tags mpi,mpiflags for any MPI-3.0 library,
+// with its flags in CGO_CFLAGS and CGO_LDFLAGS: see cgo_flags.go), run under
+// mpirun or srun. Implementation names the library from the library itself
+// (MPI_Get_library_version), for --version and the launch checks. One goroutine,
 // locked to its OS thread, makes every MPI call; every return code is
 // checked and turned into an *Error carrying the MPI error class and string.
 // Unlike the embedded world's, a Send there may block until the receiver
@@ -136,6 +139,23 @@ type ExitCoder interface {
 
 // ExitCode returns the exit code of the abort.
 func (e *AbortError) ExitCode() int { return e.Code }
+
+// ExitPanic is the exit code of a rank that panicked (sysexits.h's
+// EX_SOFTWARE: an internal error).
+const ExitPanic = 70
+
+// PanicError is a panic that Run recovered in a rank function: the value
+// and the stack of the goroutine that panicked. Its exit code is ExitPanic.
+type PanicError struct {
+	Rank  int
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v\n%s", e.Value, e.Stack) }
+
+// ExitCode is ExitPanic.
+func (e *PanicError) ExitCode() int { return ExitPanic }
 
 // Op is a predefined reduction operation for Reduce and Allreduce.
 type Op int

@@ -16,7 +16,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 FUZZTIME=${FUZZTIME:-30000x}
-export GOFLAGS=${GOFLAGS:--buildvcs=false}
 failed=0
 # Every package with a fuzz test, and its fuzz tests' names.
 for pkg in $($GO list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{end}}' ./...); do

@@ -20,7 +20,6 @@ REPS=${REPS:-5}
 N=${N:-20000}
 EMBEDDED_BENCHTIME=${EMBEDDED_BENCHTIME:-0.5s}
 TIMEOUT=${MPI_BENCH_TIMEOUT:-300}
-export GOFLAGS=${GOFLAGS:--buildvcs=false}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -70,15 +69,11 @@ echo "--- embedded: go test -bench . -benchtime $EMBEDDED_BENCHTIME -count $REPS
 $GO test -run '^$' -bench . -benchtime "$EMBEDDED_BENCHTIME" -count "$REPS" ./mpi | collect embedded
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# Per source, benchmark and unit: the median, and the best run (the
-# smallest time, the largest rate), which noise from other jobs cannot
-# improve. Then one table of each.
-sort -k1,1 -k2,2 -k3,3 -k4,4g "$raw" | awk '
-	function flush() {
-		if (n) print key, (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2), (key ~ /\/s$/ ? v[n] : v[1])
-	}
-	{ k = $1 " " $2 " " $3; if (k != key) { flush(); key = k; n = 0 } v[++n] = $4 }
-	END { flush() }' >"$work/stats"
+# Per source, benchmark and unit: the median (gonum's, by the campaign
+# tool: scripts/campaign --spread), and the best run (the smallest time, the
+# largest rate), which noise from other jobs cannot improve. Then one table
+# of each.
+$GO run ./scripts/campaign --spread <"$raw" | awk -F'\t' '{ print $1, $3, ($1 ~ /\/s$/ ? $5 : $4) }' >"$work/stats"
 
 table() { # table COLUMN TITLE: COLUMN 4 is the median, 5 the best run
 	awk -v impls="$impls" -v col="$1" -v title="$2" '

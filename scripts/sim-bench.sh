@@ -6,10 +6,11 @@
 # First the count alone, the same nodes in every run: golomb's
 # BenchmarkSimulator (go test -bench, REPS runs of each: the sequential
 # count, then random polling on 1024, 4096 and 16384 simulated ranks of the
-# cluster machine); it prints the median CPU seconds and their ratio to the
-# sequential count. Then the whole command (golomb --count, which first
-# solves the shortest rulers with one mark less by branch-and-bound, whose
-# parallel search expands more nodes than the sequential one): REPS rounds
+# cluster machine); it prints the median CPU seconds (with min and max) and their ratio to the
+# sequential count. Then the whole command (golomb --count, the same
+# counting search; before issue 20 it first solved the shortest rulers with
+# one mark less by branch-and-bound, whose parallel search expands more
+# nodes than the sequential one): REPS rounds
 # of -b seq and --world sim at P = 1024 and 4096, each under /usr/bin/time,
 # with per configuration the medians of wall and CPU time (user + system),
 # the ratios to the sequential run of the same round (median over rounds),
@@ -30,37 +31,27 @@ MARKS=${MARKS:-13}
 COUNT=${COUNT:-106}
 PS=${PS:-1024 4096}
 BIG=${BIG:-16384}
-export GOFLAGS=${GOFLAGS:--buildvcs=false}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# spread: lines "KEY VALUE" in, "KEY<tab>n<tab>median<tab>min<tab>max" out
+# (scripts/campaign --spread: gonum's median, the one every measurement uses).
+"$GO" build -o "$work/campaign" ./scripts/campaign
+spread() { "$work/campaign" -spread; }
 
 if [ "${GOBENCH:-1}" = 1 ]; then
 	echo "load $(cut -d' ' -f1-3 /proc/loadavg)  go test -bench BenchmarkSimulator, $MARKS marks" >&2
 	TREELB_BENCH_MARKS=$MARKS "$GO" test -run '^$' -bench BenchmarkSimulator -benchtime 1x -count "$REPS" -timeout 0 \
 		./apps/golomb/ruler/ | tee "$work/bench" | grep '^Benchmark' >&2
 	echo "load $(cut -d' ' -f1-3 /proc/loadavg)  done" >&2
-	awk '
-	function median(a, n,   i, j, t) {
-		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-		return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
-	}
-	/^BenchmarkSimulator/ {
+	# The medians (gonum's, by the campaign tool) and their ratio to seq.
+	awk '/^BenchmarkSimulator/ {
 		name = $1; sub(/^BenchmarkSimulator\//, "", name); sub(/-[0-9]+$/, "", name)
-		for (i = 2; i < NF; i++) if ($(i+1) == "cpu-s/op") { n[name]++; v[name, n[name]] = $i }
-		if (!(name in seen)) { seen[name] = 1; order[++k] = name }
-	}
-	END {
-		print "count only (the same nodes in every run): median CPU seconds"
-		for (j = 1; j <= n["seq"]; j++) s[j] = v["seq", j]
-		base = median(s, n["seq"])
-		for (i = 1; i <= k; i++) {
-			c = order[i]
-			for (j = 1; j <= n[c]; j++) a[j] = v[c, j]
-			m = median(a, n[c])
-			printf "  %-12s %8.2f  %6.3f\n", c, m, m / base
-		}
-	}' "$work/bench"
+		for (i = 2; i < NF; i++) if ($(i+1) == "cpu-s/op") print name, $i
+	}' "$work/bench" | spread >"$work/bench.spread"
+	echo "count only (the same nodes in every run): median CPU seconds (min-max), ratio of the medians to seq"
+	awk -F'\t' '{ name[NR] = $1; m[NR] = $3; lo[NR] = $4; hi[NR] = $5; if ($1 == "seq") base = $3 }
+	END { for (i = 1; i <= NR; i++) printf "  %-12s %8.2f (%.2f-%.2f)  %6.3f\n", name[i], m[i], lo[i], hi[i], m[i] / base }' "$work/bench.spread"
 fi
 
 "$GO" build -o "$work/golomb" ./apps/golomb
@@ -88,24 +79,24 @@ done
 [ -n "$BIG" ] && run 1 "P=$BIG" --world sim --np "$BIG" --count "$COUNT" "$MARKS"
 echo "load $(cut -d' ' -f1-3 /proc/loadavg)  done" >&2
 
-echo "the whole command (golomb --count $COUNT $MARKS):"
-awk -v reps="$REPS" '
-function median(a, n,   i, j, t) {
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-	return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
-}
-{ r = $1; c = $2; wall[c, r] = $3; cpu[c, r] = $4; rss[c, r] = $5; eps[c, r] = $6; if (!(c in seen)) { seen[c] = 1; order[++nc] = c } }
+echo "the whole command (golomb --count $COUNT $MARKS): medians over the rounds (gonum's, by the campaign tool)"
+# Per configuration and round its figures, and its wall and CPU time over
+# the sequential run's of the same round; then their medians.
+awk '{ r = $1; c = $2; wall[c, r] = $3; cpu[c, r] = $4; rss[c, r] = $5; eps[c, r] = $6; round[NR] = r; conf[NR] = c }
+END {
+	for (i = 1; i <= NR; i++) {
+		c = conf[i]; r = round[i]
+		print c " wall", wall[c, r]; print c " cpu", cpu[c, r]; print c " eps", eps[c, r]; print c " rss", rss[c, r]
+		if (("seq", r) in wall) { print c " wall/seq", wall[c, r] / wall["seq", r]; print c " cpu/seq", cpu[c, r] / cpu["seq", r] }
+	}
+}' "$raw" | spread >"$work/raw.spread"
+awk -F'\t' '{ split($1, k, " "); c = k[1]; med[c, k[2]] = $3; if (!(c in seen)) { seen[c] = 1; order[++nc] = c } }
 END {
 	printf "%-8s %10s %10s %10s %10s %12s %8s %12s\n", "config", "wall s", "cpu s", "wall/seq", "cpu/seq", "events/s", "rss MB", "bytes/rank"
-	for (k = 1; k <= nc; k++) {
-		c = order[k]; n = 0
-		for (r = 1; r <= reps; r++) if ((c, r) in wall) {
-			n++; w[n] = wall[c, r]; u[n] = cpu[c, r]; e[n] = eps[c, r]; m[n] = rss[c, r]
-			rw[n] = wall[c, r] / wall["seq", r]; ru[n] = cpu[c, r] / cpu["seq", r]
-		}
-		mw = median(w, n); mu = median(u, n); me = median(e, n); mm = median(m, n)
-		mrw = median(rw, n); mru = median(ru, n)
-		p = substr(c, 3) + 0; bpr = (c == "seq") ? "" : sprintf("%.0f", (mm - rss["seq", 1]) * 1024 / p)
-		printf "%-8s %10.2f %10.2f %10.3f %10.3f %12.0f %8.0f %12s\n", c, mw, mu, mrw, mru, me, mm / 1024, bpr
+	for (i = 1; i <= nc; i++) {
+		c = order[i]; p = substr(c, 3) + 0
+		bpr = (c == "seq") ? "" : sprintf("%.0f", (med[c, "rss"] - med["seq", "rss"]) * 1024 / p)
+		printf "%-8s %10.2f %10.2f %10.3f %10.3f %12.0f %8.0f %12s\n", c, med[c, "wall"], med[c, "cpu"], med[c, "wall/seq"], med[c, "cpu/seq"],
+			med[c, "eps"], med[c, "rss"] / 1024, bpr
 	}
-}' "$raw"
+}' "$work/raw.spread"

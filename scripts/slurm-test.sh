@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # slurm-test.sh: the Slurm batch scripts for real, on a one-node Slurm that
-# this script starts on localhost and stops again.
+# this script starts on localhost and stops again with scripts/slurm.sh (the
+# script of make slurm-up and make slurm-down), in a temporary directory.
 #
-# As root on Linux it installs slurm-wlm and munge with apt-get when they
-# are missing (saying so), writes a Slurm configuration for this machine's
-# CPUs and memory into a temporary directory, starts munged (as user munge),
-# slurmctld and slurmd there on free ports, and for each MPI implementation
-# (Open MPI: srun --mpi=pmix; MPICH: srun --mpi=pmi2):
+# As root on Linux (slurm.sh installs slurm-wlm and munge with apt-get when
+# they are missing, saying so), for each MPI implementation (Open MPI: srun
+# --mpi=pmix; MPICH: srun --mpi=pmi2):
 #   - submits scripts/slurm/golomb.sbatch 10 on 4 tasks and checks the ruler
 #     of length 55 found by a world of 4 ranks;
 #   - submits scripts/slurm/speedup.sbatch golomb 10 on 4 tasks and checks
@@ -23,10 +22,10 @@
 #     exit status 2 and a message naming --mpi=pmi2 (mpi.LaunchError), the
 #     Open MPI build under --mpi=pmi2 in Open MPI's own MPI_Init;
 # and checks that the embedded build stops with status 2 under srun -n 2
-# and in golomb.sbatch. It waits for the jobs, checks their outputs and
-# states, and stops the daemons it started. Without root, Linux, apt-get or
-# an MPI implementation it says which Slurm tests it SKIPPED and why, and
-# exits 0.
+# (saying so once) and in golomb.sbatch. It waits for the jobs, checks their
+# outputs and states, and stops the local Slurm, checking that no daemon is
+# left. Without root, Linux, apt-get or an MPI implementation it says which
+# Slurm tests it SKIPPED and why, and exits 0.
 #
 #   scripts/slurm-test.sh                    # both implementations
 #   MPI_IMPLS=mpich scripts/slurm-test.sh    # one of them
@@ -37,37 +36,47 @@ repo=$(pwd)
 GO=${GO:-go}
 IMPLS=${MPI_IMPLS:-openmpi mpich}
 TIMEOUT=${SLURM_TEST_TIMEOUT:-240} # seconds for all jobs together
-SLURM_DEBS="slurm-wlm munge"
-export GOFLAGS=${GOFLAGS:--buildvcs=false}
 start=$SECONDS
 
 skip() {
-	echo "SKIPPED: the Slurm tests (golomb.sbatch, speedup.sbatch, wrong srun plugin, embedded build under srun) for $IMPLS: $*"
+	echo "SKIPPED: the Slurm tests (golomb.sbatch, speedup.sbatch, resumable.sbatch, wrong srun plugin, embedded build under srun) for $IMPLS: $*"
 	exit 0
 }
 
-daemons_missing() {
-	local c
-	for c in munged slurmctld slurmd sbatch srun squeue scontrol sinfo; do
-		command -v "$c" >/dev/null || echo -n "$c "
-	done
-}
-
-[ "$(uname -s)" = Linux ] || skip "not Linux"
-[ "$(id -u)" -eq 0 ] || skip "slurmd must run as root (run make test as root)"
-if [ -n "$(daemons_missing)" ] && command -v apt-get >/dev/null; then
-	echo "installing $SLURM_DEBS with apt-get (missing: $(daemons_missing))"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq && apt-get install -y -qq $SLURM_DEBS >/dev/null || echo "apt-get install failed"
-fi
-[ -z "$(daemons_missing)" ] || skip "missing $(daemons_missing)(install $SLURM_DEBS as root)"
-id munge >/dev/null 2>&1 || skip "no user munge to run munged as"
-command -v runuser >/dev/null || skip "no runuser to start munged as user munge"
-
 impl_tags() { case $1 in openmpi) echo mpi ;; mpich) echo mpi,mpich ;; embedded) echo "" ;; esac; }
 impl_pc() { case $1 in openmpi) echo ompi-c ;; mpich) echo mpich ;; esac; }
-impl_plugin() { case $1 in openmpi) echo pmix ;; mpich) echo pmi2 ;; esac; }
 other_plugin() { case $1 in openmpi) echo pmi2 ;; mpich) echo pmix ;; esac; }
+
+work=$(mktemp -d /tmp/treelb-slurm-test.XXXXXX)
+chmod 755 "$work"
+mkdir -p "$work/out" "$work/bin"
+slurm=$work/slurm
+
+# stop: the local Slurm down (scripts/slurm.sh down: jobs cancelled, every
+# daemon stopped), the directory removed.
+stop() {
+	bash scripts/slurm.sh down --dir "$slurm" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap stop EXIT
+
+# The local Slurm, as make slurm-up starts it (scripts/slurm.sh): exit
+# status 3 means it cannot run here, which skips the tests.
+rc=0
+up=$(bash scripts/slurm.sh up --dir "$slurm" --no-system-conf 2>&1) || rc=$?
+case $rc in
+0) echo "--- ${up//$'\n'/$'\n'--- }" ;;
+3) skip "${up##*cannot start a local Slurm: }" ;;
+*)
+	echo "$up"
+	echo "FAIL: scripts/slurm.sh up: exit status $rc"
+	exit 1
+	;;
+esac
+export SLURM_CONF=$slurm/slurm.conf
+unset SRUN_MPI BIN RESULTS
+# The daemons' pids, to check that slurm.sh down leaves none.
+pids=$(cat "$slurm/slurmctld.pid" "$slurm/slurmd.pid" "$slurm/munge-run/munged.pid")
 
 impls=""
 for impl in $IMPLS; do
@@ -77,110 +86,6 @@ for impl in $IMPLS; do
 		echo "SKIPPED: the Slurm tests of $impl: pkg-config finds no $(impl_pc "$impl") (scripts/mpi-test.sh installs it)"
 	fi
 done
-
-work=$(mktemp -d /tmp/treelb-slurm.XXXXXX)
-chmod 755 "$work"
-mkdir -p "$work/munge-etc" "$work/munge-run" "$work/state" "$work/spool" "$work/log" "$work/out" "$work/bin"
-
-# stop: cancel our jobs, stop the daemons we started (by their pid files),
-# remove the directory.
-stop() {
-	local f pid i
-	if [ -f "$work/slurm.conf" ] && [ -f "$work/slurmctld.pid" ]; then
-		scancel --quiet $(squeue -h -o %i 2>/dev/null) 2>/dev/null || true
-	fi
-	for f in slurmd slurmctld munge-run/munged; do
-		[ -f "$work/$f.pid" ] || continue
-		pid=$(cat "$work/$f.pid")
-		kill "$pid" 2>/dev/null || continue
-		for i in $(seq 50); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-	done
-	rm -rf "$work"
-}
-trap stop EXIT
-
-# A free TCP port from $1 on.
-free_port() {
-	local p
-	for p in $(seq "$1" $(($1 + 200))); do
-		if ! ss -Htln "sport = :$p" 2>/dev/null | grep -q .; then
-			echo "$p"
-			return
-		fi
-	done
-	echo "$1"
-}
-
-# munged with a key, socket and logs of its own.
-dd if=/dev/urandom of="$work/munge-etc/munge.key" bs=1024 count=1 status=none
-chown -R munge:munge "$work/munge-etc" "$work/munge-run"
-chmod 700 "$work/munge-etc"
-chmod 400 "$work/munge-etc/munge.key"
-runuser -u munge -- munged --socket="$work/munge-run/munge.sock" --key-file="$work/munge-etc/munge.key" \
-	--pid-file="$work/munge-run/munged.pid" --log-file="$work/munge-etc/munged.log" \
-	--seed-file="$work/munge-etc/munged.seed" || {
-	cat "$work/munge-etc/munged.log" 2>/dev/null
-	echo "FAIL: munged did not start"
-	exit 1
-}
-
-# The configuration: one node, this machine (slurmd -C: CPUs, sockets,
-# cores, threads and memory as slurmd sees them).
-host=$(hostname -s)
-node=$(slurmd -C | head -1 | sed 's/ UpTime=.*//')
-node=${node/NodeName=* CPUs=/NodeName=$host CPUs=}
-ctld_port=$(free_port 16817)
-slurmd_port=$(free_port $((ctld_port + 1)))
-cat >"$work/slurm.conf" <<EOF
-ClusterName=treelbtest
-SlurmctldHost=$host(127.0.0.1)
-SlurmctldPort=$ctld_port
-SlurmdPort=$slurmd_port
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket=$work/munge-run/munge.sock
-CredType=cred/munge
-StateSaveLocation=$work/state
-SlurmdSpoolDir=$work/spool
-SlurmctldPidFile=$work/slurmctld.pid
-SlurmdPidFile=$work/slurmd.pid
-SlurmctldLogFile=$work/log/slurmctld.log
-SlurmdLogFile=$work/log/slurmd.log
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-MpiDefault=none
-ReturnToService=2
-MinJobAge=600
-$node NodeAddr=127.0.0.1 State=UNKNOWN
-PartitionName=treelb Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
-EOF
-export SLURM_CONF=$work/slurm.conf
-unset SRUN_MPI BIN RESULTS
-
-slurmctld -f "$SLURM_CONF" && slurmd -f "$SLURM_CONF" || {
-	tail -20 "$work"/log/*.log
-	echo "FAIL: slurmctld or slurmd did not start"
-	exit 1
-}
-for i in $(seq 60); do
-	[ "$(sinfo -h -o %T 2>/dev/null)" = idle ] && break
-	sleep 0.5
-done
-if [ "$(sinfo -h -o %T 2>/dev/null)" != idle ]; then
-	sinfo || true
-	tail -20 "$work"/log/*.log
-	echo "FAIL: the Slurm node did not come up"
-	exit 1
-fi
-echo "--- Slurm up on $host (ports $ctld_port, $slurmd_port) in $((SECONDS - start))s: $node"
 
 failures=()
 fail() {
@@ -240,6 +145,16 @@ signal_resumable() {
 	done
 }
 
+# The embedded build under srun directly, first, while the node is free.
+rc=0
+timeout -k 10 60 srun -O -n 2 "$work/bin/embedded/golomb" 9 >"$work/out/srun-embedded.out" 2>&1 || rc=$?
+if [ "$rc" -eq 2 ] && grep -qF "this is the embedded build (goroutine ranks, no MPI), started by srun" "$work/out/srun-embedded.out"; then
+	echo "ok   embedded build under srun -n 2: status 2, says why"
+else
+	cat "$work/out/srun-embedded.out"
+	fail "embedded build under srun -n 2: exit status $rc, want 2 and a message"
+fi
+
 for impl in $impls; do
 	bin=$work/bin/$impl
 	submit "golomb-$impl" BIN="$bin" -- -O -n 4 scripts/slurm/golomb.sbatch 10
@@ -252,16 +167,6 @@ for impl in $impls; do
 	[ -z "${jobs[resumable-$impl]:-}" ] || signal_resumable "$impl" "${jobs[resumable-$impl]}" &
 done
 submit "golomb-embedded" BIN="$work/bin/embedded" -- -O -n 2 scripts/slurm/golomb.sbatch 9
-
-# The embedded build under srun directly.
-rc=0
-timeout -k 10 60 srun -O -n 2 "$work/bin/embedded/golomb" 9 >"$work/out/srun-embedded.out" 2>&1 || rc=$?
-if [ "$rc" -eq 2 ] && grep -qF "this is the embedded build (goroutine ranks, no MPI), started by srun" "$work/out/srun-embedded.out"; then
-	echo "ok   embedded build under srun -n 2: status 2, says why"
-else
-	cat "$work/out/srun-embedded.out"
-	fail "embedded build under srun -n 2: exit status $rc, want 2 and a message"
-fi
 
 # Wait for every job to leave the queue.
 deadline=$((SECONDS + TIMEOUT))
@@ -330,9 +235,23 @@ for impl in $impls; do
 done
 check_job golomb-embedded "FAILED 2:0" "is the embedded build (no MPI)"
 
+# The embedded build under srun says why it stops once, not once per task.
+n=$(grep -cF "this is the embedded build" "$work/out/srun-embedded.out" || true)
+[ "$n" -eq 1 ] || fail "embedded build under srun -n 2: the message $n times, want once"
+
+# make slurm-down: every daemon stopped.
+if [ "${#failures[@]}" -eq 0 ]; then
+	out=$(bash scripts/slurm.sh down --dir "$slurm" 2>&1) || fail "scripts/slurm.sh down: $out"
+	for pid in $pids; do
+		! kill -0 "$pid" 2>/dev/null || fail "scripts/slurm.sh down left process $pid: $(ps -o args= -p "$pid")"
+	done
+	[ ! -d "$slurm" ] || fail "scripts/slurm.sh down left $slurm"
+	[ "${#failures[@]}" -gt 0 ] || echo "ok   scripts/slurm.sh down: no daemon left, $slurm removed"
+fi
+
 if [ "${#failures[@]}" -gt 0 ]; then
 	echo "--- slurmctld and slurmd logs"
-	tail -n 15 "$work/log/slurmctld.log" "$work/log/slurmd.log" || true
+	tail -n 15 "$slurm/log/slurmctld.log" "$slurm/log/slurmd.log" || true
 	echo "FAIL: Slurm tests failed: ${failures[*]}"
 	exit 1
 fi

@@ -59,8 +59,11 @@ func TestSim(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	for _, f := range []string{"fig1.csv", "fig1.png"} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+		// Written as any file the user creates: 0644, not CreateTemp's 0600.
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
+		} else if st.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v, want 0644", f, st.Mode().Perm())
 		}
 	}
 }

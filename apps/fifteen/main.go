@@ -1,15 +1,3 @@
-// Command fifteen solves 15-puzzle instances optimally by iterative-deepening
-// A* with the Manhattan distance, sequentially or with a load balancer on
-// many ranks: goroutines in the default build (--np), MPI processes when
-// built with -tags mpi and started by mpirun or srun, or simulated ranks
-// (--world sim, on a machine model: --machine help lists them). Every
-// iteration of the deepening is one tree-shaped computation (seed 002,
-// §6.2).
-//
-//	fifteen --korf 12                       # Korf's instance 12, random polling on every CPU
-//	fifteen -b seq --korf 1-10 --json       # ten instances, sequential, one JSON object per line
-//	fifteen --np 2 --fast-init 0 12 9 2 15 11 8 14 3 7 1 6 5 4 13 10
-//	mpirun -np 2 bin/fifteen --korf 5 --json
 package main
 
 import (
@@ -53,11 +41,14 @@ Output: per instance, the optimal length, the moves of the blank (U, L, R, D)
 and a table of the iterations (threshold, nodes, seconds, failed or not).
 With --json, one JSON object per instance, one per line (JSON Lines), with
 app, balancer, ranks, world, fast_init, instance, start, seconds, nodes,
-length, moves, iterations [{threshold, nodes, seconds, failed}], and for Korf's
+certificate (of the failing iterations: the same on every run, docs/counts.md),
+replayed_nodes, nodes_vary (true: the last iteration stops at the first
+solution), failing_nodes, length, moves, iterations [{threshold, nodes,
+seconds, failed, certificate (failing ones), replayed_nodes}], and for Korf's
 instances table_length and table_nodes; --stats adds the balancer's counters
 summed over the iterations; every parallel run adds the messages by kind
 (messages), and the simulated world (--world sim) the machine, virtual_seconds,
-seq_virtual_seconds, speedup, efficiency, busy_fraction, events,
+work_virtual_seconds (with --seq-nodes also seq_nodes, seq_virtual_seconds, speedup, efficiency, search_overhead), busy_fraction, events,
 events_per_second and sim_seconds (the iterations' seconds are then virtual).
 With -q, one line "LENGTH MOVES" per instance.
 
@@ -113,17 +104,23 @@ func sample(ins []instance) (lb.App, error) {
 // output is the JSON object printed per instance.
 type output struct {
 	cmdutil.Header
-	FastInit    bool                 `json:"fast_init"`
-	Instance    string               `json:"instance"`
-	Start       string               `json:"start"`
-	Seconds     float64              `json:"seconds"`
-	Nodes       int64                `json:"nodes"`
-	Length      int                  `json:"length"`
-	Moves       string               `json:"moves"`
-	Iterations  []parallel.IterStats `json:"iterations"`
-	TableLength int                  `json:"table_length,omitempty"`
-	TableNodes  int64                `json:"table_nodes,omitempty"`
-	Stats       *cmdutil.Stats       `json:"stats,omitempty"`
+	FastInit bool    `json:"fast_init"`
+	Instance string  `json:"instance"`
+	Start    string  `json:"start"`
+	Seconds  float64 `json:"seconds"`
+	Nodes    int64   `json:"nodes"`
+	cmdutil.Count
+	// FailingNodes are the nodes of the failing iterations, exhaustive
+	// searches: the same on every run, as is the Certificate, which covers
+	// them. The last iteration stops at the first solution, so Nodes
+	// varies (NodesVary).
+	FailingNodes int64                `json:"failing_nodes"`
+	Length       int                  `json:"length"`
+	Moves        string               `json:"moves"`
+	Iterations   []parallel.IterStats `json:"iterations"`
+	TableLength  int                  `json:"table_length,omitempty"`
+	TableNodes   int64                `json:"table_nodes,omitempty"`
+	Stats        *cmdutil.Stats       `json:"stats,omitempty"`
 	cmdutil.Report
 	outcome *lb.Outcome // the balancer's statistics, nil for seq
 }
@@ -144,7 +141,7 @@ func solve(r *cmdutil.Run, ins []instance) error {
 		// The instance being solved (the ones before are printed).
 		st, err := parallel.DecodeState(s.State)
 		if err != nil || st.Instance < 0 || st.Instance >= len(ins) {
-			return fmt.Errorf("fifteen: the state of the checkpoint does not decode (%v)", err)
+			return fmt.Errorf("%w: fifteen: instance %d of %d (%v)", lb.ErrBadState, st.Instance, len(ins), err)
 		}
 		first, resume = st.Instance, s
 	}
@@ -193,7 +190,15 @@ func solveOne(r *cmdutil.Run, in instance, cfg lb.Config, index int) (output, er
 		res, out.outcome = p, o
 	}
 	out.Seconds = time.Since(start).Seconds()
+	for i := range res.Iterations {
+		st := &res.Iterations[i]
+		if st.Failed {
+			st.Certificate = parallel.Certify(in.Start, *st)
+		}
+		out.ReplayedNodes += st.Replayed
+	}
 	out.Nodes, out.Length, out.Moves, out.Iterations = res.Nodes, res.Length, puzzle.FormatMoves(res.Moves), res.Iterations
+	out.FailingNodes, out.Certificate, out.NodesVary = res.FailingNodes(), res.Certificate(in.Start), true
 	out.Stats = r.StatsOf(out.outcome)
 	var err error
 	out.Report, err = r.Report(out.outcome)
@@ -218,11 +223,16 @@ func write(w io.Writer, r *cmdutil.Run, out output) error {
 	}
 	fmt.Fprintf(w, "%10s %14s %10s\n", "threshold", "nodes", "seconds")
 	for _, st := range out.Iterations {
-		status := "solved"
+		status := "solved (nodes vary: the first solution found stops it)"
 		if st.Failed {
-			status = "failed"
+			status = "failed, certificate " + st.Certificate
 		}
 		fmt.Fprintf(w, "%10d %14d %10.4f  %s\n", st.Threshold, st.Nodes, st.Seconds, status)
+	}
+	fmt.Fprintf(w, "failing iterations: %d nodes, certificate %s (exhaustive: the same on any ranks, balancer and world)\n",
+		out.FailingNodes, out.Certificate)
+	if out.ReplayedNodes > 0 {
+		fmt.Fprintf(w, "replayed nodes: %d (split overhead, not in nodes)\n", out.ReplayedNodes)
 	}
 	fmt.Fprintf(w, "nodes: %d", out.Nodes)
 	if out.TableNodes > 0 {

@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -29,7 +32,7 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	return p
 }
 
-// TestExampleFile: the example the README and --help show parses.
+// TestExampleFile: the example docs/apps/fifteen.md and --help show parses.
 func TestExampleFile(t *testing.T) {
 	ins, err := readFile("boards.txt", nil)
 	if err != nil || len(ins) != 3 || ins[0].Start.String() != korf12 {
@@ -164,18 +167,24 @@ func TestCommand(t *testing.T) {
 	// The simulated world: a valid optimal solution, every failing
 	// iteration's sequential node count, and the simulator's figures.
 	for _, m := range []string{"gcel", "cluster"} {
-		stdout, stderr, code := run("--json", "--world", "sim", "--np", "4096", "--machine", m, "-b", "rp", "--fast-init", "--korf", "12")
+		// The sequential solver's 546344 nodes on korf 12 (Korf's table)
+		// are the baseline of the speedup.
+		stdout, stderr, code := run("--json", "--world", "sim", "--np", "4096", "--machine", m, "-b", "rp", "--fast-init", "--korf", "12", "--seq-nodes", "546344")
 		if code != 0 {
 			t.Fatalf("sim %s: exit %d: %s", m, code, stderr)
 		}
 		var out struct {
-			Length     int
-			Moves      string
-			Machine    struct{ Name string }
-			Speedup    float64
-			Events     int64
-			Messages   map[string]int64
-			Iterations []struct {
+			Length  int
+			Moves   string
+			Machine struct {
+				Name   string
+				NodeNS float64 `json:"node_ns"`
+			}
+			VirtualSeconds float64 `json:"virtual_seconds"`
+			Speedup        float64
+			Events         int64
+			Messages       map[string]int64
+			Iterations     []struct {
 				Threshold int
 				Nodes     int64
 				Failed    bool
@@ -198,7 +207,7 @@ func TestCommand(t *testing.T) {
 		}
 		end, err := puzzle.ApplyMoves(start, moves)
 		if out.Length != 45 || len(moves) != 45 || err != nil || end != puzzle.Goal() || out.Machine.Name != m ||
-			out.Speedup <= 0 || out.Events <= 0 || out.Messages["request"] == 0 || len(out.Iterations) != len(seq.Iterations) {
+			out.Speedup <= 0 || math.Abs(out.Speedup-546344*out.Machine.NodeNS*1e-9/out.VirtualSeconds) > 1e-9*out.Speedup || out.Events <= 0 || out.Messages["request"] == 0 || len(out.Iterations) != len(seq.Iterations) {
 			t.Fatalf("sim %s: %s", m, stdout)
 		}
 		for i, it := range out.Iterations {
@@ -255,4 +264,51 @@ func TestCommand(t *testing.T) {
 			t.Errorf("seq: korf 42: %v nodes, table %v", got[0]["nodes"], got[0]["table_nodes"])
 		}
 	}
+}
+
+// failing is the Fingerprint of a fifteen run (cmdtest.Invariant): the
+// failing iterations' nodes and certificates, each and together, and the
+// solution's length, of every instance printed. The last iteration's nodes
+// vary (it stops at the first solution), so the total is left out and the
+// run must say that it varies.
+func failing(stdout string) (string, error) {
+	var fp []string
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var r struct {
+			Length       int
+			FailingNodes int64 `json:"failing_nodes"`
+			Certificate  string
+			NodesVary    bool `json:"nodes_vary"`
+			Iterations   []struct {
+				Threshold   int
+				Nodes       int64
+				Failed      bool
+				Certificate string
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return "", err
+		}
+		if r.Certificate == "" || !r.NodesVary || len(r.Iterations) < 2 {
+			return "", errors.New("no certificate of the failing iterations, or nodes_vary not set: " + line)
+		}
+		it := ""
+		for _, st := range r.Iterations {
+			if st.Failed {
+				it += " " + strings.Join([]string{strconv.Itoa(st.Threshold), strconv.FormatInt(st.Nodes, 10), st.Certificate}, "/")
+			}
+		}
+		fp = append(fp, fmt.Sprintf("length %d failing %d certificate %s:%s", r.Length, r.FailingNodes, r.Certificate, it))
+	}
+	return strings.Join(fp, "; "), nil
+}
+
+// TestInvariant is fifteen's row of the conformance table of printed counts
+// (cmdtest.Invariant, docs/counts.md): the failing iterations of Korf's
+// instance 86 (1.1·10⁶ of its 2.3·10⁶ nodes) print the same nodes and
+// certificates under seq, every balancer variant on 1, 2, 3, 7 and 64
+// ranks of the embedded and the simulated world, and after checkpoints and
+// restarts.
+func TestInvariant(t *testing.T) {
+	cmdtest.Invariant(t, cmdtest.InProcess("fifteen", newApp), []string{"--korf", "86"}, failing)
 }

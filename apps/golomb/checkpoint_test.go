@@ -13,21 +13,12 @@ import (
 	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
 )
 
-// countRun is what a --count run prints, with the count's own nodes.
+// countRun is what a --count run prints: the count's own nodes and
+// certificate, the same on every run.
 type countRun struct {
-	Rulers int64
-	Nodes  int64
-	Steps  []struct{ Nodes int64 }
-}
-
-// countNodes returns the nodes of the count itself: the total less the
-// steps', whose branch-and-bound counts depend on the schedule.
-func (c countRun) countNodes() int64 {
-	n := c.Nodes
-	for _, s := range c.Steps {
-		n -= s.Nodes
-	}
-	return n
+	Rulers      int64
+	Nodes       int64
+	Certificate string
 }
 
 // TestCheckpointSignal runs a count on 3 goroutine ranks with --checkpoint,
@@ -67,8 +58,8 @@ func TestCheckpointSignal(t *testing.T) {
 			t.Fatalf("restart %q: exit %d: %s", extra, code, stderr)
 		}
 		got := decode("restart", stdout)
-		if got.Rulers != want.Rulers || got.countNodes() != want.countNodes() {
-			t.Fatalf("restart %q: %d rulers in %d nodes, sequential %d in %d", extra, got.Rulers, got.countNodes(), want.Rulers, want.countNodes())
+		if got != want || want.Certificate == "" {
+			t.Fatalf("restart %q: %+v, sequential %+v", extra, got, want)
 		}
 	}
 
@@ -113,8 +104,8 @@ func TestCheckpointEvery(t *testing.T) {
 		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 			t.Fatal(err)
 		}
-		if got.Rulers != want.Rulers || got.countNodes() != want.countNodes() || want.Rulers == 0 {
-			t.Fatalf("%s: %d rulers in %d nodes, sequential %d in %d", world, got.Rulers, got.countNodes(), want.Rulers, want.countNodes())
+		if got != want || want.Rulers == 0 || want.Certificate == "" {
+			t.Fatalf("%s: %+v, sequential %+v", world, got, want)
 		}
 		if _, err := cmdutil.ReadCheckpoint(file, "golomb"); err != nil {
 			t.Fatalf("%s: %v", world, err)

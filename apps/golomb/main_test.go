@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,7 @@ func TestCommand(t *testing.T) {
 	if stdout, _, code := run("-q", "--count", "60", "9", "--np", "2"); code != 0 || stdout != "97759\n" {
 		t.Errorf("--count 60 9: exit %d, output %q", code, stdout)
 	}
+	proveBounds(t, run)
 	simulated(t, run)
 	for _, c := range []struct {
 		args []string
@@ -65,6 +67,7 @@ func TestCommand(t *testing.T) {
 		{[]string{"x"}, "from 2 to"},
 		{[]string{"9", "10"}, "exactly one argument"},
 		{[]string{"--count", "0", "9"}, "--count 0"},
+		{[]string{"--prove-bounds", "9"}, "only with --count"},
 		{[]string{"-b", "nope", "9"}, "unknown balancer"},
 		{[]string{"9", "--bogus"}, "not defined"},
 		{[]string{"9", "-b", "koso", "--pair-sync"}, "does not use it"},
@@ -107,6 +110,45 @@ func TestCommand(t *testing.T) {
 	}
 }
 
+// proveBounds: a count takes its bounds from the table of known rulers and
+// its nodes are the counting search's alone; with --prove-bounds the steps
+// of the shorter rulers run first, reported apart, and the count's nodes
+// and certificate are the same. A search for a shortest ruler says that
+// its nodes vary; a count gives a certificate.
+func proveBounds(t *testing.T, run func(args ...string) (string, string, int)) {
+	t.Helper()
+	type record struct {
+		Nodes, Rulers int64
+		Certificate   string
+		NodesVary     bool `json:"nodes_vary"`
+		Bounds        string
+		Steps         []struct{ Marks int }
+	}
+	decode := func(args ...string) record {
+		t.Helper()
+		stdout, stderr, code := run(args...)
+		var r record
+		if code != 0 || json.Unmarshal([]byte(stdout), &r) != nil {
+			t.Fatalf("golomb %q: exit %d: %s%s", args, code, stdout, stderr)
+		}
+		return r
+	}
+	table := decode("--json", "--count", "60", "9", "-b", "seq")
+	proved := decode("--json", "--count", "60", "9", "--np", "3", "--prove-bounds")
+	if table.Bounds != "table" || len(table.Steps) != 0 || table.NodesVary || len(table.Certificate) != 16 || table.Rulers != 97759 {
+		t.Errorf("--count 60 9: %+v", table)
+	}
+	if proved.Bounds != "proved" || len(proved.Steps) != 8 || proved.Nodes != table.Nodes || proved.Certificate != table.Certificate {
+		t.Errorf("--prove-bounds: %+v; without: %+v", proved, table)
+	}
+	if other := decode("--json", "--count", "61", "9", "-b", "seq"); other.Certificate == table.Certificate {
+		t.Errorf("--count 61 9 has the certificate of --count 60 9: %s", other.Certificate)
+	}
+	if r := decode("--json", "9", "--np", "2"); !r.NodesVary || r.Certificate != "" {
+		t.Errorf("shortest 9-mark ruler: %+v", r)
+	}
+}
+
 // simulated runs golomb in the simulated world: the count equals the
 // sequential one with the simulator's figures in the JSON on every machine
 // model, the trace file has a row per step, and --machine help lists the
@@ -114,8 +156,14 @@ func TestCommand(t *testing.T) {
 func simulated(t *testing.T, run func(args ...string) (string, string, int)) {
 	t.Helper()
 	trace := filepath.Join(t.TempDir(), "busy.csv")
+	seqOut, stderr, code := run("--json", "-b", "seq", "--count", "60", "9")
+	var seq struct{ Nodes int64 }
+	if err := json.Unmarshal([]byte(seqOut), &seq); code != 0 || err != nil || seq.Nodes <= 0 {
+		t.Fatalf("golomb -b seq --count 60 9: exit %d, %v: %s%s", code, err, seqOut, stderr)
+	}
+	seqNodes := strconv.FormatInt(seq.Nodes, 10)
 	for _, m := range []string{"cluster", "gcel", "unit", "test"} {
-		args := []string{"--json", "--world", "sim", "--np", "1024", "--machine", m, "--count", "60", "9", "--trace", trace}
+		args := []string{"--json", "--world", "sim", "--np", "1024", "--machine", m, "--count", "60", "9", "--trace", trace, "--seq-nodes", seqNodes}
 		if m == "unit" {
 			args = append(args, "--budget", "10") // 10 steps per slice
 		}
@@ -124,24 +172,33 @@ func simulated(t *testing.T, run func(args ...string) (string, string, int)) {
 			t.Fatalf("golomb %q: exit %d: %s", args, code, stderr)
 		}
 		var out struct {
-			World             string
-			Ranks             int
-			Rulers            int64
-			Nodes             int64
-			Messages          map[string]int64
-			Machine           struct{ Name string }
-			VirtualSeconds    float64 `json:"virtual_seconds"`
-			SeqVirtualSeconds float64 `json:"seq_virtual_seconds"`
-			Speedup           float64
-			Efficiency        float64
-			BusyFraction      float64 `json:"busy_fraction"`
-			Events            int64
+			World    string
+			Ranks    int
+			Rulers   int64
+			Nodes    int64
+			Messages map[string]int64
+			Machine  struct {
+				Name   string
+				NodeNS float64 `json:"node_ns"`
+			}
+			VirtualSeconds     float64 `json:"virtual_seconds"`
+			WorkVirtualSeconds float64 `json:"work_virtual_seconds"`
+			SeqNodes           int64   `json:"seq_nodes"`
+			SeqVirtualSeconds  float64 `json:"seq_virtual_seconds"`
+			Speedup            float64
+			Efficiency         float64
+			SearchOverhead     float64 `json:"search_overhead"`
+			BusyFraction       float64 `json:"busy_fraction"`
+			Events             int64
 		}
 		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 			t.Fatalf("golomb %q: %v\n%s", args, err, stdout)
 		}
 		if out.World != "sim" || out.Ranks != 1024 || out.Rulers != 97759 || out.Machine.Name != m || out.Events <= 0 ||
-			out.VirtualSeconds <= 0 || out.Speedup <= 1 || math.Abs(out.Speedup*out.VirtualSeconds-out.SeqVirtualSeconds) > 1e-9*out.SeqVirtualSeconds ||
+			out.VirtualSeconds <= 0 || out.Speedup <= 1 || out.SeqNodes != seq.Nodes ||
+			math.Abs(out.SeqVirtualSeconds-float64(seq.Nodes)*out.Machine.NodeNS/1e9) > 1e-9*out.SeqVirtualSeconds ||
+			math.Abs(out.Speedup*out.VirtualSeconds-out.SeqVirtualSeconds) > 1e-9*out.SeqVirtualSeconds ||
+			math.Abs(out.SearchOverhead*out.SeqVirtualSeconds-out.WorkVirtualSeconds) > 1e-9*out.WorkVirtualSeconds ||
 			math.Abs(out.Efficiency-out.Speedup/1024) > 1e-9 || out.BusyFraction <= 0 || out.BusyFraction > 1 || out.Messages["request"] == 0 {
 			t.Errorf("golomb %q: %s", args, stdout)
 		}
@@ -187,4 +244,13 @@ func TestLongSearchWarning(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestInvariant is golomb's row of the conformance table of printed counts
+// (cmdtest.Invariant, docs/counts.md): --count prints the same nodes and
+// certificate under seq, every balancer variant on 1, 2, 3, 7 and 64
+// ranks of the embedded and the simulated world, and after checkpoints and
+// restarts on other rank counts and worlds.
+func TestInvariant(t *testing.T) {
+	cmdtest.Invariant(t, cmdtest.InProcess("golomb", newApp), []string{"--count", "50", "9"}, cmdtest.NodesAndCertificate)
 }

@@ -1,15 +1,3 @@
-// Command integrate runs the two workloads of seed 003 §4 as tree-shaped
-// computations, sequentially or with a load balancer on many ranks:
-// goroutines in the default build (--np), MPI processes when built with
-// -tags mpi and started by mpirun or srun, or simulated ranks (--world sim).
-//
-//	integrate poly                              # the random polynomial of seed 1, absolute rule
-//	integrate poly --poly-seed 7 --rule relative --theta-a 1e-8
-//	integrate poly --roots 0.25,0.5 --factor 2 --interval -1,1
-//	integrate func help                         # the named functions and their exact integrals
-//	integrate func gauss -b koso --np 8 --json
-//	integrate alpha --alpha 0.97 --tree-seed 3 -b koso-star
-//	mpirun -np 2 bin/integrate alpha --json
 package main
 
 import (
@@ -40,15 +28,18 @@ seeds the ranks' random sources only; the workloads have their own seeds,
 
 Output: the tree's nodes, leaves and height, and for integrals the value, the
 exact integral and the error; --json prints one JSON object with app,
-workload, balancer, ranks, world, seconds, nodes, leaves, height and, for
+workload, balancer, ranks, world, seconds, nodes, leaves, height,
+certificate (the same on every run of the instance: docs/counts.md),
+replayed_nodes (intervals decoded from tasks that travelled), nodes_vary
+(false) and, for
 integrals, value, exact, error, finite, integrand, interval, theta_a, theta_r,
 rule, threshold, or for α-trees alpha, tree_seed, digest, expected_nodes
 (sim_seconds: virtual time in --world sim, with the simulator's report:
-machine, virtual_seconds, seq_virtual_seconds, speedup, efficiency,
+machine, virtual_seconds, work_virtual_seconds (with --seq-nodes also seq_nodes, seq_virtual_seconds, speedup, efficiency, search_overhead),
 busy_fraction, last_work_seconds, events, ...; messages by kind under a
-balancer; stats with --stats). The tree, the value and the digest are the
-same, bit for bit, under every balancer and number of ranks: the leaves are
-summed exactly.
+balancer; stats with --stats). The tree, the value, the digest and the
+certificate are the same, bit for bit, under every balancer and number of
+ranks and after restarts: the leaves are summed exactly.
 
 Exit status: 0 on success; 2 for bad flags or input (θ_a or θ_r not a finite
 positive number, α outside (0, 1), a degree outside 0..100, an interval that

@@ -10,6 +10,7 @@ import (
 
 	"github.com/treelb/treelb/apps/integrate/alphatree"
 	"github.com/treelb/treelb/apps/integrate/quad"
+	"github.com/treelb/treelb/internal/cert"
 	"github.com/treelb/treelb/internal/cmdutil"
 	"github.com/treelb/treelb/lb"
 )
@@ -30,13 +31,14 @@ func (x number) MarshalJSON() ([]byte, error) {
 // treeOutput is the part of the JSON output every workload has.
 type treeOutput struct {
 	cmdutil.Header
-	Workload   string         `json:"workload"`
-	Seconds    float64        `json:"seconds"`
-	SimSeconds float64        `json:"sim_seconds,omitempty"`
-	Nodes      int64          `json:"nodes"`
-	Leaves     int64          `json:"leaves"`
-	Height     int64          `json:"height"`
-	Stats      *cmdutil.Stats `json:"stats,omitempty"`
+	Workload   string  `json:"workload"`
+	Seconds    float64 `json:"seconds"`
+	SimSeconds float64 `json:"sim_seconds,omitempty"`
+	Nodes      int64   `json:"nodes"`
+	Leaves     int64   `json:"leaves"`
+	Height     int64   `json:"height"`
+	cmdutil.Count
+	Stats *cmdutil.Stats `json:"stats,omitempty"`
 	cmdutil.Report
 	outcome *lb.Outcome // the balancer's statistics, nil for seq
 }
@@ -74,6 +76,7 @@ func (o *treeOutput) write(w io.Writer, r *cmdutil.Run) {
 		fmt.Fprintf(w, " (simulated: %.6f s)", o.SimSeconds)
 	}
 	fmt.Fprintf(w, "  ranks: %d  balancer: %s  world: %s\n", o.Ranks, o.Balancer, o.World)
+	cmdutil.PrintCount(w, o.Count)
 	cmdutil.PrintReport(w, o.Report)
 	if r.Common.Stats {
 		cmdutil.PrintStats(w, o.outcome)
@@ -114,6 +117,9 @@ func solveIntegral(r *cmdutil.Run, in integral) error {
 		ThetaR: in.Opt.ThetaR, Rule: in.Opt.Rule.String(), Threshold: p.Threshold()}
 	out.Nodes, out.Leaves, out.Height = res.Nodes, res.Leaves, res.Height
 	v, exact := res.Value(), f.exact(in.A, in.B)
+	out.Certificate = cert.New(fmt.Sprintf("integrate %s %s over [%v, %v] θ_a %v θ_r %v %v", in.Workload, f.desc, in.A, in.B, in.Opt.ThetaA, in.Opt.ThetaR, in.Opt.Rule),
+		res.Nodes, res.Digest, uint64(res.Leaves), uint64(res.Height), math.Float64bits(v)).String()
+	out.ReplayedNodes = res.Replayed
 	out.Value, out.Exact, out.Error, out.Finite = number(v), number(exact), number(v-exact), res.Finite()
 	if f.poly != nil {
 		d, a := f.poly.Degree(), f.poly.Factor()
@@ -191,6 +197,9 @@ func solveAlpha(r *cmdutil.Run, in tree) error {
 	}
 	out := alphaOutput{treeOutput: common, Alpha: in.Alpha, TreeSeed: in.TreeSeed, ExpectedNodes: number(alphatree.ExpectedNodes(in.Alpha))}
 	out.Nodes, out.Leaves, out.Height, out.Digest = res.Nodes, res.Leaves, res.Height, fmt.Sprintf("%#016x", res.Digest)
+	// An α-tree task carries its nodes' hashes: no rank replays a node.
+	out.Certificate = cert.New(fmt.Sprintf("integrate alpha α %v tree seed %d", in.Alpha, in.TreeSeed),
+		res.Nodes, res.Digest, uint64(res.Leaves), uint64(res.Height)).String()
 	return r.Print(out, func(w io.Writer) error {
 		if r.Quiet {
 			_, err := fmt.Fprintln(w, res.Nodes, res.Height)

@@ -1,14 +1,3 @@
-// Command knapsack solves 0-1 knapsack instances exactly by depth-first
-// branch-and-bound (seed 002, §6.3), sequentially or with a load balancer on
-// many ranks: goroutines in the default build (--np), MPI processes when
-// built with -tags mpi and started by mpirun or srun, or simulated ranks
-// (--world sim). Its subcommand gen writes random instances.
-//
-//	knapsack gen --class sanders -m 2000 --seed 4 > s4.txt
-//	knapsack s4.txt                              # random polling on every CPU
-//	knapsack -b seq --search hs --json s4.txt    # the seed's search, sequential
-//	knapsack gen --class strongly -m 60 | knapsack --np 4 -b koso -
-//	mpirun -np 2 bin/knapsack --json s4.txt
 package main
 
 import (
@@ -51,11 +40,13 @@ early prunes more).
 Output: the optimal profit, its weight and its items (0-based indices in
 input order, ascending), the nodes searched and the time. With --json one
 JSON object with app, balancer, ranks, world, search, file, n, capacity,
-profit, weight, items, nodes, seconds (wall time of sorting and search),
+profit, weight, items, nodes, nodes_vary (true: branch-and-bound; the nodes
+depend on the balancer, the ranks and the schedule), seconds (wall time of
+sorting and search),
 cpu_seconds (CPU time of all ranks meanwhile: the process's in the embedded
 world, summed over the processes under MPI), sim_seconds (virtual time in
 --world sim), messages (by kind) and, in --world sim, the simulator's report
-(machine, virtual_seconds, seq_virtual_seconds, speedup, efficiency,
+(machine, virtual_seconds, work_virtual_seconds (with --seq-nodes also seq_nodes, seq_virtual_seconds, speedup, efficiency, search_overhead),
 busy_fraction, last_work_seconds, events, ...), and stats with --stats. With -q, the profit on one line and
 the items on the next.
 
@@ -184,15 +175,19 @@ func checkMemory(cm cmdutil.Common, n int) error {
 // output is the JSON object the command prints.
 type output struct {
 	cmdutil.Header
-	Search     string         `json:"search"`
-	File       string         `json:"file"`
-	Scale      int64          `json:"scale,omitempty"`
-	N          int            `json:"n"`
-	Capacity   int64          `json:"capacity"`
-	Profit     int64          `json:"profit"`
-	Weight     int64          `json:"weight"`
-	Items      []int          `json:"items"`
-	Nodes      int64          `json:"nodes"`
+	Search   string `json:"search"`
+	File     string `json:"file"`
+	Scale    int64  `json:"scale,omitempty"`
+	N        int    `json:"n"`
+	Capacity int64  `json:"capacity"`
+	Profit   int64  `json:"profit"`
+	Weight   int64  `json:"weight"`
+	Items    []int  `json:"items"`
+	Nodes    int64  `json:"nodes"`
+	// NodesVary is always true: branch-and-bound prunes with the best
+	// profit found so far, so the nodes depend on the balancer, the ranks
+	// and the schedule (docs/counts.md).
+	NodesVary  bool           `json:"nodes_vary"`
 	Seconds    float64        `json:"seconds"`
 	CPUSeconds float64        `json:"cpu_seconds"`
 	SimSeconds float64        `json:"sim_seconds,omitempty"`
@@ -201,7 +196,7 @@ type output struct {
 }
 
 func solve(r *cmdutil.Run, in instance) error {
-	out := output{Header: r.Header(), Search: in.Search.String(), File: in.File, Scale: in.Scale, N: in.In.Len(), Capacity: in.In.Capacity}
+	out := output{Header: r.Header(), Search: in.Search.String(), File: in.File, Scale: in.Scale, N: in.In.Len(), Capacity: in.In.Capacity, NodesVary: true}
 	var res knap.Result
 	var stats *lb.Outcome
 	var err error
@@ -250,6 +245,7 @@ func solve(r *cmdutil.Run, in instance) error {
 			fmt.Fprintf(w, " (simulated: %.6f s)", out.SimSeconds)
 		}
 		fmt.Fprintf(w, "  search: %s  ranks: %d  balancer: %s  world: %s\n", out.Search, out.Ranks, out.Balancer, out.World)
+		cmdutil.PrintCount(w, cmdutil.Count{NodesVary: true})
 		cmdutil.PrintReport(w, out.Report)
 		if r.Common.Stats {
 			cmdutil.PrintStats(w, stats)

@@ -53,7 +53,8 @@ type result struct {
 	CPUSeconds                         float64 `json:"cpu_seconds"`
 	SimSeconds                         float64 `json:"sim_seconds"`
 	VirtualSeconds                     float64 `json:"virtual_seconds"`
-	SeqVirtualSeconds                  float64 `json:"seq_virtual_seconds"`
+	WorkVirtualSeconds                 float64 `json:"work_virtual_seconds"`
+	Speedup                            float64 `json:"speedup"`
 	Machine                            *struct {
 		Name   string
 		NodeNS float64 `json:"node_ns"`
@@ -130,7 +131,7 @@ func TestSolve(t *testing.T) {
 			}
 			r := solveJSON(t, in, "", "--world", "sim", "--np", "7", "-b", b, "--search", s, committed)
 			if r.Profit != want || r.Ranks != 7 || r.World != "sim" || r.SimSeconds <= 0 || r.VirtualSeconds != r.SimSeconds ||
-				r.Machine == nil || r.Machine.NodeNS <= 0 || math.Abs(r.SeqVirtualSeconds-float64(r.Nodes)*r.Machine.NodeNS/1e9) > 1e-9*r.SeqVirtualSeconds {
+				r.Machine == nil || r.Machine.NodeNS <= 0 || math.Abs(r.WorkVirtualSeconds-float64(r.Nodes)*r.Machine.NodeNS/1e9) > 1e-9*r.WorkVirtualSeconds || r.Speedup != 0 {
 				t.Fatalf("%s on 7 simulated ranks of %s: %+v, want profit %d and the simulator's report", s, b, r, want)
 			}
 		}

@@ -1,16 +1,3 @@
-// Command uts counts a tree of the Unbalanced Tree Search benchmark (UTS
-// 1.1: Olivier et al., LCPC 2006), sequentially or with a load balancer on
-// many ranks: goroutines in the default build (--np), MPI processes when
-// built with -tags mpi and started by mpirun or srun, or simulated ranks
-// (--world sim). Every run counts exactly the reference's nodes, depth and
-// leaves (package apps/uts/tree).
-//
-//	uts --tree T1                                   # a sample tree, random polling on every CPU
-//	uts --tree help                                 # the sample trees and their published sizes
-//	uts --ref "-t 0 -b 2000 -q 0.124875 -m 8 -r 42" -b koso --json
-//	uts --tree-type binomial --branching 2000 --prob 0.2 --children 5 --root-seed 7
-//	uts --np 2 -- $T3L                              # after . sample_trees.sh
-//	mpirun -np 2 bin/openmpi/uts --tree T1L --json
 package main
 
 import (
@@ -23,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/treelb/treelb/apps/uts/tree"
+	"github.com/treelb/treelb/internal/cert"
 	"github.com/treelb/treelb/internal/cmdutil"
 	"github.com/treelb/treelb/lb"
 )
@@ -58,10 +46,12 @@ status 1.
 Output: the tree's size, depth and leaves as the reference prints them, the
 time and the rate. --json prints one JSON object with app, balancer, ranks,
 world, tree (the sample's name, when it is one), params (the reference's
-flags), kernel, seconds, nodes, depth, leaves, nodes_per_second, messages
+flags), kernel, seconds, nodes, depth, leaves, certificate (the same on
+every run of the tree: docs/counts.md), replayed_nodes, nodes_vary (false),
+nodes_per_second, messages
 (by kind; not with -b seq), stats with --stats, and in --world sim the
-simulator's report: machine, virtual_seconds, seq_virtual_seconds, speedup,
-efficiency, busy_fraction, last_work_seconds, events, sim_seconds (the
+simulator's report: machine, virtual_seconds, work_virtual_seconds (with --seq-nodes also seq_nodes, seq_virtual_seconds, speedup, efficiency,
+search_overhead), busy_fraction, last_work_seconds, events, sim_seconds (the
 simulator's real time). --world sim --calibrate times the tree's own search
 on this machine for the node cost. -q prints "NODES DEPTH LEAVES". After
 --restart or a periodic checkpoint (--checkpoint-every) the counts are the
@@ -109,7 +99,7 @@ type instance struct {
 	Kernel tree.Kernel
 }
 
-func read(c *cli.Context, _ cmdutil.Common) (instance, error) {
+func read(c *cli.Context, cm cmdutil.Common) (instance, error) {
 	var in instance
 	if c.String("tree") == "help" {
 		in.List = true
@@ -134,6 +124,10 @@ func read(c *cli.Context, _ cmdutil.Common) (instance, error) {
 	}
 	if err := p.Validate(); err != nil {
 		return in, usage("", err)
+	}
+	if why, ok := tree.Unbounded(p); ok && cm.MaxNodes == 0 {
+		return in, cmdutil.Usagef("the tree %v has an infinite expected size: a %s; a search of it has no expected end."+
+			" Give --max-nodes N (with a balancer) to count a bounded part of it", p, why)
 	}
 	k, err := tree.ParseKernel(c.String("kernel"))
 	if err == nil {
@@ -189,13 +183,14 @@ func setLong(c *cli.Context, p *tree.Params) error {
 // output is the JSON object the command prints.
 type output struct {
 	cmdutil.Header
-	Tree           string         `json:"tree,omitempty"`
-	Params         string         `json:"params"`
-	Kernel         string         `json:"kernel"`
-	Seconds        float64        `json:"seconds"`
-	Nodes          int64          `json:"nodes"`
-	Depth          int            `json:"depth"`
-	Leaves         int64          `json:"leaves"`
+	Tree    string  `json:"tree,omitempty"`
+	Params  string  `json:"params"`
+	Kernel  string  `json:"kernel"`
+	Seconds float64 `json:"seconds"`
+	Nodes   int64   `json:"nodes"`
+	Depth   int     `json:"depth"`
+	Leaves  int64   `json:"leaves"`
+	cmdutil.Count
 	NodesPerSecond float64        `json:"nodes_per_second"`
 	Stats          *cmdutil.Stats `json:"stats,omitempty"`
 	cmdutil.Report
@@ -244,6 +239,7 @@ func solve(r *cmdutil.Run, in instance) error {
 	}
 	out.Seconds = time.Since(start).Seconds()
 	out.Nodes, out.Depth, out.Leaves = c.Nodes, c.Depth, c.Leaves
+	out.Certificate = certificate(in.Params, c)
 	// After a checkpoint (--restart, or a periodic one) the counts are the
 	// whole tree's but the time is this stretch's: the rate is the
 	// stretch's nodes over its time.
@@ -269,6 +265,7 @@ func solve(r *cmdutil.Run, in instance) error {
 		fmt.Fprintf(w, "Tree size = %d, tree depth = %d, num leaves = %d (%.2f%%)\n", c.Nodes, c.Depth, c.Leaves, 100*float64(c.Leaves)/float64(c.Nodes))
 		fmt.Fprintf(w, "time: %.3f s  %.2f M nodes/s  ranks: %d  balancer: %s  world: %s  kernel: %s\n",
 			out.Seconds, out.NodesPerSecond/1e6, out.Ranks, out.Balancer, out.World, out.Kernel)
+		cmdutil.PrintCount(w, out.Count)
 		cmdutil.PrintReport(w, out.Report)
 		if r.Common.Stats {
 			cmdutil.PrintStats(w, o)
@@ -283,6 +280,15 @@ func solve(r *cmdutil.Run, in instance) error {
 			s.Name, c.Nodes, c.Depth, c.Leaves, s.Nodes, s.Depth, s.Leaves)
 	}
 	return nil
+}
+
+// certificate returns the certificate of a count of the tree of p (package
+// cert): the tree's parameters (the granularity, which does not change
+// the tree, set to 1), the nodes, the leaves' digest, the leaves and the
+// depth. A UTS task carries its nodes' states, so no rank replays a node.
+func certificate(p tree.Params, c tree.Counts) string {
+	p.Gran = 1
+	return cert.New("uts "+p.String(), c.Nodes, c.Digest, uint64(c.Leaves), uint64(c.Depth)).String()
 }
 
 // sampleOutput is one sample tree in the JSON output of --tree help.

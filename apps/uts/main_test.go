@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/treelb/treelb/apps/uts/tree"
 	"github.com/treelb/treelb/internal/cmdutil"
+	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/mpi"
 )
@@ -205,7 +207,8 @@ func TestSimulated(t *testing.T) {
 		t.Fatalf("the cluster model has no node cost of its own for uts (%g ns, the default)", want)
 	}
 	for _, calibrate := range []bool{false, true} {
-		args := []string{"--json", "--world", "sim", "--machine", "cluster", "--np", "256", "--tree", "T1", "-b", "koso"}
+		args := []string{"--json", "--world", "sim", "--machine", "cluster", "--np", "256", "--tree", "T1", "-b", "koso",
+			"--seq-nodes", strconv.FormatInt(t1.Nodes, 10)}
 		if calibrate {
 			args = append(args, "--calibrate")
 		}
@@ -217,6 +220,7 @@ func TestSimulated(t *testing.T) {
 			record
 			Machine             lb.Machine
 			VirtualSeconds      float64 `json:"virtual_seconds"`
+			WorkVirtualSeconds  float64 `json:"work_virtual_seconds"`
 			SeqVirtualSeconds   float64 `json:"seq_virtual_seconds"`
 			Speedup, Efficiency float64
 			Messages            map[string]int64
@@ -232,7 +236,7 @@ func TestSimulated(t *testing.T) {
 			t.Errorf("uts %q: node cost %g ns (the model's: %g)", args, ns, want)
 		}
 		seq := float64(r.Nodes) * ns * 1e-9
-		if math.Abs(r.SeqVirtualSeconds-seq) > 1e-6*seq || r.VirtualSeconds <= seq/256 || r.VirtualSeconds >= seq ||
+		if math.Abs(r.SeqVirtualSeconds-seq) > 1e-6*seq || math.Abs(r.WorkVirtualSeconds-seq) > 1e-6*seq || r.VirtualSeconds <= seq/256 || r.VirtualSeconds >= seq ||
 			math.Abs(r.Speedup-r.SeqVirtualSeconds/r.VirtualSeconds) > 1e-9*r.Speedup || math.Abs(r.Efficiency-r.Speedup/256) > 1e-9 ||
 			r.Messages["work"] == 0 {
 			t.Errorf("uts %q: %d nodes at %g ns: one rank %g s, 256 ranks %g s, speedup %g, efficiency %g, messages %+v",
@@ -247,4 +251,13 @@ func TestSimulated(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "--calibrate") {
 		t.Errorf("uts --tree help --calibrate: exit %d, %q", code, stderr)
 	}
+}
+
+// TestInvariant is uts's row of the conformance table of printed counts
+// (cmdutil/cmdtest.Invariant, docs/counts.md): the nodes and the
+// certificate of T1 cut to depth 8 (257042 nodes) are the same under seq,
+// every balancer variant on 1, 2, 3, 7 and 64 ranks of the embedded and
+// the simulated world, and after checkpoints and restarts.
+func TestInvariant(t *testing.T) {
+	cmdtest.Invariant(t, cmdtest.InProcess("uts", newApp), []string{"--tree", "T1", "--depth", "8"}, cmdtest.NodesAndCertificate)
 }

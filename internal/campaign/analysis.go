@@ -2,11 +2,13 @@ package campaign
 
 import (
 	"cmp"
+	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/treelb/treelb/internal/benchutil"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,13 +17,38 @@ import (
 // Point is what the plots and the summary read from one parallel run.
 type Point struct {
 	Key
-	Seq, Par    float64 // sequential and parallel time in seconds (virtual in the simulator)
-	Speedup     float64 // Seq/Par; NaN without a baseline
-	Messages    float64 // the sum of the messages.* columns; NaN without them
-	Busy        float64 // busy_fraction; NaN without it
-	Height      float64 // the tree height h (the Derive column); NaN without it
-	Iterations  []Iteration
-	NodeSeconds float64 // sim: seconds per node (machine.node_ns); NaN otherwise
+	// Seq is the instance's sequential time T_seq in seconds, the same for
+	// every run of the instance in the world: in a real world the median
+	// "seconds" of its baseline runs (SeqSpread their spread), in the
+	// simulator the sequential solver's nodes × the machine's node cost
+	// (virtual). NaN without a baseline.
+	Seq       float64
+	SeqSpread Spread
+	Par       float64 // the run's time in seconds (virtual in the simulator)
+	Speedup   float64 // Seq/Par; NaN without a baseline
+	Nodes     float64 // the nodes the run printed
+	SeqNodes  float64 // the sequential solver's nodes on the instance; NaN without a baseline
+	Overhead  float64 // search overhead Nodes/SeqNodes; NaN without a baseline
+	Messages  float64 // the sum of the messages.* columns; NaN without them
+	Busy      float64 // busy_fraction (simulator); NaN without it
+	Idle      float64 // stats.total.idle_seconds (with --stats); NaN without it
+	Height    float64 // the tree height h (the Derive column); NaN without it
+	// Iterations are the failing (exhaustive) iterations of an iterated
+	// search (the 15-puzzle's IDA*), each with its own T_seq (from the
+	// baseline's iteration of the same threshold) and time.
+	Iterations []IterationPoint
+	LoadBefore float64 // 1-minute load average before and after the run (NaN: unknown)
+	LoadAfter  float64
+	Warning    string // run_warning
+	Machine    string // where it ran, for titles: the simulated machine, or the host, CPU and cores
+	Simulated  bool
+}
+
+// IterationPoint is one failing iteration of a run: its threshold, the
+// sequential solver's time for it (as Point.Seq) and the run's.
+type IterationPoint struct {
+	Threshold int64
+	Seq, Par  float64
 }
 
 // Iteration is one iteration of an iterated search in a run's JSON (the
@@ -34,12 +61,12 @@ type Iteration struct {
 }
 
 // Derive returns a Point for every run of t that is not a sequential
-// baseline. A simulated run's times and speedup are its own
-// (seq_virtual_seconds, virtual_seconds); a real run's sequential time is
-// the median "seconds" of the baseline runs of its world and instance.
-// height names the columns that may hold the tree height, comma-separated
-// (the first a row has counts; a number counts for every row; "" for
-// none).
+// baseline, with its baseline: a real run's T_seq is the median "seconds"
+// of the baseline runs of its world and instance; a simulated run's is
+// the sequential solver's nodes on the instance (SeqNodes) times its
+// machine's node cost (machine.node_ns), never its own nodes. height names
+// the columns that may hold the tree height, comma-separated (the first a
+// row has counts; a number counts for every row; "" for none).
 func Derive(t *Table, height string) ([]Point, error) {
 	keys, err := t.Keys()
 	if err != nil {
@@ -47,11 +74,26 @@ func Derive(t *Table, height string) ([]Point, error) {
 	}
 	type wi struct{ world, instance string }
 	base := map[wi][]float64{}
+	type wit struct {
+		world, instance string
+		threshold       int64
+	}
+	iterSeq := map[wit][]float64{} // real: the baseline's seconds per iteration
+	iterNodes := map[wit][]int64{} // the baseline's nodes per iteration
 	for i, k := range keys {
-		if k.Baseline() {
-			if s, ok := t.Float(i, "seconds"); ok {
-				base[wi{k.World, k.Instance}] = append(base[wi{k.World, k.Instance}], s)
-			}
+		if !k.Baseline() {
+			continue
+		}
+		if s, ok := t.Float(i, "seconds"); ok {
+			base[wi{k.World, k.Instance}] = append(base[wi{k.World, k.Instance}], s)
+		}
+		its, err := iterationsOf(t, i)
+		if err != nil {
+			return nil, fmt.Errorf("campaign: row %d (%s): %w", i+1, k, err)
+		}
+		for _, it := range its {
+			iterSeq[wit{k.World, k.Instance, it.Threshold}] = append(iterSeq[wit{k.World, k.Instance, it.Threshold}], it.Seconds)
+			iterNodes[wit{"", k.Instance, it.Threshold}] = append(iterNodes[wit{"", k.Instance, it.Threshold}], it.Nodes)
 		}
 	}
 	var msgCols []string
@@ -61,34 +103,51 @@ func Derive(t *Table, height string) ([]Point, error) {
 		}
 	}
 	nan := math.NaN()
+	seqNodes := map[string]float64{}
 	var pts []Point
 	for i, k := range keys {
 		if k.Baseline() {
 			continue
 		}
-		p := Point{Key: k, Seq: nan, Par: nan, Speedup: nan, Messages: nan, Busy: nan, Height: nan, NodeSeconds: nan}
 		w, err := ParseWorld(k.World)
 		if err != nil {
 			return nil, err
 		}
+		p := Point{Key: k, Seq: nan, Par: nan, Speedup: nan, Nodes: nan, SeqNodes: nan, Overhead: nan, Messages: nan, Busy: nan,
+			Idle: nan, Height: nan, LoadBefore: nan, LoadAfter: nan, Warning: t.Get(i, ColWarning), Simulated: !w.Real()}
+		if _, ok := seqNodes[k.Instance]; !ok {
+			seqNodes[k.Instance] = nan
+			if n := SeqNodes(t, k.Instance); n > 0 {
+				seqNodes[k.Instance] = float64(n)
+			}
+		}
+		p.SeqNodes = seqNodes[k.Instance]
+		if v, ok := t.Float(i, "nodes"); ok {
+			p.Nodes = v
+			p.Overhead = v / p.SeqNodes
+		}
 		ok := false
+		nodeSeconds := nan
 		if w.Real() {
 			p.Par, ok = t.Float(i, "seconds")
-			if b := base[wi{k.World, k.Instance}]; ok && len(b) > 0 {
-				p.Seq = benchutil.Median(b)
-				p.Speedup = p.Seq / p.Par
+			if b := base[wi{k.World, k.Instance}]; len(b) > 0 {
+				p.SeqSpread = SpreadOf(b)
+				p.Seq = p.SeqSpread.Median
 			}
+			p.Machine = realMachine(t, i, w)
 		} else {
-			p.Seq, _ = t.Float(i, "seq_virtual_seconds")
 			p.Par, ok = t.Float(i, "virtual_seconds")
-			p.Speedup = p.Seq / p.Par
 			if ns, ok := t.Float(i, "machine.node_ns"); ok {
-				p.NodeSeconds = ns * 1e-9
+				nodeSeconds = ns * 1e-9
+				p.Seq = p.SeqNodes * nodeSeconds
+				p.SeqSpread = SpreadOf([]float64{p.Seq})
 			}
+			p.Machine = "simulated " + cmp.Or(t.Get(i, "machine.name"), w.Machine, "machine")
 		}
 		if !ok {
 			return nil, fmt.Errorf("campaign: row %d (%s): no time", i+1, k)
 		}
+		p.Speedup = p.Seq / p.Par
 		for _, c := range msgCols {
 			if v, ok := t.Float(i, c); ok {
 				if math.IsNaN(p.Messages) {
@@ -100,6 +159,9 @@ func Derive(t *Table, height string) ([]Point, error) {
 		if v, ok := t.Float(i, "busy_fraction"); ok {
 			p.Busy = v
 		}
+		if v, ok := t.Float(i, "stats.total.idle_seconds"); ok {
+			p.Idle = v
+		}
 		for _, h := range strings.Split(height, ",") {
 			if v, err := strconv.ParseFloat(h, 64); err == nil {
 				p.Height = v
@@ -110,9 +172,28 @@ func Derive(t *Table, height string) ([]Point, error) {
 				break
 			}
 		}
-		if it := t.Get(i, "iterations"); it != "" {
-			if err := json.Unmarshal([]byte(it), &p.Iterations); err != nil {
-				return nil, fmt.Errorf("campaign: row %d (%s): iterations: %w", i+1, k, err)
+		if v, ok := t.Float(i, ColLoadBefore); ok {
+			p.LoadBefore = v
+		}
+		if v, ok := t.Float(i, ColLoadAfter); ok {
+			p.LoadAfter = v
+		}
+		its, err := iterationsOf(t, i)
+		if err != nil {
+			return nil, fmt.Errorf("campaign: row %d (%s): %w", i+1, k, err)
+		}
+		for _, it := range its {
+			if !it.Failed || !(it.Seconds > 0) {
+				continue
+			}
+			seq := nan
+			if w.Real() {
+				seq = Median(iterSeq[wit{k.World, k.Instance, it.Threshold}])
+			} else if ns := iterNodes[wit{"", k.Instance, it.Threshold}]; len(ns) > 0 {
+				seq = float64(ns[0]) * nodeSeconds
+			}
+			if seq > 0 {
+				p.Iterations = append(p.Iterations, IterationPoint{Threshold: it.Threshold, Seq: seq, Par: it.Seconds})
 			}
 		}
 		pts = append(pts, p)
@@ -120,14 +201,49 @@ func Derive(t *Table, height string) ([]Point, error) {
 	return pts, nil
 }
 
+// iterationsOf returns the iterations of row i, none when it has none.
+func iterationsOf(t *Table, i int) ([]Iteration, error) {
+	it := t.Get(i, "iterations")
+	if it == "" {
+		return nil, nil
+	}
+	var out []Iteration
+	if err := json.Unmarshal([]byte(it), &out); err != nil {
+		return nil, fmt.Errorf("iterations: %w", err)
+	}
+	return out, nil
+}
+
+// realMachine describes where row i of a real world ran, from its
+// provenance: the world, the host, its CPU and cores.
+func realMachine(t *Table, i int, w World) string {
+	host, cpu, cores := t.Get(i, "provenance.host"), t.Get(i, "provenance.cpu"), t.Get(i, "provenance.cores")
+	if host == "" {
+		return w.Name + " world"
+	}
+	s := fmt.Sprintf("%s world on %s", w.Name, host)
+	if cpu != "" && cores != "" {
+		s += fmt.Sprintf(" (%s, %s cores)", cpu, cores)
+	}
+	return s
+}
+
 // Group is the runs of one configuration (world, instance, balancer, P)
-// over seeds and repeats, with the medians of their figures.
+// over seeds and repeats, with the spread of their figures. Its speedup is
+// the instance's T_seq over the median, the slowest and the fastest time
+// (so that the median speedup is the median run's).
 type Group struct {
 	World, Instance, Balancer string
 	NP                        int
 	Runs                      int
-	Seq, Par, Speedup         float64
-	Messages, Busy, Height    float64
+	Seq                       Spread // the instance's T_seq: its baseline runs (real) or the single virtual time
+	Par, Speedup, Overhead    Spread
+	Messages, Busy, Idle      float64 // medians
+	Height                    float64
+	LoadBefore, LoadAfter     float64 // the highest of the runs
+	Warnings                  int     // runs with a load warning
+	Simulated                 bool
+	Machine                   string
 }
 
 // Groups returns the groups of pts in the order of their first run.
@@ -150,29 +266,48 @@ func Groups(pts []Point) []Group {
 	out := make([]Group, len(keys))
 	for i, k := range keys {
 		m := members[k]
-		med := func(f func(Point) float64) float64 {
-			var xs []float64
-			for _, p := range m {
-				if v := f(p); !math.IsNaN(v) {
-					xs = append(xs, v)
-				}
+		of := func(f func(Point) float64) []float64 {
+			xs := make([]float64, len(m))
+			for j, p := range m {
+				xs[j] = f(p)
 			}
-			return benchutil.Median(xs)
+			return xs
 		}
-		out[i] = Group{World: k.world, Instance: k.instance, Balancer: k.balancer, NP: k.np, Runs: len(m),
-			Seq:      med(func(p Point) float64 { return p.Seq }),
-			Par:      med(func(p Point) float64 { return p.Par }),
-			Speedup:  med(func(p Point) float64 { return p.Speedup }),
-			Messages: med(func(p Point) float64 { return p.Messages }),
-			Busy:     med(func(p Point) float64 { return p.Busy }),
-			Height:   med(func(p Point) float64 { return p.Height })}
+		g := Group{World: k.world, Instance: k.instance, Balancer: k.balancer, NP: k.np, Runs: len(m), Seq: m[0].SeqSpread,
+			Par:        SpreadOf(of(func(p Point) float64 { return p.Par })),
+			Overhead:   SpreadOf(of(func(p Point) float64 { return p.Overhead })),
+			Messages:   Median(of(func(p Point) float64 { return p.Messages })),
+			Busy:       Median(of(func(p Point) float64 { return p.Busy })),
+			Idle:       Median(of(func(p Point) float64 { return p.Idle })),
+			Height:     Median(of(func(p Point) float64 { return p.Height })),
+			LoadBefore: SpreadOf(of(func(p Point) float64 { return p.LoadBefore })).Max,
+			LoadAfter:  SpreadOf(of(func(p Point) float64 { return p.LoadAfter })).Max,
+			Simulated:  m[0].Simulated, Machine: m[0].Machine}
+		// Every run's speedup is the instance's T_seq over its time: the
+		// median speedup is that of the median time, the extremes those of
+		// the extreme times.
+		seq := m[0].Seq
+		g.Speedup = Spread{N: g.Par.N, Median: seq / g.Par.Median, Min: seq / g.Par.Max, Max: seq / g.Par.Min}
+		if g.Par.N == 0 || math.IsNaN(seq) {
+			g.Speedup = SpreadOf(nil)
+		}
+		for _, p := range m {
+			if p.Warning != "" {
+				g.Warnings++
+			}
+		}
+		out[i] = g
 	}
 	return out
 }
 
-// Summarize writes a Markdown table of the groups: medians of the
-// sequential and parallel times, speedup, efficiency, busy fraction,
-// messages per rank and, where the height is known, messages/(h·P).
+// Summarize writes a Markdown table of the groups: T_seq (the median and
+// spread of the baseline runs in a real world), T_par (median, min–max
+// over the runs) and the speedup (T_seq over them), efficiency (median speedup / P), search
+// overhead (nodes / sequential nodes), busy fraction, idle seconds,
+// messages per rank and, where the height is known, messages/(h·P); for
+// real worlds the highest load average before and after a run and how
+// many runs had a load warning.
 func Summarize(w io.Writer, gs []Group) error {
 	f := func(v float64, format string) string {
 		if math.IsNaN(v) {
@@ -181,22 +316,200 @@ func Summarize(w io.Writer, gs []Group) error {
 		return fmt.Sprintf(format, v)
 	}
 	var b strings.Builder
-	b.WriteString("| world | instance | balancer | P | runs | T_seq s | T_par s | speedup | efficiency | busy | messages/rank | h | messages/(h·P) |\n")
-	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| world | instance | balancer | P | runs | T_seq s | T_par s | speedup | efficiency | search overhead | busy | idle s | messages/rank | h | messages/(h·P) | load before, after | load warnings |\n")
+	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, g := range gs {
 		p := float64(g.NP)
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			g.World, g.Instance, g.Balancer, g.NP, g.Runs, f(g.Seq, "%.4g"), f(g.Par, "%.4g"), f(g.Speedup, "%.1f"),
-			f(g.Speedup/p, "%.3f"), f(g.Busy, "%.3f"), f(g.Messages/p, "%.1f"), f(g.Height, "%g"),
-			f(g.Messages/(g.Height*p), "%.2f"))
+		load, warn := "", ""
+		if !g.Simulated {
+			load = f(g.LoadBefore, "%.2f") + ", " + f(g.LoadAfter, "%.2f")
+			warn = strconv.Itoa(g.Warnings)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			g.World, g.Instance, g.Balancer, g.NP, g.Runs, g.Seq.Format("%.4g"), g.Par.Format("%.4g"), g.Speedup.Format("%.3g"),
+			f(g.Speedup.Median/p, "%.3f"), g.Overhead.Format("%.3g"), f(g.Busy, "%.3f"), f(g.Idle, "%.3f"), f(g.Messages/p, "%.1f"),
+			f(g.Height, "%g"), f(g.Messages/(g.Height*p), "%.2f"), load, warn)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// sortedBy returns xs sorted by key, stably.
-func sortedBy[T any, K cmp.Ordered](xs []T, key func(T) K) []T {
-	out := slices.Clone(xs)
-	slices.SortStableFunc(out, func(a, b T) int { return cmp.Compare(key(a), key(b)) })
-	return out
+// SummaryColumns are the columns of WriteSummary's CSV before the
+// provenance.
+func SummaryColumns() []string {
+	return []string{"world", "instance", "balancer", "np", "runs", "t_seq_median", "t_seq_min", "t_seq_max", "t_seq_runs",
+		"t_par_median", "t_par_min", "t_par_max", "speedup_median", "speedup_min", "speedup_max", "efficiency",
+		"search_overhead_median", "search_overhead_min", "search_overhead_max", "busy_fraction", "idle_seconds",
+		"messages_per_rank", "height", "load_before_max", "load_after_max", "load_warnings"}
+}
+
+// WriteSummary writes the groups to a CSV file at path: a row per group
+// with the columns of SummaryColumns, then the provenance columns of the
+// campaign's table (provenance.*), each the distinct values of the group's
+// runs joined by "; ".
+func WriteSummary(path string, t *Table, gs []Group) error {
+	var prov []string
+	for _, c := range t.Columns {
+		if strings.HasPrefix(c, "provenance.") {
+			prov = append(prov, c)
+		}
+	}
+	keys, err := t.Keys()
+	if err != nil {
+		return err
+	}
+	type gk struct {
+		world, instance, balancer string
+		np                        int
+	}
+	rows := map[gk][]int{}
+	for i, k := range keys {
+		rows[gk{k.World, k.Instance, k.Balancer, k.NP}] = append(rows[gk{k.World, k.Instance, k.Balancer, k.NP}], i)
+	}
+	num := func(v float64) string {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'g', 6, 64)
+	}
+	var out [][]string
+	out = append(out, append(SummaryColumns(), prov...))
+	for _, g := range gs {
+		rec := []string{g.World, g.Instance, g.Balancer, strconv.Itoa(g.NP), strconv.Itoa(g.Runs),
+			num(g.Seq.Median), num(g.Seq.Min), num(g.Seq.Max), strconv.Itoa(g.Seq.N),
+			num(g.Par.Median), num(g.Par.Min), num(g.Par.Max), num(g.Speedup.Median), num(g.Speedup.Min), num(g.Speedup.Max),
+			num(g.Speedup.Median / float64(g.NP)), num(g.Overhead.Median), num(g.Overhead.Min), num(g.Overhead.Max),
+			num(g.Busy), num(g.Idle), num(g.Messages / float64(g.NP)), num(g.Height), num(g.LoadBefore), num(g.LoadAfter),
+			strconv.Itoa(g.Warnings)}
+		for _, c := range prov {
+			var vals []string
+			for _, i := range rows[gk{g.World, g.Instance, g.Balancer, g.NP}] {
+				if v := t.Get(i, c); !slices.Contains(vals, v) {
+					vals = append(vals, v)
+				}
+			}
+			rec = append(rec, strings.Join(vals, "; "))
+		}
+		out = append(out, rec)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	cw := csv.NewWriter(f)
+	cw.WriteAll(out)
+	return errors.Join(cw.Error(), f.Close())
+}
+
+// SummarizeBySize writes, per world, balancer and P, a Markdown table of
+// the instances by decade of their sequential time (seed 002 Figs. 3 and
+// 4 read speedup against it): the instances, the median speedup, the
+// collective speedup ΣT_seq/ΣT_par over the instances (medians of each),
+// and the median search overhead; and the same for the failing
+// iterations of iterated searches when there are any.
+func SummarizeBySize(w io.Writer, pts []Point) error {
+	type cfg struct {
+		world, balancer string
+		np              int
+	}
+	type cell struct{ seq, par, overhead float64 }
+	var order []cfg
+	inst := map[cfg][]cell{}
+	iters := map[cfg][]cell{}
+	for _, g := range Groups(pts) {
+		c := cfg{g.World, g.Balancer, g.NP}
+		if _, ok := inst[c]; !ok {
+			order = append(order, c)
+		}
+		if g.Seq.Median > 0 && g.Par.Median > 0 {
+			inst[c] = append(inst[c], cell{g.Seq.Median, g.Par.Median, g.Overhead.Median})
+		} else if _, ok := inst[c]; !ok {
+			inst[c] = nil
+		}
+	}
+	// Iterations: the median time of each (instance, threshold) over the
+	// configuration's runs.
+	type ik struct {
+		c         cfg
+		instance  string
+		threshold int64
+	}
+	itPar := map[ik][]float64{}
+	itSeq := map[ik]float64{}
+	var itOrder []ik
+	for _, p := range pts {
+		for _, it := range p.Iterations {
+			k := ik{cfg{p.World, p.Balancer, p.NP}, p.Instance, it.Threshold}
+			if _, ok := itSeq[k]; !ok {
+				itOrder = append(itOrder, k)
+			}
+			itSeq[k] = it.Seq
+			itPar[k] = append(itPar[k], it.Par)
+		}
+	}
+	for _, k := range itOrder {
+		iters[k.c] = append(iters[k.c], cell{itSeq[k], Median(itPar[k]), math.NaN()})
+	}
+	table := func(title string, cells map[cfg][]cell) {
+		any := false
+		for _, c := range order {
+			any = any || len(cells[c]) > 0
+		}
+		if !any {
+			return
+		}
+		fmt.Fprintf(w, "\n%s\n\n| world | balancer | P | T_seq | n | median speedup | ΣT_seq/ΣT_par | median search overhead |\n|---|---|---:|---|---:|---:|---:|---:|\n", title)
+		for _, c := range order {
+			cs := cells[c]
+			if len(cs) == 0 {
+				continue
+			}
+			lo := math.Floor(math.Log10(slices.MinFunc(cs, func(a, b cell) int { return cmp.Compare(a.seq, b.seq) }).seq))
+			hi := math.Floor(math.Log10(slices.MaxFunc(cs, func(a, b cell) int { return cmp.Compare(a.seq, b.seq) }).seq))
+			line := func(label string, sel []cell) {
+				if len(sel) == 0 {
+					return
+				}
+				var sp, ov []float64
+				var ts, tp float64
+				for _, x := range sel {
+					sp, ov = append(sp, x.seq/x.par), append(ov, x.overhead)
+					ts, tp = ts+x.seq, tp+x.par
+				}
+				o := Median(ov)
+				os := ""
+				if !math.IsNaN(o) {
+					os = fmt.Sprintf("%.3g", o)
+				}
+				fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %.3g | %.3g | %s |\n", c.world, c.balancer, c.np, label, len(sel), Median(sp), ts/tp, os)
+			}
+			for e := lo; e <= hi; e++ {
+				var sel []cell
+				for _, x := range cs {
+					if math.Floor(math.Log10(x.seq)) == e {
+						sel = append(sel, x)
+					}
+				}
+				line(Seconds(math.Pow(10, e))+" – "+Seconds(math.Pow(10, e+1)), sel)
+			}
+			line("all", cs)
+		}
+	}
+	table("By sequential time of the instance:", inst)
+	table("By sequential time of the failing iteration:", iters)
+	return nil
+}
+
+// Seconds formats a time in seconds with a unit a reader reads: µs, ms or
+// s, thousands grouped ("1 000 s"), no exponent.
+func Seconds(v float64) string {
+	switch {
+	case v == 0:
+		return "0 s"
+	case v < 1e-3:
+		return Number(v*1e6) + " µs"
+	case v < 1:
+		return Number(v*1e3) + " ms"
+	}
+	return Number(v) + " s"
 }

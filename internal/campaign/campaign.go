@@ -1,12 +1,15 @@
-// Package campaign runs speedup campaigns of the treelb commands and plots
-// them: it sweeps world × P × balancer × instance × seed × repeat, runs
-// each command line once with --json, and keeps one CSV row per run with
-// every field of the command's JSON output (nested objects flattened to
-// dotted columns such as messages.request and machine.name, arrays kept as
-// compact JSON) after the runner's own columns (run_world, run_np,
-// run_balancer, run_instance, run_seed, run_repeat, run_command, run_load,
-// run_wall_seconds). A CSV that already holds a run's key is not run again,
-// so an interrupted campaign resumes where it stopped.
+// Package campaign runs measurement campaigns of the treelb commands and
+// plots them: it sweeps world × P × balancer × instance × seed × repeat,
+// runs each command line once with --json, and keeps one CSV row per run
+// with every field of the command's JSON output (nested objects flattened
+// to dotted columns such as messages.request, machine.name and
+// provenance.commit, arrays kept as compact JSON) after the runner's own
+// columns (RunColumns: the key, the command line, the load average before
+// and after the run, the cores, a warning when the load left the run fewer
+// cores than it has ranks, its wall and CPU time). A CSV that already
+// holds a run's key is not run again, so an interrupted campaign resumes
+// where it stopped. Presets (Presets) name the campaigns behind the
+// project's figures; docs/measuring.md says how they measure.
 //
 // Specifications are plain strings split at blanks (no quoting):
 //
@@ -14,10 +17,18 @@
 //	balancer  NAME [OPTION...]                            e.g. "rp --fast-init"
 //	instance  APP [ARG...]                                e.g. "golomb --count 60 11"
 //
-// Real worlds (embedded, mpi) need a sequential baseline for their speedup:
-// the plan adds one `--balancer seq` run per world, instance and repeat
-// (key balancer "seq", P 1, seed 0). Simulated runs report their speedup
-// themselves (seq_virtual_seconds / virtual_seconds).
+// An instance argument <(APP ARG...) (blanks inside allowed) is the output
+// of that command, made once and kept in a file whose path replaces it:
+// "knapsack --search hs <(knapsack gen --class sanders -m 2000 --seed 5)".
+//
+// Every speedup is measured against the sequential solver on the same
+// instance, never against a parallel run's own work. The plan adds the
+// baselines: in a real world (embedded, mpi) one `--balancer seq` run per
+// world, instance and repeat, whose median time is T_seq; in the simulator
+// one `--balancer seq` run per instance (world "sim", shared by every
+// simulated world), whose nodes times the machine's node cost are T_seq,
+// and which the simulated runs get as --seq-nodes, so that the speedup
+// they print is that one too.
 package campaign
 
 import (
@@ -31,20 +42,25 @@ import (
 
 // The runner's own columns, first in every CSV, in this order.
 const (
-	ColWorld    = "run_world"
-	ColNP       = "run_np"
-	ColBalancer = "run_balancer"
-	ColInstance = "run_instance"
-	ColSeed     = "run_seed"
-	ColRepeat   = "run_repeat"
-	ColCommand  = "run_command"
-	ColLoad     = "run_load"
-	ColWall     = "run_wall_seconds"
+	ColWorld      = "run_world"
+	ColNP         = "run_np"
+	ColBalancer   = "run_balancer"
+	ColInstance   = "run_instance"
+	ColSeed       = "run_seed"
+	ColRepeat     = "run_repeat"
+	ColCommand    = "run_command"
+	ColLoadBefore = "run_load_before" // 1-minute load average just before the run
+	ColLoadAfter  = "run_load_after"  // and just after it
+	ColCores      = "run_cores"       // the cores of the machine that ran the campaign
+	ColWarning    = "run_warning"     // why the run's time may be disturbed; "" when it is not
+	ColWall       = "run_wall_seconds"
+	ColCPU        = "run_cpu_seconds" // user and system time of the process and the children it waited for
 )
 
 // RunColumns returns the runner's columns in their order.
 func RunColumns() []string {
-	return []string{ColWorld, ColNP, ColBalancer, ColInstance, ColSeed, ColRepeat, ColCommand, ColLoad, ColWall}
+	return []string{ColWorld, ColNP, ColBalancer, ColInstance, ColSeed, ColRepeat, ColCommand, ColLoadBefore, ColLoadAfter,
+		ColCores, ColWarning, ColWall, ColCPU}
 }
 
 // Seq is the balancer of the sequential baseline runs.
@@ -190,12 +206,20 @@ type Plan struct {
 	Instances []string // instance specs
 	Seeds     []int64
 	Repeats   int // runs of each configuration (at least 1)
+	// NoBaselines leaves the sequential baselines out: for campaigns that
+	// measure no speedup (seed 003's NPF tables).
+	NoBaselines bool
 }
+
+// SimBaselineWorld is the world of the simulated worlds' baselines: the
+// sequential solver's nodes do not depend on the machine.
+const SimBaselineWorld = "sim"
 
 // Keys returns every run of the plan in the order the runner runs them:
 // by world, instance and repeat; in each, the sequential baseline first
-// (real worlds only), then by seed, balancer and P. It fails on a
-// malformed spec, an empty list or a repeated entry.
+// (a real world's per repeat; the simulator's once per instance, before
+// the instance's first simulated run), then by seed, balancer and P. It
+// fails on a malformed spec, an empty list or a repeated entry.
 func (p Plan) Keys() ([]Key, error) {
 	if p.Repeats < 1 {
 		return nil, fmt.Errorf("campaign: %d repeats: need at least 1", p.Repeats)
@@ -238,8 +262,15 @@ func (p Plan) Keys() ([]Key, error) {
 	}
 	for _, w := range worlds {
 		for _, in := range instances {
+			if !w.Real() && !p.NoBaselines {
+				if k := (Key{World: SimBaselineWorld, NP: 1, Balancer: Seq, Instance: in}); !seen[k] {
+					if err := add(k); err != nil {
+						return nil, err
+					}
+				}
+			}
 			for r := range p.Repeats {
-				if w.Real() {
+				if w.Real() && !p.NoBaselines {
 					if err := add(Key{World: w.String(), NP: 1, Balancer: Seq, Instance: in, Repeat: r}); err != nil {
 						return nil, err
 					}
@@ -279,34 +310,110 @@ func normalise(what string, specs []string) ([]string, error) {
 // App returns the command an instance spec runs ("golomb" of "golomb 12").
 func App(instance string) string { return strings.Fields(instance)[0] }
 
+// Arg is one argument of an instance spec: a word, or the output of a
+// generating command <(APP ARG...).
+type Arg struct {
+	Word string   // the argument as written (the whole <(...) for a generator)
+	Gen  []string // the generating command's words; nil for a plain word
+}
+
+// InstanceArgs splits an instance spec after its APP into arguments. It
+// fails on a <( without its ) and on an empty generator.
+func InstanceArgs(instance string) ([]Arg, error) {
+	f := strings.Fields(instance)
+	if len(f) == 0 {
+		return nil, errors.New("campaign: empty instance")
+	}
+	var out []Arg
+	for i := 1; i < len(f); i++ {
+		if !strings.HasPrefix(f[i], "<(") {
+			out = append(out, Arg{Word: f[i]})
+			continue
+		}
+		j := i
+		for j < len(f) && !strings.HasSuffix(f[j], ")") {
+			j++
+		}
+		if j == len(f) {
+			return nil, fmt.Errorf("campaign: instance %q: <( without )", instance)
+		}
+		words := strings.Fields(strings.TrimSuffix(strings.TrimPrefix(strings.Join(f[i:j+1], " "), "<("), ")"))
+		if len(words) == 0 {
+			return nil, fmt.Errorf("campaign: instance %q: an empty <()", instance)
+		}
+		out = append(out, Arg{Word: strings.Join(f[i:j+1], " "), Gen: words})
+		i = j
+	}
+	return out, nil
+}
+
+// CommandOptions says how Command makes a command line.
+type CommandOptions struct {
+	BinDir   string   // directory of the commands ("": their names alone)
+	Launcher []string // prefix of every command line; {np} is replaced by P
+	// SeqNodes is the sequential solver's nodes on the instance, passed to
+	// a simulated run as --seq-nodes (0: not passed).
+	SeqNodes int64
+	// Input returns the file holding a generator's output (see
+	// InstanceArgs); nil leaves the <(...) as written.
+	Input func(gen []string) (string, error)
+}
+
 // Command returns the command line of the run k: the launcher (its {np}
-// replaced by P; none when empty), the binary binDir/APP (APP alone for an
-// empty binDir), --json, the
+// replaced by P; none when empty), the binary BinDir/APP, --json, the
 // world's flags, the balancer and its options, --seed (not for the
-// baseline) and the instance's arguments.
-func Command(k Key, binDir string, launcher []string) ([]string, error) {
+// baseline), --seq-nodes (simulated runs, when known) and the instance's
+// arguments. A foreign program (a reference solver, Foreign) gets the
+// arguments it takes instead.
+func Command(k Key, o CommandOptions) ([]string, error) {
 	w, err := ParseWorld(k.World)
 	if err != nil {
 		return nil, err
 	}
 	var cmd []string
-	for _, a := range launcher {
+	for _, a := range o.Launcher {
 		cmd = append(cmd, strings.ReplaceAll(a, "{np}", strconv.Itoa(k.NP)))
 	}
-	in := strings.Fields(k.Instance)
-	b := strings.Fields(k.Balancer)
-	bin := in[0]
-	if binDir != "" {
-		bin = filepath.Join(binDir, bin)
+	args, err := InstanceArgs(k.Instance)
+	if err != nil {
+		return nil, err
 	}
+	var in []string
+	for _, a := range args {
+		if a.Gen != nil && o.Input != nil {
+			path, err := o.Input(a.Gen)
+			if err != nil {
+				return nil, err
+			}
+			in = append(in, path)
+			continue
+		}
+		in = append(in, a.Word)
+	}
+	app := App(k.Instance)
+	bin := app
+	if o.BinDir != "" {
+		bin = filepath.Join(o.BinDir, bin)
+	}
+	if f, ok := LookupForeign(app); ok {
+		fa, err := f.Args(in)
+		if err != nil {
+			return nil, fmt.Errorf("campaign: %s: %w", k.Instance, err)
+		}
+		return append(append(cmd, bin), fa...), nil
+	}
+	b := strings.Fields(k.Balancer)
 	cmd = append(cmd, bin, "--json")
 	cmd = append(cmd, w.Args(k.NP)...)
 	cmd = append(cmd, "--balancer", b[0])
 	cmd = append(cmd, b[1:]...)
 	if !k.Baseline() {
 		cmd = append(cmd, "--seed", strconv.FormatInt(k.Seed, 10))
+		if !w.Real() && o.SeqNodes > 0 {
+			cmd = append(cmd, "--seq-nodes", strconv.FormatInt(o.SeqNodes, 10))
+		}
 	}
-	return append(cmd, in[1:]...), nil
+	return append(cmd, in...), nil
 }
 
 // ParseInts parses a comma-separated list of integers and ranges A-B, or

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -92,17 +93,31 @@ func TestPlanAndCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// mpi: seq baseline, then 2 balancers × 2 P; sim: 2 × 2.
-	if len(keys) != 9 || !keys[0].Baseline() || keys[0].NP != 1 || keys[2].Balancer != "rp" || keys[2].NP != 4 || keys[3].Balancer != "rp --fast-init" {
+	// mpi: seq baseline, then 2 balancers × 2 P; sim: its baseline (world
+	// "sim", once per instance), then 2 × 2.
+	if len(keys) != 10 || !keys[0].Baseline() || keys[0].NP != 1 || keys[2].Balancer != "rp" || keys[2].NP != 4 || keys[3].Balancer != "rp --fast-init" ||
+		keys[5] != (Key{World: SimBaselineWorld, NP: 1, Balancer: Seq, Instance: "golomb 9"}) {
 		t.Fatalf("keys %v", keys)
 	}
-	cmd, err := Command(keys[0], "/b", []string{"srun", "-n", "{np}"})
+	cmd, err := Command(keys[0], CommandOptions{BinDir: "/b", Launcher: []string{"srun", "-n", "{np}"}})
 	if want := "srun -n 1 /b/golomb --json --balancer seq 9"; err != nil || strings.Join(cmd, " ") != want {
 		t.Errorf("baseline %q, %v; want %q", cmd, err, want)
 	}
-	cmd, _ = Command(keys[8], "", nil)
-	if want := "golomb --json --world sim --np 4 --machine unit --balancer rp --fast-init --seed 1 9"; strings.Join(cmd, " ") != want {
+	cmd, _ = Command(keys[5], CommandOptions{SeqNodes: 99})
+	if want := "golomb --json --world sim --np 1 --balancer seq 9"; strings.Join(cmd, " ") != want {
+		t.Errorf("sim baseline %q; want %q", cmd, want)
+	}
+	cmd, _ = Command(keys[9], CommandOptions{SeqNodes: 1234})
+	if want := "golomb --json --world sim --np 4 --machine unit --balancer rp --fast-init --seed 1 --seq-nodes 1234 9"; strings.Join(cmd, " ") != want {
 		t.Errorf("sim %q; want %q", cmd, want)
+	}
+	cmd, _ = Command(keys[2], CommandOptions{SeqNodes: 1234}) // a real world: no --seq-nodes
+	if want := "golomb --json --balancer rp --seed 1 9"; strings.Join(cmd, " ") != want {
+		t.Errorf("mpi %q; want %q", cmd, want)
+	}
+	p.NoBaselines = true
+	if keys, err := p.Keys(); err != nil || len(keys) != 8 || slices.ContainsFunc(keys, Key.Baseline) {
+		t.Errorf("without baselines: %v, %v", keys, err)
 	}
 	for _, bad := range []Plan{
 		{Worlds: []string{"sim"}, NPs: []int{2}, Balancers: []string{"rp"}, Instances: []string{"golomb 9"}, Seeds: []int64{1}},
@@ -113,6 +128,29 @@ func TestPlanAndCommand(t *testing.T) {
 	} {
 		if _, err := bad.Keys(); err == nil {
 			t.Errorf("plan %+v accepted", bad)
+		}
+	}
+}
+
+func TestInstanceArgs(t *testing.T) {
+	in := "knapsack --search hs <(knapsack gen --class sanders -m 20 --seed 5) <(x)"
+	args, err := InstanceArgs(in)
+	if err != nil || len(args) != 4 || args[2].Word != "<(knapsack gen --class sanders -m 20 --seed 5)" ||
+		strings.Join(args[2].Gen, " ") != "knapsack gen --class sanders -m 20 --seed 5" || args[0].Gen != nil || strings.Join(args[3].Gen, ",") != "x" {
+		t.Fatalf("InstanceArgs(%q) = %+v, %v", in, args, err)
+	}
+	k := Key{World: "embedded", NP: 2, Balancer: "rp", Instance: in, Seed: 1}
+	var gens []string
+	cmd, err := Command(k, CommandOptions{Input: func(gen []string) (string, error) {
+		gens = append(gens, strings.Join(gen, " "))
+		return fmt.Sprintf("/in/%d", len(gens)), nil
+	}})
+	if want := "knapsack --json --world embedded --np 2 --balancer rp --seed 1 --search hs /in/1 /in/2"; err != nil || strings.Join(cmd, " ") != want {
+		t.Errorf("%q, %v; want %q", cmd, err, want)
+	}
+	for _, bad := range []string{"knapsack <(gen", "knapsack <()", ""} {
+		if _, err := InstanceArgs(bad); err == nil {
+			t.Errorf("InstanceArgs(%q) accepted", bad)
 		}
 	}
 }
@@ -133,12 +171,26 @@ func TestFlatten(t *testing.T) {
 	}
 }
 
+// The fake commands' figures: the sequential solver expands fakeSeqNodes
+// nodes; a parallel run 1.5 times as many (search overhead), in a virtual
+// time 1.25 times the ideal one of the sequential nodes at fakeNodeNS.
+const (
+	fakeSeqNodes = 1000
+	fakeNodeNS   = 2e6
+)
+
 // fake returns a runner's Exec that answers every command with JSON made
-// from its flags and counts the calls. Runs with --np 8 report an extra
-// field, so the header grows after the first rows.
-func fake(calls *int) func(context.Context, []string) ([]byte, error) {
-	return func(_ context.Context, cmd []string) ([]byte, error) {
+// from its flags, as the commands print it, and counts the calls. Runs with
+// --np 8 report an extra field, so the header grows after the first rows;
+// real sequential runs take 2, 2.4, 1.6, 2, … s, one after the other.
+// "gen" writes an instance.
+func fake(calls *int) func(context.Context, []string) (Output, error) {
+	seqRuns := 0
+	return func(_ context.Context, cmd []string) (Output, error) {
 		*calls++
+		if filepath.Base(cmd[0]) == "gen" {
+			return Output{Stdout: []byte("instance " + strings.Join(cmd[1:], " ") + "\n")}, nil
+		}
 		arg := func(flag, def string) string {
 			if i := slices.Index(cmd, flag); i >= 0 {
 				return cmd[i+1]
@@ -147,33 +199,52 @@ func fake(calls *int) func(context.Context, []string) ([]byte, error) {
 		}
 		np := arg("--np", "1")
 		if arg("--balancer", "") == "bad" {
-			return nil, fmt.Errorf("exit status 2")
+			return Output{}, fmt.Errorf("exit status 2")
 		}
-		var p, seq float64
+		var p float64
 		fmt.Sscan(np, &p)
-		seq = 100
 		extra := ""
 		if np == "8" {
 			extra = `,"late":"yes"`
 		}
-		if slices.Contains(cmd, "sim") {
-			par := seq / p * 1.25
-			return fmt.Appendf(nil, `{"app":"golomb","ranks":%s,"world":"sim","marks":9,"seconds":0.5,"messages":{"request":%g,"work":3},"machine":{"name":"unit","node_ns":1},"virtual_seconds":%g,"seq_virtual_seconds":%g,"speedup":%g,"busy_fraction":0.8%s}`,
-				np, 10*p, par, seq, seq/par, extra), nil
-		}
+		sim := slices.Contains(cmd, "sim")
 		if arg("--balancer", "") == "seq" {
-			return []byte(`{"app":"golomb","ranks":1,"world":"embedded","marks":9,"seconds":2}`), nil
+			secs := 2.0
+			if !sim {
+				secs += []float64{0, 0.4, -0.4}[seqRuns%3]
+				seqRuns++
+			}
+			return Output{Stdout: fmt.Appendf(nil, `{"app":"golomb","ranks":1,"world":"%s","marks":9,"seconds":%g,"nodes":%d}`, arg("--world", "embedded"), secs, fakeSeqNodes)}, nil
 		}
-		return fmt.Appendf(nil, `{"app":"golomb","ranks":%s,"world":"embedded","marks":9,"seconds":%g,"messages":{"request":%g}%s}`, np, 2/p, 5*p, extra), nil
+		nodes := 1.5 * fakeSeqNodes
+		if sim {
+			par := fakeSeqNodes * fakeNodeNS * 1e-9 / p * 1.25
+			out := fmt.Sprintf(`{"app":"golomb","ranks":%s,"world":"sim","marks":9,"seconds":0.5,"nodes":%g,"messages":{"request":%g,"work":3},"machine":{"name":"unit","node_ns":%g},"virtual_seconds":%g,"work_virtual_seconds":%g`,
+				np, nodes, 10*p, fakeNodeNS, par, nodes*fakeNodeNS*1e-9)
+			if s := arg("--seq-nodes", ""); s != "" {
+				var n float64
+				fmt.Sscan(s, &n)
+				out += fmt.Sprintf(`,"seq_nodes":%s,"seq_virtual_seconds":%g,"speedup":%g`, s, n*fakeNodeNS*1e-9, n*fakeNodeNS*1e-9/par)
+			}
+			return Output{Stdout: fmt.Appendf(nil, `%s,"busy_fraction":0.8%s}`, out, extra)}, nil
+		}
+		return Output{Stdout: fmt.Appendf(nil, `{"app":"golomb","ranks":%s,"world":"embedded","marks":9,"seconds":%g,"nodes":%g,"messages":{"request":%g}%s}`, np, 2/p, nodes, 5*p, extra), CPUSeconds: 2}, nil
 	}
+}
+
+// runner returns a runner of the fake commands on a 2-core machine whose
+// load average is always load.
+func runner(dir string, calls *int, load float64) *Runner {
+	return &Runner{CSV: filepath.Join(dir, "c.csv"), BinDir: "/bin", Progress: &bytes.Buffer{}, Exec: fake(calls),
+		JSONL: filepath.Join(dir, "c.jsonl"), Cores: 2, Load: func() float64 { return load }}
 }
 
 func TestRunnerResume(t *testing.T) {
 	dir := t.TempDir()
-	csvPath := filepath.Join(dir, "c.csv")
 	calls := 0
+	r := runner(dir, &calls, 0)
 	var progress bytes.Buffer
-	r := Runner{CSV: csvPath, BinDir: "/bin", Progress: &progress, Exec: fake(&calls), JSONL: filepath.Join(dir, "c.jsonl")}
+	r.Progress = &progress
 	plan := Plan{Worlds: []string{"sim:unit", "embedded"}, NPs: []int{2, 4}, Balancers: []string{"rp"}, Instances: []string{"golomb 9"}, Seeds: []int64{1}, Repeats: 1}
 	keys, err := plan.Keys()
 	if err != nil {
@@ -182,7 +253,7 @@ func TestRunnerResume(t *testing.T) {
 	if _, err := r.Run(context.Background(), keys); err != nil {
 		t.Fatal(err)
 	}
-	if calls != 5 || !strings.Contains(progress.String(), "run 5 of 5 (ETA") {
+	if calls != 6 || !strings.Contains(progress.String(), "run 6 of 6 (ETA") {
 		t.Fatalf("%d calls; progress:\n%s", calls, progress.String())
 	}
 	// A bigger plan: only the new runs are made, and the header grows.
@@ -197,37 +268,46 @@ func TestRunnerResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := len(keys) - 5; calls != want {
+	if want := len(keys) - 6; calls != want {
 		t.Errorf("resumed campaign made %d runs, want %d", calls, want)
 	}
-	got, err := ReadTable(csvPath)
+	got, err := ReadTable(r.CSV)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantCols := append(RunColumns(), "app", "ranks", "world", "marks", "seconds", "messages.request", "messages.work",
-		"machine.name", "machine.node_ns", "virtual_seconds", "seq_virtual_seconds", "speedup", "busy_fraction", "late")
-	if !slices.Equal(got.Columns, wantCols) || !slices.Equal(got.Columns, tab.Columns) {
-		t.Errorf("columns\n%q\nwant\n%q", got.Columns, wantCols)
+	if !slices.Equal(got.Columns[:len(RunColumns())], RunColumns()) || !slices.Equal(got.Columns, tab.Columns) || got.Col("late") != len(got.Columns)-1 {
+		t.Errorf("columns %q", got.Columns)
 	}
 	if len(got.Rows) != len(keys) {
 		t.Errorf("%d rows, want %d", len(got.Rows), len(keys))
+	}
+	if st, err := os.Stat(r.CSV); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("the CSV's mode: %v, %v; want 0644", st.Mode(), err)
 	}
 	ks, err := got.Keys()
 	if err != nil || !slices.Equal(sortedBy(ks, Key.String), sortedBy(keys, Key.String)) {
 		t.Errorf("keys in the CSV %v, %v", ks, err)
 	}
 	for i := range got.Rows {
-		load, world := got.Get(i, ColLoad), got.Get(i, ColWorld)
-		if (world == "embedded") != (load != "") {
-			t.Errorf("row %d (%s): load %q", i, world, load)
+		np, world := got.Get(i, ColNP), got.Get(i, ColWorld)
+		if got.Get(i, ColLoadBefore) != "0.00" || got.Get(i, ColLoadAfter) != "0.00" || got.Get(i, ColCores) != "2" || got.Get(i, ColWall) == "" {
+			t.Errorf("row %d: load %q %q, cores %q", i, got.Get(i, ColLoadBefore), got.Get(i, ColLoadAfter), got.Get(i, ColCores))
 		}
-		if got.Get(i, "late") != "" && got.Get(i, ColNP) != "8" {
+		// On 2 idle cores only the runs of more ranks than cores are disturbed.
+		if w := got.Get(i, ColWarning); (w != "") != (world == "embedded" && (np == "4" || np == "8")) {
+			t.Errorf("row %d (%s, P = %s): warning %q", i, world, np, w)
+		}
+		if got.Get(i, "late") != "" && np != "8" {
 			t.Errorf("row %d: late = %q", i, got.Get(i, "late"))
 		}
 		if c := got.Get(i, ColCommand); strings.Contains(c, "/bin/") || !strings.HasPrefix(c, "golomb --json") {
 			t.Errorf("row %d: command %q", i, c)
 		}
+		if c := got.Get(i, ColCommand); world == "sim:unit" && !strings.Contains(c, fmt.Sprintf(" --seq-nodes %d ", fakeSeqNodes)) {
+			t.Errorf("row %d: a simulated run without the sequential nodes: %q", i, c)
+		}
 	}
+	checkProvenance(t, got)
 	if b, err := os.ReadFile(r.JSONL); err != nil || bytes.Count(b, []byte("\n")) != len(keys) {
 		t.Errorf("JSONL: %v, %d lines", err, bytes.Count(b, []byte("\n")))
 	}
@@ -242,20 +322,193 @@ func TestRunnerResume(t *testing.T) {
 	if _, err := r.Run(context.Background(), keys); err == nil || !strings.Contains(err.Error(), "--balancer bad") {
 		t.Errorf("failing run: %v", err)
 	}
-	if again, _ := ReadTable(csvPath); len(again.Rows) != len(got.Rows) {
+	if again, _ := ReadTable(r.CSV); len(again.Rows) != len(got.Rows) {
 		t.Errorf("%d rows after the failure, want %d", len(again.Rows), len(got.Rows))
 	}
 	// A CSV whose rows have no key is refused.
-	os.WriteFile(csvPath, []byte("a,b\n1,2\n"), 0o644)
+	os.WriteFile(r.CSV, []byte("a,b\n1,2\n"), 0o644)
 	if _, err := r.Run(context.Background(), keys); err == nil {
 		t.Error("a CSV without keys accepted")
+	}
+}
+
+// checkProvenance fails t unless every row of tab has every provenance
+// column, filled in.
+func checkProvenance(t *testing.T, tab *Table) {
+	t.Helper()
+	for _, f := range []string{"version", "commit", "modified", "go", "host", "cpu", "cores", "gomaxprocs", "world", "mpi", "mpi_library", "load"} {
+		if tab.Col("provenance."+f) < 0 {
+			t.Errorf("no column provenance.%s", f)
+			continue
+		}
+		for i := range tab.Rows {
+			if tab.Get(i, "provenance."+f) == "" {
+				t.Errorf("row %d: provenance.%s empty", i, f)
+			}
+		}
+	}
+}
+
+// TestLoadWarning: a real run is flagged when the load leaves it fewer
+// cores than it has ranks.
+func TestLoadWarning(t *testing.T) {
+	for _, c := range []struct {
+		before, after float64
+		cores, ranks  int
+		warn          bool
+	}{
+		{0.1, 0.2, 4, 2, false},
+		{2.0, 2.0, 4, 2, false}, // exactly the 2 cores left free
+		{2.5, 2.0, 4, 2, true},  // others wanted more than the 2 left free
+		{0.5, 4.6, 4, 2, true},  // after, less the run's 2: 2.6 > 2
+		{0.5, 4.0, 4, 2, false}, // after: the run's own 2 ranks and 2 others
+		{0, 0, 2, 4, true},      // more ranks than cores
+		{0.9, 1.0, 2, 1, false},
+		{1.1, 1.0, 2, 1, true},
+		{-1, -1, 2, 1, false}, // unknown load
+	} {
+		w := LoadWarning(c.before, c.after, c.cores, c.ranks)
+		if (w != "") != c.warn {
+			t.Errorf("load %g, %g on %d cores, %d ranks: warning %q, want %v", c.before, c.after, c.cores, c.ranks, w, c.warn)
+		}
+	}
+}
+
+// TestSpread: the medians are gonum's (the lower middle value for an even
+// count), with the extremes, NaN left out.
+func TestSpread(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		xs   []float64
+		want Spread
+	}{
+		{[]float64{3, 1, 2}, Spread{3, 2, 1, 3}},
+		{[]float64{4, 1, 3, 2}, Spread{4, 2, 1, 4}},
+		{[]float64{5}, Spread{1, 5, 5, 5}},
+		{[]float64{nan, 7, 9}, Spread{2, 7, 7, 9}},
+	} {
+		in := slices.Clone(c.xs)
+		if got := SpreadOf(c.xs); got != c.want {
+			t.Errorf("SpreadOf(%v) = %+v, want %+v", c.xs, got, c.want)
+		}
+		if !slices.EqualFunc(in, c.xs, func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }) {
+			t.Errorf("SpreadOf changed its argument: %v", c.xs)
+		}
+	}
+	if s := SpreadOf(nil); s.N != 0 || !math.IsNaN(s.Median) || s.Format("%g") != "" {
+		t.Errorf("SpreadOf(nil) = %+v", s)
+	}
+	if got := (Spread{3, 2, 1, 3}).Format("%.1f"); got != "2.0 (1.0–3.0)" {
+		t.Errorf("Format = %q", got)
+	}
+}
+
+// TestNumber: tick labels a reader reads, never an exponent.
+func TestNumber(t *testing.T) {
+	for v, want := range map[float64]string{1000: "1 000", 2000: "2 000", 5000: "5 000", 16384: "16 384", 1e6: "1 000 000",
+		0.005: "0.005", 2.5: "2.5", 1: "1", 0.30000000000000004: "0.3", 1e-5: "0.00001", 123456789: "123 457 000", 1024: "1 024"} {
+		if got := Number(v); got != want {
+			t.Errorf("Number(%v) = %q, want %q", v, got, want)
+		}
+	}
+	for _, tk := range (Steps125{}).Ticks(500, 20000) {
+		if strings.ContainsAny(tk.Label, "e+") {
+			t.Errorf("tick %q", tk.Label)
+		}
+	}
+	var labels []string
+	for _, tk := range (PowersOfTwo{}).Ticks(60, 5000) {
+		labels = append(labels, tk.Label)
+	}
+	if strings.Join(labels, ",") != "64,128,256,512,1 024,2 048,4 096" {
+		t.Errorf("ticks of P: %q", labels)
+	}
+	if got := Seconds(1500); got != "1 500 s" {
+		t.Errorf("Seconds(1500) = %q", got)
+	}
+	if got := Seconds(2e-4); got != "200 µs" {
+		t.Errorf("Seconds(2e-4) = %q", got)
+	}
+}
+
+// TestJobs: a simulated campaign run several at a time gives the rows of
+// one run at a time; a real world refuses it.
+func TestJobs(t *testing.T) {
+	plan := Plan{Worlds: []string{"sim:unit"}, NPs: []int{2, 4, 8}, Balancers: []string{"rp", "ps"}, Instances: []string{"golomb 9", "golomb 10"},
+		Seeds: []int64{1, 2}, Repeats: 1}
+	keys, err := plan.Keys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tabs []*Table
+	for _, jobs := range []int{1, 3} {
+		calls := 0
+		r := runner(t.TempDir(), &calls, 0)
+		r.Jobs = jobs
+		tab, err := r.Run(context.Background(), keys)
+		if err != nil || calls != len(keys) {
+			t.Fatalf("%d jobs: %v, %d calls", jobs, err, calls)
+		}
+		tabs = append(tabs, tab)
+	}
+	speedups := func(tab *Table) map[string]string {
+		m := map[string]string{}
+		ks, _ := tab.Keys()
+		for i, k := range ks {
+			m[k.String()] = tab.Get(i, "speedup") + " " + tab.Get(i, ColCommand)
+		}
+		return m
+	}
+	if a, b := speedups(tabs[0]), speedups(tabs[1]); len(a) != len(keys) || !maps.Equal(a, b) {
+		t.Errorf("one job:\n%v\nthree:\n%v", a, b)
+	}
+	calls := 0
+	r := runner(t.TempDir(), &calls, 0)
+	r.Jobs = 2
+	plan.Worlds = []string{"embedded"}
+	keys, _ = plan.Keys()
+	if _, err := r.Run(context.Background(), keys); err == nil || calls != 0 {
+		t.Errorf("2 jobs in a real world: %v, %d calls", err, calls)
+	}
+}
+
+// TestGeneratedInput: an instance's <(...) is made once and its file
+// given to every run; the CSV keeps the generator.
+func TestGeneratedInput(t *testing.T) {
+	calls := 0
+	r := runner(t.TempDir(), &calls, 0)
+	var gens, files []string
+	inner := r.Exec
+	r.Exec = func(ctx context.Context, cmd []string) (Output, error) {
+		if filepath.Base(cmd[0]) == "gen" {
+			gens = append(gens, strings.Join(cmd, " "))
+		} else {
+			files = append(files, cmd[len(cmd)-1])
+		}
+		return inner(ctx, cmd)
+	}
+	plan := Plan{Worlds: []string{"sim:unit"}, NPs: []int{2, 4}, Balancers: []string{"rp"}, Instances: []string{"golomb <(gen --seed 5)"},
+		Seeds: []int64{1}, Repeats: 1}
+	keys, _ := plan.Keys()
+	tab, err := r.Run(context.Background(), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gens) != 1 || gens[0] != "/bin/gen --seed 5" || len(files) != 3 || files[0] != files[2] {
+		t.Fatalf("generators %q, inputs %q", gens, files)
+	}
+	if c := tab.Get(2, ColCommand); !strings.HasSuffix(c, " <(gen --seed 5)") {
+		t.Errorf("command %q", c)
+	}
+	if _, err := os.Stat(files[0]); !os.IsNotExist(err) {
+		t.Errorf("the generated input outlives the campaign: %v", err)
 	}
 }
 
 func TestDeriveAndPlots(t *testing.T) {
 	dir := t.TempDir()
 	calls := 0
-	r := Runner{CSV: filepath.Join(dir, "c.csv"), BinDir: "/bin", Progress: &bytes.Buffer{}, Exec: fake(&calls)}
+	r := runner(dir, &calls, 0)
 	plan := Plan{Worlds: []string{"sim:unit", "embedded"}, NPs: []int{2, 4, 8}, Balancers: []string{"rp", "ps"},
 		Instances: []string{"golomb 9"}, Seeds: []int64{1}, Repeats: 2}
 	keys, _ := plan.Keys()
@@ -270,13 +523,28 @@ func TestDeriveAndPlots(t *testing.T) {
 	if len(pts) != 24 {
 		t.Fatalf("%d points, want 24 (no baselines)", len(pts))
 	}
+	ks, _ := tab.Keys()
 	for _, p := range pts {
-		want := float64(p.NP)
+		want, seq := float64(p.NP), 2.0 // real: the median of the baselines' 2 and 2.4 s
 		if p.World == "sim:unit" {
 			want /= 1.25
+			seq = fakeSeqNodes * fakeNodeNS * 1e-9
 		}
-		if math.Abs(p.Speedup-want) > 1e-9 || p.Height != 9 {
-			t.Errorf("%s: speedup %g, want %g; height %g", p.Key, p.Speedup, want, p.Height)
+		if math.Abs(p.Speedup-want) > 1e-9 || p.Height != 9 || p.Seq != seq || math.Abs(p.Overhead-1.5) > 1e-12 || p.SeqNodes != fakeSeqNodes {
+			t.Errorf("%s: speedup %g, want %g; T_seq %g, want %g; overhead %g; height %g", p.Key, p.Speedup, want, p.Seq, seq, p.Overhead, p.Height)
+		}
+		if p.World == "embedded" && (p.SeqSpread != Spread{2, 2, 2, 2.4}) {
+			t.Errorf("%s: T_seq spread %+v", p.Key, p.SeqSpread)
+		}
+		// The speedup in the CSV (printed by the command with --seq-nodes)
+		// is the sequential nodes × node cost / virtual time.
+		if p.World == "sim:unit" {
+			i := slices.Index(ks, p.Key)
+			csv, _ := tab.Float(i, "speedup")
+			virt, _ := tab.Float(i, "virtual_seconds")
+			if math.Abs(csv-fakeSeqNodes*fakeNodeNS*1e-9/virt) > 1e-9*csv || math.Abs(csv-p.Speedup) > 1e-9*csv {
+				t.Errorf("%s: the CSV's speedup %g, derived %g", p.Key, csv, p.Speedup)
+			}
 		}
 	}
 	gs := Groups(pts)
@@ -288,14 +556,37 @@ func TestDeriveAndPlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	// sim, rp, P = 4: 40 requests + 3 work messages over 4 ranks, h = 9.
-	if !strings.Contains(sum.String(), "| sim:unit | golomb 9 | rp | 4 | 2 | 100 | 31.25 | 3.2 | 0.800 | 0.800 | 10.8 | 9 | 1.19 |") {
-		t.Errorf("summary:\n%s", sum.String())
+	// embedded: the sequential 2 and 2.4 s (median 2, gonum's lower middle).
+	// sim, rp, P = 4: T_seq = 1000 nodes × 2 ms.
+	for _, want := range []string{"| sim:unit | golomb 9 | rp | 4 | 2 | 2 | 0.625 | 3.2 | 0.800 | 1.5 | 0.800 |  | 10.8 | 9 | 1.19 |  |  |",
+		"| embedded | golomb 9 | rp | 2 | 2 | 2 (2–2.4) | 1 | 2 | 1.000 | 1.5 |  |  | 5.0 | 9 | 0.56 | 0.00, 0.00 | 0 |",
+		"| embedded | golomb 9 | ps | 8 | 2 |", "| 2 |\n"} {
+		if !strings.Contains(sum.String(), want) {
+			t.Errorf("summary without %q:\n%s", want, sum.String())
+		}
 	}
-	files, err := Plots(filepath.Join(dir, "p"), "test", pts)
+	sum.Reset()
+	if err := SummarizeBySize(&sum, pts); err != nil || !strings.Contains(sum.String(), "| embedded | rp | 2 | 1 s – 10 s | 1 | 2 | 2 | 1.5 |") {
+		t.Errorf("by size: %v\n%s", err, sum.String())
+	}
+	summary := filepath.Join(dir, "summary.csv")
+	if err := WriteSummary(summary, tab, gs); err != nil {
+		t.Fatal(err)
+	}
+	st, err := ReadTable(summary)
+	if err != nil || len(st.Rows) != 12 || st.Get(0, "speedup_median") != "1.6" || st.Get(0, "search_overhead_median") != "1.5" {
+		t.Fatalf("summary CSV %v: %+v", err, st)
+	}
+	for i := range st.Rows {
+		if st.Get(i, "provenance.host") == "" || st.Get(i, "provenance.commit") == "" {
+			t.Errorf("summary row %d without provenance", i)
+		}
+	}
+	files, err := Plots(filepath.Join(dir, "p"), "", pts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"speedup", "messages", "seqtime"} {
+	for _, name := range []string{"speedup", "messages", "seqtime", "overhead"} {
 		for ext, magic := range map[string]string{".png": "\x89PNG", ".svg": "<?xml"} {
 			f := filepath.Join(dir, "p-"+name+ext)
 			b, err := os.ReadFile(f)
@@ -306,5 +597,78 @@ func TestDeriveAndPlots(t *testing.T) {
 	}
 	if slices.Contains(files, filepath.Join(dir, "p-iterations.png")) {
 		t.Error("an iterations plot without iterations")
+	}
+	svg, _ := os.ReadFile(filepath.Join(dir, "p-seqtime.svg"))
+	for _, want := range []string{"golomb 9", "simulated unit", "P = 2, 4, 8", "T_seq"} {
+		if !bytes.Contains(svg, []byte(want)) {
+			t.Errorf("the seqtime plot does not say %q", want)
+		}
+	}
+}
+
+// TestSameXForEveryBalancer: on the plot against T_seq an instance stands
+// at the same x under every balancer, whatever nodes each expanded.
+func TestSameXForEveryBalancer(t *testing.T) {
+	calls := 0
+	r := runner(t.TempDir(), &calls, 0)
+	inner := r.Exec
+	r.Exec = func(ctx context.Context, cmd []string) (Output, error) {
+		out, err := inner(ctx, cmd)
+		if slices.Contains(cmd, "ps") { // ps expands twice rp's nodes
+			out.Stdout = bytes.Replace(out.Stdout, []byte(`"nodes":1500`), []byte(`"nodes":3000`), 1)
+		}
+		return out, err
+	}
+	plan := Plan{Worlds: []string{"sim:unit"}, NPs: []int{64}, Balancers: []string{"rp", "ps"}, Instances: []string{"golomb 9", "golomb 10"},
+		Seeds: []int64{1}, Repeats: 1}
+	keys, _ := plan.Keys()
+	tab, err := r.Run(context.Background(), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := Derive(tab, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := map[string]float64{}
+	for _, g := range Groups(pts) {
+		if v, ok := x[g.Instance]; ok && v != g.Seq.Median {
+			t.Errorf("%s: T_seq %g under %s, %g before", g.Instance, g.Seq.Median, g.Balancer, v)
+		}
+		x[g.Instance] = g.Seq.Median
+		if want := map[string]float64{"rp": 1.5, "ps": 3}[g.Balancer]; g.Overhead.Median != want {
+			t.Errorf("%s %s: search overhead %g, want %g", g.Instance, g.Balancer, g.Overhead.Median, want)
+		}
+	}
+}
+
+// TestGroupSpeedup: a configuration's speedup is the instance's T_seq
+// over the median time of its runs, its extremes over the extreme times,
+// so that the median speedup is that of the median run.
+func TestGroupSpeedup(t *testing.T) {
+	nan := math.NaN()
+	pt := func(par, nodes float64) Point {
+		return Point{Key: Key{World: "embedded", NP: 2, Balancer: "rp", Instance: "golomb 9"}, Seq: 6, SeqSpread: Spread{1, 6, 6, 6},
+			Par: par, Speedup: 6 / par, Nodes: nodes, SeqNodes: 100, Overhead: nodes / 100, Messages: nan, Busy: nan, Idle: nan, Height: nan,
+			LoadBefore: nan, LoadAfter: nan}
+	}
+	gs := Groups([]Point{pt(3, 120), pt(1, 100), pt(2, 150), pt(4, 90)})
+	if len(gs) != 1 {
+		t.Fatalf("groups %+v", gs)
+	}
+	g := gs[0]
+	if g.Par != (Spread{4, 2, 1, 4}) || g.Speedup != (Spread{4, 3, 1.5, 6}) || g.Overhead != (Spread{4, 1.0, 0.9, 1.5}) {
+		t.Errorf("T_par %+v, speedup %+v, overhead %+v", g.Par, g.Speedup, g.Overhead)
+	}
+}
+
+// TestPresetLayout: every preset writes its campaign into a directory of
+// its own under results/, named after it (results/NAME/NAME.csv, the
+// summary and plots beside it), where the campaign's README goes.
+func TestPresetLayout(t *testing.T) {
+	for _, p := range Presets() {
+		if want := "results/" + p.Name + "/" + p.Name + ".csv"; p.CSV != want {
+			t.Errorf("preset %s writes %s, want %s", p.Name, p.CSV, want)
+		}
 	}
 }

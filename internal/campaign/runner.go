@@ -3,40 +3,77 @@ package campaign
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/treelb/treelb/internal/benchutil"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/treelb/treelb/internal/version"
 )
 
 // Runner runs the keys of a plan that its CSV file does not hold yet. The
 // zero value is not usable: set CSV, BinDir and Progress.
 type Runner struct {
 	CSV      string        // the CSV file, read first and rewritten or appended after every run
-	JSONL    string        // if set, every run's JSON output is also appended to this file, as it came
-	BinDir   string        // the directory of the commands (BinDir/golomb, …)
+	JSONL    string        // if set, every run's output is also appended to this file, as it came
+	BinDir   string        // the directory of the commands (BinDir/golomb, …) and of foreign programs
 	Launcher []string      // prefix of every command line; {np} is replaced by P (e.g. srun -n {np})
 	Timeout  time.Duration // per run; 0: none
-	Progress io.Writer     // progress lines (stderr)
-	// Exec runs a command line and returns its standard output; nil runs
-	// it as a process (tests replace it).
-	Exec func(ctx context.Context, cmd []string) ([]byte, error)
+	// Jobs is how many runs go at once (0 or 1: one). More than one is
+	// refused for real worlds, whose runs would disturb each other's times.
+	Jobs     int
+	Progress io.Writer // progress lines (stderr)
+	// InputDir keeps the files made by instances' <(...) generators; ""
+	// makes a temporary directory for the campaign and removes it after.
+	InputDir string
+	// Exec runs a command line and returns its standard output and CPU
+	// time; nil runs it as a process (tests replace it).
+	Exec func(ctx context.Context, cmd []string) (Output, error)
+	// Load returns the 1-minute load average; nil reads /proc/loadavg.
+	Load func() float64
+	// Cores is the machine's cores for the load warning; 0: runtime.NumCPU().
+	Cores int
+
+	mu     sync.Mutex // guards inputs
+	inputs map[string]string
 }
 
-// Run runs every key not in the CSV file yet, in order, and returns the
+// Output is what running a command line gave: its standard output and the
+// CPU time (user and system) of its process and of the children it waited
+// for (a launcher's ranks).
+type Output struct {
+	Stdout     []byte
+	CPUSeconds float64
+}
+
+// Run runs every key not in the CSV file yet, in order (with Jobs > 1,
+// the baselines first, then the others, several at once), and returns the
 // table with all rows. The CSV file is written after every run, so an
-// interrupted campaign loses at most the run under way. A failing run ends
-// the campaign with its error.
+// interrupted campaign loses at most the runs under way. A failing run
+// ends the campaign with its error.
 func (r *Runner) Run(ctx context.Context, keys []Key) (*Table, error) {
 	t, todo, err := r.Todo(keys)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(r.Progress, "campaign: %d runs in the plan, %d already in %s, %d to run\n", len(keys), len(keys)-len(todo), r.CSV, len(todo))
+	if r.Jobs > 1 {
+		for _, k := range todo {
+			if w, err := ParseWorld(k.World); err != nil || w.Real() {
+				return nil, fmt.Errorf("campaign: %d jobs at once with a run in the %s world: real runs would disturb each other's times", r.Jobs, k.World)
+			}
+		}
+	}
 	if len(t.Columns) == 0 {
 		t.Columns = RunColumns()
 		t.index = nil
@@ -44,25 +81,26 @@ func (r *Runner) Run(ctx context.Context, keys []Key) (*Table, error) {
 			return nil, err
 		}
 	}
+	if r.InputDir == "" && len(todo) > 0 {
+		dir, err := os.MkdirTemp("", "campaign-inputs")
+		if err != nil {
+			return t, err
+		}
+		defer os.RemoveAll(dir)
+		defer func() { r.InputDir, r.inputs = "", nil }()
+		r.InputDir = dir
+	}
 	start := time.Now()
-	for i, k := range todo {
-		cmd, err := Command(k, r.BinDir, r.Launcher)
-		if err != nil {
-			return t, err
+	done := 0
+	warned := false
+	record := func(k Key, res result) error {
+		done++
+		if res.err != nil {
+			return fmt.Errorf("campaign: %s: %w", strings.Join(res.cmd, " "), res.err)
 		}
-		eta := "?"
-		if i > 0 {
-			eta = (time.Since(start) / time.Duration(i) * time.Duration(len(todo)-i)).Round(time.Second).String()
-		}
-		fmt.Fprintf(r.Progress, "campaign: run %d of %d (ETA %s): %s\n", i+1, len(todo), eta, strings.Join(cmd, " "))
-		shown, _ := Command(k, "", r.Launcher)
-		fields, out, err := r.run(ctx, k, cmd, shown)
+		grew, err := t.Add(res.fields)
 		if err != nil {
-			return t, fmt.Errorf("campaign: %s: %w", strings.Join(cmd, " "), err)
-		}
-		grew, err := t.Add(fields)
-		if err != nil {
-			return t, err
+			return err
 		}
 		if grew {
 			err = t.Write(r.CSV)
@@ -70,14 +108,118 @@ func (r *Runner) Run(ctx context.Context, keys []Key) (*Table, error) {
 			err = t.AppendLast(r.CSV)
 		}
 		if err == nil && r.JSONL != "" {
-			err = appendFile(r.JSONL, out)
+			err = appendFile(r.JSONL, res.out)
 		}
-		if err != nil {
-			return t, err
+		if w := t.Get(len(t.Rows)-1, ColWarning); w != "" {
+			fmt.Fprintf(r.Progress, "campaign: warning: %s: %s\n", k, w)
+		}
+		if c := t.Get(len(t.Rows)-1, "provenance.commit"); !warned && (c == version.Unknown || c == "") {
+			warned = true
+			fmt.Fprintf(r.Progress, "campaign: warning: %s carries no VCS commit in its provenance (%s); build the commands with go build or make in a git clone to record it\n",
+				App(k.Instance), "go run, a linked worktree, a tree without .git or -buildvcs=false")
+		}
+		return err
+	}
+	progress := func(i, n int, cmd []string) {
+		eta := "?"
+		if done > 0 {
+			eta = (time.Since(start) / time.Duration(done) * time.Duration(n-done)).Round(time.Second).String()
+		}
+		fmt.Fprintf(r.Progress, "campaign: run %d of %d (ETA %s): %s\n", i+1, n, eta, strings.Join(cmd, " "))
+	}
+	if r.Jobs <= 1 {
+		for i, k := range todo {
+			res := r.run(ctx, t, k, func(cmd []string) { progress(i, len(todo), cmd) })
+			if err := record(k, res); err != nil {
+				return t, err
+			}
+		}
+	} else {
+		var base, rest []Key
+		for _, k := range todo {
+			if k.Baseline() {
+				base = append(base, k)
+			} else {
+				rest = append(rest, k)
+			}
+		}
+		n := 0
+		for _, batch := range [][]Key{base, rest} {
+			if err := r.parallel(ctx, t, batch, n, len(todo), progress, record); err != nil {
+				return t, err
+			}
+			n += len(batch)
 		}
 	}
 	fmt.Fprintf(r.Progress, "campaign: %d runs in %s; %s holds %d rows\n", len(todo), time.Since(start).Round(time.Second), r.CSV, len(t.Rows))
 	return t, nil
+}
+
+// result is what one run gave.
+type result struct {
+	cmd    []string
+	fields []Field
+	out    []byte
+	err    error
+}
+
+// parallel runs keys Jobs at a time and records their results as they
+// come, in the calling goroutine; it stops at the first failure.
+func (r *Runner) parallel(ctx context.Context, t *Table, keys []Key, first, total int, progress func(int, int, []string), record func(Key, result) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type item struct {
+		k   Key
+		res result
+	}
+	// The table is read (seq nodes) while results are recorded: the
+	// workers get the sequential nodes from this goroutine, before they
+	// start, as the baselines are all recorded by then.
+	seqNodes := make([]int64, len(keys))
+	for i, k := range keys {
+		seqNodes[i] = SeqNodes(t, k.Instance)
+	}
+	work := make(chan int)
+	results := make(chan item)
+	var wg sync.WaitGroup
+	var pmu sync.Mutex
+	for range r.Jobs {
+		wg.Go(func() {
+			for i := range work {
+				res := r.runWith(ctx, keys[i], seqNodes[i], func(cmd []string) {
+					pmu.Lock()
+					progress(first+i, total, cmd)
+					pmu.Unlock()
+				})
+				results <- item{keys[i], res}
+			}
+		})
+	}
+	go func() {
+		defer close(work)
+		for i := range keys {
+			select {
+			case work <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+	var firstErr error
+	for it := range results {
+		if firstErr != nil {
+			continue // drain
+		}
+		pmu.Lock()
+		err := record(it.k, it.res)
+		pmu.Unlock()
+		if err != nil {
+			firstErr = err
+			cancel()
+		}
+	}
+	return firstErr
 }
 
 // Todo reads the CSV file and returns its table and the keys it does not
@@ -104,19 +246,53 @@ func (r *Runner) Todo(keys []Key) (*Table, []Key, error) {
 	return t, todo, nil
 }
 
-// run runs one command line and returns the row's fields and the raw
-// output.
-// shown is the command line recorded in the row (without the binaries'
-// directory).
-func (r *Runner) run(ctx context.Context, k Key, cmd, shown []string) ([]Field, []byte, error) {
+// SeqNodes returns the nodes of the sequential solver on instance in the
+// table: a baseline row's (of the simulator's baseline world if there is
+// one, else of any world: the sequential solver expands the same nodes
+// everywhere), 0 when it has none.
+func SeqNodes(t *Table, instance string) int64 {
+	var any int64
+	for i := range t.Rows {
+		if b := strings.Fields(t.Get(i, ColBalancer)); t.Get(i, ColInstance) != instance || len(b) == 0 || b[0] != Seq {
+			continue
+		}
+		n, err := strconv.ParseInt(t.Get(i, "nodes"), 10, 64)
+		if err != nil || n <= 0 {
+			continue
+		}
+		if t.Get(i, ColWorld) == SimBaselineWorld {
+			return n
+		}
+		if any == 0 {
+			any = n
+		}
+	}
+	return any
+}
+
+// run runs the key, with the sequential nodes of its instance from t for
+// a simulated run.
+func (r *Runner) run(ctx context.Context, t *Table, k Key, started func([]string)) result {
+	return r.runWith(ctx, k, SeqNodes(t, k.Instance), started)
+}
+
+// runWith runs one key and returns the row's fields and the raw output;
+// started is called with the command line (BinDir left out) first.
+func (r *Runner) runWith(ctx context.Context, k Key, seqNodes int64, started func([]string)) result {
 	w, err := ParseWorld(k.World)
 	if err != nil {
-		return nil, nil, err
+		return result{err: err}
 	}
-	load := ""
-	if w.Real() {
-		load = benchutil.LoadAvg()
+	opts := CommandOptions{BinDir: r.BinDir, Launcher: r.Launcher, SeqNodes: seqNodes,
+		Input: func(gen []string) (string, error) { return r.input(ctx, gen) }}
+	cmd, err := Command(k, opts)
+	if err != nil {
+		return result{err: err}
 	}
+	opts.BinDir = ""
+	opts.Input = func(gen []string) (string, error) { return "<(" + strings.Join(gen, " ") + ")", nil }
+	shown, _ := Command(k, opts)
+	started(shown)
 	if r.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, r.Timeout)
@@ -126,36 +302,167 @@ func (r *Runner) run(ctx context.Context, k Key, cmd, shown []string) ([]Field, 
 	if exe == nil {
 		exe = execCommand
 	}
+	load := r.Load
+	if load == nil {
+		load = loadAvg1
+	}
+	before := load()
 	t0 := time.Now()
 	out, err := exe(ctx, cmd)
 	wall := time.Since(t0).Seconds()
+	after := load()
 	if err != nil {
-		return nil, nil, err
+		return result{cmd: shown, err: err}
 	}
-	js, err := Flatten(out)
+	var js []Field
+	if f, ok := LookupForeign(App(k.Instance)); ok {
+		js, err = f.Parse(out.Stdout)
+	} else {
+		js, err = Flatten(out.Stdout)
+	}
 	if err != nil {
-		return nil, nil, err
+		return result{cmd: shown, err: err}
 	}
-	fields := make([]Field, 0, len(RunColumns())+len(js))
+	cores := r.Cores
+	if cores == 0 {
+		cores = runtime.NumCPU()
+	}
+	warning := ""
+	if w.Real() {
+		ranks := k.NP
+		if k.Baseline() {
+			ranks = 1
+		}
+		warning = LoadWarning(before, after, cores, ranks)
+	}
+	f := func(x float64) string {
+		if x < 0 {
+			return ""
+		}
+		return strconv.FormatFloat(x, 'f', 2, 64)
+	}
+	fields := make([]Field, 0, len(RunColumns())+len(js)+16)
 	for i, v := range k.Values() {
 		fields = append(fields, Field{RunColumns()[i], v})
 	}
-	fields = append(fields, Field{ColCommand, strings.Join(shown, " ")}, Field{ColLoad, load},
-		Field{ColWall, strconv.FormatFloat(wall, 'f', 3, 64)})
-	return append(fields, js...), out, nil
+	fields = append(fields, Field{ColCommand, strings.Join(shown, " ")}, Field{ColLoadBefore, f(before)}, Field{ColLoadAfter, f(after)},
+		Field{ColCores, strconv.Itoa(cores)}, Field{ColWarning, warning},
+		Field{ColWall, strconv.FormatFloat(wall, 'f', 3, 64)}, Field{ColCPU, strconv.FormatFloat(out.CPUSeconds, 'f', 3, 64)})
+	fields = append(fields, js...)
+	if !hasPrefix(js, "provenance.") {
+		// A foreign program: the campaign's own provenance, for the world
+		// it ran in.
+		pf, err := provenanceFields(version.Collect(w.Name))
+		if err != nil {
+			return result{cmd: shown, err: err}
+		}
+		fields = append(fields, pf...)
+	}
+	return result{cmd: shown, fields: fields, out: out.Stdout}
 }
 
-// execCommand runs cmd as a process and returns its standard output; its
-// standard error is returned in the error when it fails.
-func execCommand(ctx context.Context, cmd []string) ([]byte, error) {
+// LoadWarning returns why a real run's time may be disturbed by other
+// processes, "" when it is not: when it has more ranks than the machine
+// has cores, when the 1-minute load before it exceeded the cores its ranks
+// left free, or when the load after it, less its own ranks, did (the load
+// average follows a run's own ranks within about a minute, so a long run
+// is judged by what others added). A negative load is unknown.
+func LoadWarning(before, after float64, cores, ranks int) string {
+	free := cores - ranks
+	switch {
+	case ranks > cores:
+		return fmt.Sprintf("%d ranks on %d cores", ranks, cores)
+	case before > float64(free):
+		return fmt.Sprintf("load %.2f before the run > %d cores left free (%d cores, %d ranks)", before, free, cores, ranks)
+	case after-float64(ranks) > float64(free):
+		return fmt.Sprintf("load %.2f after the run, less its %d ranks, > %d cores left free (%d cores)", after, ranks, free, cores)
+	}
+	return ""
+}
+
+// provenanceFields returns p as the flattened columns provenance.*.
+func provenanceFields(p version.Provenance) ([]Field, error) {
+	b, err := json.Marshal(struct {
+		P version.Provenance `json:"provenance"`
+	}{p})
+	if err != nil {
+		return nil, err
+	}
+	return Flatten(b)
+}
+
+// hasPrefix reports whether a field's name starts with prefix.
+func hasPrefix(fs []Field, prefix string) bool {
+	for _, f := range fs {
+		if strings.HasPrefix(f.Name, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// loadAvg1 returns the 1-minute load average, -1 when unknown.
+func loadAvg1() float64 {
+	f := strings.Fields(version.LoadAvg())
+	if len(f) == 0 {
+		return -1
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
+
+// unsafeName matches what a generated input's file name leaves out.
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// input returns the file holding the output of the generating command gen
+// (a command of BinDir), making it on first use.
+func (r *Runner) input(ctx context.Context, gen []string) (string, error) {
+	key := strings.Join(gen, " ")
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p, ok := r.inputs[key]; ok {
+		return p, nil
+	}
+	if r.InputDir == "" {
+		return "", errors.New("campaign: no directory for generated inputs")
+	}
+	path := filepath.Join(r.InputDir, strings.Trim(unsafeName.ReplaceAllString(key, "_"), "_")+".txt")
+	cmd := slices.Clone(gen)
+	if r.BinDir != "" {
+		cmd[0] = filepath.Join(r.BinDir, cmd[0])
+	}
+	exe := r.Exec
+	if exe == nil {
+		exe = execCommand
+	}
+	out, err := exe(ctx, cmd)
+	if err != nil {
+		return "", fmt.Errorf("campaign: <(%s): %w", key, err)
+	}
+	if err := os.WriteFile(path, out.Stdout, 0o644); err != nil {
+		return "", err
+	}
+	if r.inputs == nil {
+		r.inputs = map[string]string{}
+	}
+	r.inputs[key] = path
+	return path, nil
+}
+
+// execCommand runs cmd as a process and returns its standard output and
+// CPU time; its standard error is returned in the error when it fails.
+func execCommand(ctx context.Context, cmd []string) (Output, error) {
 	c := exec.CommandContext(ctx, cmd[0], cmd[1:]...)
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
 	out, err := c.Output()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", err, bytes.TrimSpace(stderr.Bytes()))
+		return Output{}, fmt.Errorf("%w: %s", err, bytes.TrimSpace(stderr.Bytes()))
 	}
-	return out, nil
+	return Output{Stdout: out, CPUSeconds: (c.ProcessState.UserTime() + c.ProcessState.SystemTime()).Seconds()}, nil
 }
 
 // appendFile appends data, ending in a newline, to the file at path.

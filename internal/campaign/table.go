@@ -192,8 +192,9 @@ func ReadTable(path string) (*Table, error) {
 	return t, nil
 }
 
-// Write writes the whole table to path through a temporary file in the
-// same directory, so that an interrupted write leaves the old file.
+// Write writes the whole table to path (mode 0644) through a temporary
+// file in the same directory, so that an interrupted write leaves the old
+// file.
 func (t *Table) Write(path string) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -206,7 +207,7 @@ func (t *Table) Write(path string) error {
 		w.Write(append(r, make([]string, len(t.Columns)-len(r))...))
 	}
 	w.Flush()
-	if err := errors.Join(w.Error(), tmp.Close()); err != nil {
+	if err := errors.Join(w.Error(), tmp.Chmod(0o644), tmp.Close()); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return os.Rename(tmp.Name(), path)

@@ -188,6 +188,8 @@ func FuzzCheckpoint(f *testing.F) {
 	f.Add(good[:len(good)-1])
 	f.Add(good[checkpointHeader : len(good)-32])
 	f.Add([]byte(checkpointMagic))
+	// Issue 23's crafted file: a length field of 2⁶⁴ − 32 in 20 bytes.
+	f.Add(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint32([]byte(checkpointMagic), checkpointVersion), 1<<64-32))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var c Checkpoint
 		if c.UnmarshalBinary(b) == nil {

@@ -1,15 +1,3 @@
-// Package cmdutil is the skeleton every treelb command shares: the common
-// flags (--np, --world, --balancer, --seed, --json, --stats, -q, --budget,
-// the balancer options and the simulated world's machine), starting the
-// world, reading the input on rank 0
-// and agreeing on it, the sequential guard, rank-0 output (human or JSON),
-// the statistics, and the exit codes (0 success, 2 bad flags or input on
-// every rank, 1 any other failure). A command's main.go is wiring only: it
-// describes its flags and gives Action a Spec with how to read an instance
-// and how to solve it.
-//
-// The package keeps no mutable package-level state: the ranks of the
-// embedded world share the process.
 package cmdutil
 
 import (
@@ -17,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -67,9 +58,15 @@ type Common struct {
 	Checkpoint      string
 	CheckpointEvery time.Duration
 	Restart         string
-	info            lb.Info     // the balancer, unless Seq
-	sim             *simOptions // the simulation flags, with --world sim
-	calibrate       bool        // --calibrate
+	// MaxNodes and TimeLimit stop the search early (--max-nodes,
+	// --time-limit; 0: never); StartupTimeout bounds the wait for every
+	// MPI rank at the start (--startup-timeout; 0: none).
+	MaxNodes       int64
+	TimeLimit      time.Duration
+	StartupTimeout time.Duration
+	info           lb.Info     // the balancer, unless Seq
+	sim            *simOptions // the simulation flags, with --world sim
+	calibrate      bool        // --calibrate
 }
 
 // optionFlags are the balancer options' flags: every name a registered
@@ -88,13 +85,14 @@ func optionFlags() []string {
 }
 
 // Flags returns the flags every app that runs a balancer shares, defined
-// once here.
+// once here, in their --help categories (run, balancer, simulation,
+// checkpoint, output).
 func Flags() []cli.Flag {
 	world := WorldEmbedded
 	if mpi.WorldName == "mpi" {
 		world = WorldMPI
 	}
-	return append([]cli.Flag{
+	return categorized([]cli.Flag{
 		&cli.IntFlag{Name: "np", Value: runtime.NumCPU(), Usage: fmt.Sprintf("ranks of the embedded or simulated world, 1..%d (under mpirun/srun the launcher's size; a different --np is an error)", MaxNP)},
 		&cli.StringFlag{Name: "idle", Usage: "under MPI, how waiting ranks wait: spin, yield (poll and sleep, for more ranks than cores) or auto (yield when the launcher put more ranks on the node than it has CPUs); default: $" + mpi.IdleEnv + ", else auto"},
 		&cli.StringFlag{Name: "world", Value: world, Usage: worldUsage()},
@@ -113,7 +111,7 @@ func Flags() []cli.Flag {
 		&cli.IntFlag{Name: "levels", Usage: fmt.Sprintf("static, hybrid: k, split the root into 2^k leaves, 0..%d (0: default from the seeds' bounds, at most ⌈log₂ P⌉+10); every leaf costs its rank k splits, so short searches on many ranks want about ⌈log₂ P⌉+4", lb.MaxSplitLevels)},
 		&cli.StringFlag{Name: "perm", Value: "gf", Usage: "static, hybrid: pseudo-random permutation, gf or lcg"},
 		&cli.IntFlag{Name: "clusters", Value: 1, Usage: "hybrid: clusters of ranks that poll each other"},
-	}, append(checkpointFlags(), simFlagList()...)...)
+	}, checkpointFlags(), simFlagList())
 }
 
 // FlagsNamed returns the common flags with the given names, for commands
@@ -151,7 +149,8 @@ var errHelpShown = errors.New("help shown")
 // nothing else (no I/O), so every rank reaches the same verdict.
 func Parse(c *cli.Context) (Common, error) {
 	cm := Common{NP: c.Int("np"), World: c.String("world"), Balancer: c.String("balancer"), Seed: c.Uint64("seed"),
-		JSON: c.Bool("json"), Stats: c.Bool("stats"), Quiet: c.Bool("quiet"), Progress: c.Bool("progress"), Budget: c.Int64("budget")}
+		JSON: c.Bool("json"), Stats: c.Bool("stats"), Quiet: c.Bool("quiet"), Progress: c.Bool("progress"), Budget: c.Int64("budget"),
+		StartupTimeout: DefaultStartupTimeout}
 	// A command may define only some of the common flags.
 	if !defines(c, "world") {
 		cm.World = WorldEmbedded
@@ -166,6 +165,11 @@ func Parse(c *cli.Context) (Common, error) {
 		cm.Budget = lb.DefaultBudget
 	}
 	cm.Checkpoint, cm.CheckpointEvery, cm.Restart = c.String("checkpoint"), c.Duration("checkpoint-every"), c.String("restart")
+	for _, name := range textFlags {
+		if defines(c, name) && c.IsSet(name) && strings.TrimSpace(c.String(name)) == "" {
+			return cm, Usagef("--%s: an empty value (see --help)", name)
+		}
+	}
 	if cm.Balancer == "help" {
 		fmt.Fprintf(c.App.Writer, "balancers:\n  %-10s the plain sequential solver, one rank, no balancer\n%s", Seq, lb.Describe())
 		return cm, errHelpShown
@@ -195,6 +199,9 @@ func Parse(c *cli.Context) (Common, error) {
 			return cm, Usagef("--idle: %v", err)
 		}
 	}
+	if err := parseLimits(c, &cm); err != nil {
+		return cm, err
+	}
 	switch {
 	case cm.CheckpointEvery < 0:
 		return cm, Usagef("--checkpoint-every %v: must not be negative", cm.CheckpointEvery)
@@ -222,6 +229,9 @@ func Parse(c *cli.Context) (Common, error) {
 	if cm.Options, err = balancerOptions(c, info); err != nil {
 		return cm, err
 	}
+	if cm.NP > 0 {
+		return cm, cm.checkSize(cm.NP)
+	}
 	return cm, nil
 }
 
@@ -243,8 +253,8 @@ func balancerOptions(c *cli.Context, info lb.Info) (lb.Options, error) {
 			return nil, Usagef("--%s: %v", name, err)
 		}
 	}
-	if err := o.Validate(); err != nil {
-		return nil, &UsageError{Err: err}
+	if err := checkOptions(o); err != nil {
+		return nil, err
 	}
 	return o, nil
 }
@@ -272,6 +282,62 @@ func flagText(c *cli.Context, name string) string {
 func (cm Common) FastInit() bool {
 	v, _ := lb.OptionValue(cm.Options, "fast-init")
 	return v == "true"
+}
+
+// checkOptions checks a balancer's options as their Validate does, naming
+// the flag of a bad one.
+func checkOptions(o lb.Options) error {
+	num := func(name string) float64 {
+		v, _ := lb.OptionValue(o, name)
+		x, _ := strconv.ParseFloat(v, 64) // "" (the default) is 0
+		return x
+	}
+	perm, _ := lb.OptionValue(o, "perm")
+	switch q, c, k, sb := num("queue-limit"), num("clusters"), num("levels"), num("shuffle-below"); {
+	case q < 0:
+		return Usagef("--queue-limit %g: must not be negative (0: 2·√P)", q)
+	case c < 0:
+		return Usagef("--clusters %g: must not be negative", c)
+	case k < 0 || k > lb.MaxSplitLevels:
+		return Usagef("--levels %g: %g split levels: need 0 (the default) to %d", k, k, lb.MaxSplitLevels)
+	case perm != "" && perm != "gf" && perm != "lcg":
+		return Usagef("--perm %q: need gf or lcg", perm)
+	case !(sb >= 0 && sb <= 1):
+		return Usagef("--shuffle-below %g: need a fraction from 0 to 1", sb)
+	}
+	if err := o.Validate(); err != nil {
+		return &UsageError{Err: err}
+	}
+	return nil
+}
+
+// textFlags are the common flags whose value is a name: an empty one is
+// an error (not the default).
+var textFlags = []string{"world", "balancer", "idle", "perm", "checkpoint", "restart", "machine", "trace"}
+
+// maxLeavesPerRank bounds the leaves of static placement (--levels) per
+// rank: each costs its rank k splits of the root, and an empty leaf costs
+// no node, so neither --max-nodes nor the node count bounds their time. At
+// 2²⁴ leaves a rank splits for minutes (golomb: about 20 µs a leaf).
+const maxLeavesPerRank = 1 << 24
+
+// checkSize checks the flags that depend on the number of ranks, size:
+// the leaves that --levels makes per rank.
+func (cm Common) checkSize(size int) error {
+	v, ok := lb.OptionValue(cm.Options, "levels")
+	k, _ := strconv.Atoi(v)
+	if k <= 0 || !ok || cm.info.Name == "" || size < 1 {
+		return nil
+	}
+	if per := (uint64(1) << k) / uint64(size); per > maxLeavesPerRank {
+		most := k
+		for most > 0 && (uint64(1)<<most)/uint64(size) > maxLeavesPerRank {
+			most--
+		}
+		return Usagef("--levels %d: 2^%d leaves are %d per rank on %d ranks, each made by %d splits of the root, and an empty leaf counts no node: "+
+			"hours of splitting that no node or time bound interrupts; need --levels ≤ %d on %d ranks", k, k, per, size, k, most, size)
+	}
+	return nil
 }
 
 // defines reports whether the command of c has the flag called name.
@@ -312,12 +378,21 @@ func (cm Common) Config() lb.Config {
 	return lb.Config{Balancer: cm.info.New, Options: cm.Options, Budget: cm.Budget, Seed: cm.Seed, RankStats: cm.Stats}
 }
 
-// Main runs app with the process arguments and exits: 0 on success, 2 on a
-// usage error (bad flags or input), 1 on any other error, which it prints.
-// Flags may stand anywhere on the command line, before or after the
-// positional arguments (ReorderArgs).
+// Main runs app with the process arguments and exits with the status of
+// Execute. A closed pipe on standard output or error is an error of the
+// write (exit status ExitOutput), not a SIGPIPE that kills the process
+// silently; standard output is closed before the exit, so that a failure
+// the close reports (a full NFS disk) is not lost either.
 func Main(app *cli.App) {
-	os.Exit(Execute(app, os.Args))
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	setMemoryLimit()
+	app.Writer = newChecked(os.Stdout, "standard output")
+	code := Execute(app, os.Args)
+	if err := os.Stdout.Close(); err != nil && code == 0 {
+		fmt.Fprintf(errWriter(app), "%s: closing standard output: %v\n", app.Name, err)
+		code = ExitOutput
+	}
+	os.Exit(code)
 }
 
 // errWriter is where app's errors go.
@@ -331,8 +406,53 @@ func errWriter(app *cli.App) io.Writer {
 // Execute runs app with args (args[0] the program's name) and returns the
 // exit status, printing errors on app.ErrWriter; Main is Execute with the
 // process's arguments, and tests call it in process.
-func Execute(app *cli.App, args []string) int {
+//
+// Every write to app.Writer and app.ErrWriter is checked: a failed one
+// (a full disk, a closed pipe) ends a run that would have succeeded with
+// ExitOutput and a message on the error output where it can. A panic
+// becomes an *InternalError, ExitInternal, with its stack in a file.
+func Execute(app *cli.App, args []string) (code int) {
+	out := newChecked(orStdout(app.Writer), "standard output")
+	errw := newChecked(errWriter(app), "standard error")
+	app.Writer, app.ErrWriter = out, errw
+	defer func() {
+		if code == 0 || code == ExitCheckpointed || code == ExitLimit {
+			if err := out.failed(); err != nil {
+				fmt.Fprintf(errw, "%s: %v\n", app.Name, err)
+				code = ExitOutput
+			} else if errw.failed() != nil {
+				code = ExitOutput
+			}
+		}
+	}()
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(errw, "%s: %v\n", app.Name, internalError(app.Name, -1, p, debug.Stack()))
+			code = ExitInternal
+		}
+	}()
+	return execute(app, args)
+}
+
+func orStdout(w io.Writer) io.Writer {
+	if w == nil {
+		return os.Stdout
+	}
+	return w
+}
+
+func execute(app *cli.App, args []string) int {
 	app.Version = version.Get().String() // --version, -v: the build and its MPI library
+	// Under a launcher that started several tasks, what every task would
+	// print alike comes from the task the launcher numbers 0 alone: in the
+	// embedded build, whose tasks never share a world, every message (help,
+	// --version, the launch check's error); in the MPI build the launch
+	// checks' errors (below), where the tasks found no world to share. In
+	// an MPI world rank 0 prints the run's output and verdicts.
+	speaks := mpi.DetectLauncher(os.Getenv).Speaks()
+	if !speaks && mpi.WorldName != "mpi" {
+		app.Writer, app.ErrWriter = io.Discard, io.Discard
+	}
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	usage := func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: err} }
 	app.OnUsageError = usage
@@ -362,8 +482,10 @@ func Execute(app *cli.App, args []string) int {
 		// the other ranks must not wait for this one in MPI's start-up.
 		err = failTogether(app, err)
 	}
+	err = panicError(app.Name, err)
 	var q *quietError
-	if !errors.As(err, &q) {
+	var le *mpi.LaunchError
+	if !errors.As(err, &q) && (speaks || !errors.As(err, &le)) {
 		fmt.Fprintf(errWriter(app), "%s: %v\n", app.Name, err)
 	}
 	var ec mpi.ExitCoder

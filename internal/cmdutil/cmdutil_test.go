@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/treelb/treelb/internal/version"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/mpi"
 )
@@ -96,7 +97,7 @@ func TestAction(t *testing.T) {
 		{[]string{"abc", "--np", "3"}, 0, "in=3 ranks=3 world=embedded balancer=rp seq=false"},
 		{[]string{"--np", "5", "-b", "seq", "xy"}, 0, "in=2 ranks=1 world=embedded balancer=seq seq=true"},
 		{[]string{"--world", "sim", "--np", "4096", "x", "-b", "koso"}, 0, "in=1 ranks=4096 world=sim balancer=koso"},
-		{[]string{"--json", "--np", "2", "abcd"}, 0, `{"in":4,"ranks":2,"world":"embedded"}`},
+		{[]string{"--json", "--np", "2", "abcd"}, 0, `{"in":4,"ranks":2,"world":"embedded","provenance":{"version":"` + version.Version + `","commit":`},
 		{[]string{"bad", "--np", "2"}, 2, ""},
 		{[]string{"x", "--np", "0"}, 2, ""},
 		{[]string{"x", "--np", "100000"}, 2, ""},

@@ -109,7 +109,10 @@ func (r *Run) startProgress() func() {
 	if !on || r.Rank() != 0 || r.World == nil {
 		return func() {}
 	}
-	r.progress = &progressPrinter{w: errWriter(r.Context.App), terminal: !r.Progress || IsTerminal(os.Stderr), start: time.Now()}
+	r.progress = &progressPrinter{w: errWriter(r.Context.App), start: time.Now()}
+	if IsTerminal(os.Stderr) {
+		r.progress.width = func() int { return terminalWidth(os.Stderr) }
+	}
 	return r.progress.finish
 }
 
@@ -141,6 +144,19 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			signalled, stop = catchSignals()
 			defer stop()
 		}
+		// Rank 0's lock on the checkpoint path, held until the command
+		// ends (released on every path out of here; a crash releases the
+		// flock with the process).
+		var lock *ckptLock
+		defer func() { lock.Release() }()
+		prepare := func() error {
+			if cm.Checkpoint == "" {
+				return nil
+			}
+			var err error
+			lock, err = prepareCheckpoint(cm.Checkpoint, strings.Join(argsOf(c), " "))
+			return err
+		}
 		wk, werr := lookupWorld(cm.World) // Parse checked it
 		sampleOf := func(in I) func() (lb.App, error) {
 			if spec.Sample == nil {
@@ -153,10 +169,10 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			r := &Run{Common: cm, App: spec.App, Context: c, costs: spec.NodeCosts}
 			var in I
 			var k *Checkpoint
-			var err error
-			if cm.Restart != "" {
-				in, k, err = loadRestart(c, cm, spec)
-			} else {
+			err := prepare()
+			if err == nil && cm.Restart != "" {
+				in, k, err = loadRestart(c, cm, spec, cm.NP)
+			} else if err == nil {
 				in, err = spec.Read(c, r.Common)
 			}
 			if err != nil {
@@ -170,9 +186,13 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			}
 			r.warnRing()
 			stop := r.startProgress()
-			err = solveCheckpointed(r, spec, in)
+			err = badCheckpoint(cm, solveCheckpointed(r, spec, in))
 			stop()
 			if err != nil {
+				var q *quietError
+				if errors.As(err, &q) {
+					return err
+				}
 				return &rejected{err}
 			}
 			return nil
@@ -185,15 +205,27 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			n = 1
 		}
 		var verdict error
-		err := mpi.Run(n, func(comm *mpi.Comm) error {
+		err := mpi.RunWith(n, mpi.Options{StartupTimeout: cm.StartupTimeout}, func(comm *mpi.Comm) (err error) {
+			defer recoverRank(CommandPath(c), comm.Rank(), &err)
 			comm.SetIdle(cm.Idle)
 			r := &Run{Common: cm, App: spec.App, Comm: comm, Context: c, costs: spec.NodeCosts}
+			local := perr
+			if local == nil {
+				local = cm.checkSize(comm.Size())
+			}
 			var loaded *Checkpoint // rank 0's, with --restart
-			in, err := agreeOnInput(comm, c, perr, func() (I, error) {
+			in, err := agreeOnInput(comm, c, local, func() (I, error) {
+				var in I
+				if err := prepare(); err != nil {
+					return in, err
+				}
+				if mpi.WorldName == "mpi" {
+					c.App.Reader = stdinWithin(c.App.Reader, min(cm.StartupTimeout, stdinFirstByte))
+				}
 				if cm.Restart == "" {
 					return spec.Read(c, cm)
 				}
-				in, k, err := loadRestart(c, cm, spec)
+				in, k, err := loadRestart(c, cm, spec, comm.Size())
 				loaded = k
 				return in, err
 			})
@@ -226,9 +258,9 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			}
 			r.warnRing()
 			defer r.startProgress()()
-			err = solveCheckpointed(r, spec, in)
+			err = badCheckpoint(cm, solveCheckpointed(r, spec, in))
 			var q *quietError
-			if errors.As(err, &q) && q.code == ExitCheckpointed {
+			if errors.As(err, &q) && (q.code == ExitCheckpointed || q.code == ExitLimit) {
 				if comm.Rank() == 0 || mpi.WorldName == "mpi" {
 					verdict = err
 				}
@@ -245,6 +277,23 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 		}
 		return nil
 	}
+}
+
+// argsOf returns the command line of c, as Execute received it.
+func argsOf(c *cli.Context) []string {
+	args, _ := c.App.Metadata[metaArgs].([]string)
+	return args
+}
+
+// badCheckpoint turns the error of a search resumed from a checkpoint whose
+// tasks, partial result or solver's state do not decode (lb.ErrBadTasks,
+// lb.ErrBadState) into a usage error naming the file: the file is
+// malformed although its checksum is right. Other errors pass unchanged.
+func badCheckpoint(cm Common, err error) error {
+	if err == nil || cm.Restart == "" || !(errors.Is(err, lb.ErrBadTasks) || errors.Is(err, lb.ErrBadState)) {
+		return err
+	}
+	return Usagef("--restart: checkpoint %s: malformed (its checksum is right, but it does not decode): %v", cm.Restart, err)
 }
 
 // announce prints a collective verdict on rank 0 and waits until it is
@@ -443,7 +492,7 @@ func mismatchedArgs(comm *mpi.Comm, argv []string) error {
 // line was rejected before its world started (under MPI), so that the other
 // ranks do not wait for it; it returns the error to exit with.
 func failTogether(app *cli.App, local error) error {
-	err := mpi.Run(0, func(comm *mpi.Comm) error {
+	err := mpi.RunWith(0, mpi.Options{StartupTimeout: DefaultStartupTimeout}, func(comm *mpi.Comm) error {
 		return announce(comm, app, agree(comm, local, identity{}))
 	})
 	if err != nil {
@@ -497,10 +546,18 @@ func (r *Run) Print(record any, human func(w io.Writer) error) error {
 	if r.progress != nil {
 		r.progress.finish() // the last progress line, then the result
 	}
+	var err error
 	if r.JSON {
-		return WriteJSON(r.Out(), record)
+		err = writeRecord(r.Out(), record, version.Collect(r.WorldName()))
+	} else {
+		err = human(r.Out())
 	}
-	return human(r.Out())
+	// A printer may ignore the errors of its writes; the writer keeps the
+	// first.
+	if werr := writeError(r.Out()); werr != nil {
+		return werr
+	}
+	return err
 }
 
 // StatsOf returns the statistics part of the JSON output of an outcome when

@@ -1,11 +1,13 @@
 package cmdutil
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
 
+	"github.com/treelb/treelb/internal/version"
 	"github.com/treelb/treelb/lb"
 )
 
@@ -25,9 +27,41 @@ type Stats struct {
 	Ranks []lb.Stats `json:"ranks"`
 }
 
-// WriteJSON writes v as one JSON object and a newline.
+// WriteJSON writes v, which must encode as a JSON object, as one line of
+// JSON with the provenance of this process (version.Collect, world "none":
+// output that no run of a world made, such as a listing) as its last
+// member, "provenance". Run.Print writes a run's records the same way, with
+// the run's world.
 func WriteJSON(w io.Writer, v any) error {
-	return json.NewEncoder(w).Encode(v)
+	return writeRecord(w, v, version.Collect(""))
+}
+
+// writeRecord writes v, a JSON object, with p as its last member
+// "provenance", on one line. Every JSON object the commands print goes
+// through here, so that each carries the build, the machine and the load it
+// was measured with.
+func writeRecord(w io.Writer, v any, p version.Provenance) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
+		return fmt.Errorf("cmdutil: a JSON record must be an object, not %.40s", b)
+	}
+	pb, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	out := make([]byte, 0, len(b)+len(pb)+16)
+	out = append(out, b[:len(b)-1]...)
+	if len(bytes.TrimSpace(b[1:len(b)-1])) > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, `"provenance":`...)
+	out = append(append(out, pb...), '}', '\n')
+	_, err = w.Write(out)
+	return err
 }
 
 // PrintStats writes the per-rank statistics of an outcome as a table,
@@ -48,13 +82,4 @@ func PrintStats(w io.Writer, o *lb.Outcome) {
 	}
 	row("total", &o.Total)
 	tw.Flush()
-}
-
-// Record is the part of every app's JSON output that the measurement tools
-// read: the header, the wall time, the nodes and the statistics.
-type Record struct {
-	Header
-	Seconds float64 `json:"seconds"`
-	Nodes   int64   `json:"nodes"`
-	Stats   *Stats  `json:"stats,omitempty"`
 }

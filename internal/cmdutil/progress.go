@@ -5,6 +5,9 @@ import (
 	"io"
 	"os"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/term"
 
 	"github.com/treelb/treelb/lb"
 )
@@ -12,11 +15,14 @@ import (
 // progressPrinter prints rank 0's progress lines: elapsed time, nodes so far
 // on all ranks, nodes per second, busy ranks and the incumbent, from the
 // snapshots the running balancers report (lb.Config.Progress). On a
-// terminal it rewrites one line; elsewhere (--progress into a file) it
-// prints a line per snapshot. It belongs to rank 0's goroutine.
+// terminal it rewrites one line, cut to the terminal's width so that it
+// never wraps; elsewhere (--progress into a file) it prints a line per
+// snapshot. It belongs to rank 0's goroutine.
 type progressPrinter struct {
-	w         io.Writer
-	terminal  bool
+	w io.Writer
+	// width returns the terminal's width in columns (0: unknown); nil
+	// when w is no terminal.
+	width     func() int
 	start     time.Time
 	last      lb.Progress
 	printed   bool      // a line is on the screen since the last final one
@@ -26,10 +32,35 @@ type progressPrinter struct {
 // progressEvery is the least time between two progress lines.
 const progressEvery = time.Second
 
-// IsTerminal reports whether f is a terminal (a character device).
-func IsTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+// IsTerminal reports whether f is a terminal (golang.org/x/term; /dev/null,
+// a character device too, is none).
+func IsTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// terminalWidth returns the width of the terminal f in columns, 0 when f
+// is no terminal or does not say.
+func terminalWidth(f *os.File) int {
+	w, _, err := term.GetSize(int(f.Fd()))
+	if err != nil || w < 0 {
+		return 0
+	}
+	return w
+}
+
+// fit cuts line to fewer than width characters, so that it leaves the
+// cursor on the terminal's line (a line as wide as the terminal wraps on
+// some terminals); width 0 is unknown and cuts nothing.
+func fit(line string, width int) string {
+	if width <= 1 || utf8.RuneCountInString(line) < width {
+		return line
+	}
+	n := 0
+	for i := range line {
+		if n == width-1 {
+			return line[:i]
+		}
+		n++
+	}
+	return line
 }
 
 // report prints a snapshot, unless a line was printed less than
@@ -53,10 +84,10 @@ func (p *progressPrinter) print(final bool) {
 	}
 	p.printed = true
 	switch {
-	case p.terminal && final:
-		fmt.Fprintf(p.w, "\r%s\033[K\n", line)
-	case p.terminal:
-		fmt.Fprintf(p.w, "\r%s\033[K", line)
+	case p.width != nil && final:
+		fmt.Fprintf(p.w, "\r%s\033[K\n", fit(line, p.width()))
+	case p.width != nil:
+		fmt.Fprintf(p.w, "\r%s\033[K", fit(line, p.width()))
 	default:
 		fmt.Fprintln(p.w, line)
 	}
@@ -82,12 +113,32 @@ func (r *Run) Config() lb.Config {
 	}
 	if r.ckpt != nil {
 		cfg.Resume = r.ckpt.resume
-		if r.ckpt.file != "" {
+		if r.ckpt.file != "" || r.ckpt.limited() {
 			cfg.CheckpointDue = r.ckpt.due
+		}
+		if r.ckpt.maxNodes > 0 && r.Rank() == 0 {
+			// The nodes of every rank reach rank 0 in progress snapshots:
+			// a few a second, fewer on many ranks (a snapshot costs a
+			// message up and down every edge of a tree over the ranks).
+			k, show := r.ckpt, cfg.Progress
+			cfg.Progress = func(p lb.Progress) {
+				k.nodes = p.Nodes
+				if show != nil {
+					show(p)
+				}
+			}
+			cfg.ProgressEvery = limitPoll + time.Duration(r.Ranks())*limitPollPerRank
 		}
 	}
 	return cfg
 }
+
+// The period of the progress snapshots that --max-nodes reads: limitPoll,
+// and limitPollPerRank more per rank.
+const (
+	limitPoll        = 100 * time.Millisecond
+	limitPollPerRank = 10 * time.Microsecond
+)
 
 // CountProgress returns a progress callback for work counted in units (runs,
 // instances): each call prints "name: done/total units (percent), elapsed"

@@ -90,7 +90,7 @@ func worldUsage() string {
 // simFlags are the flags of the simulated world; the others reject them.
 var simFlags = []string{"machine", "node-ns", "overhead-ns", "latency-ns", "gap-ns", "byte-ns", "mesh", "hop-ns",
 	"contention", "store-forward", "jitter-ns", "split-ns", "poll-ns", "send-ns", "recv-ns", "send-byte-ns",
-	"recv-byte-ns", "pause-ns", "max-pause-ns", "trace", "max-events"}
+	"recv-byte-ns", "pause-ns", "max-pause-ns", "trace", "max-events", "seq-nodes"}
 
 // machineFloats are the flags that override a machine's times, with where
 // they go.
@@ -130,6 +130,7 @@ func simFlagList() []cli.Flag {
 		&cli.BoolFlag{Name: "calibrate", Usage: "measure this machine's costs (node, split, encoding and decoding by bytes with the app's search; poll, send, receive, latency, bandwidth and throttling with the world's messages) and print the model as JSON, which --machine FILE loads: with --world sim on stderr, then simulate with it; in the embedded and MPI worlds on stdout, instead of the search"},
 		&cli.StringFlag{Name: "trace", Usage: "--world sim: write the busy ranks over virtual time to CSV `FILE`"},
 		&cli.Int64Flag{Name: "max-events", Usage: "--world sim: fail a simulation past this many events (0: 10⁹)"},
+		&cli.Int64Flag{Name: "seq-nodes", Usage: "--world sim: the nodes the sequential solver (--balancer seq) expands on this instance, the baseline of the speedup (give one instance per command): without it the output has no speedup, only the run's own work (work_virtual_seconds)"},
 	)
 }
 
@@ -143,6 +144,7 @@ type simOptions struct {
 	storeFwd  *bool
 	trace     string
 	maxEvents int64
+	seqNodes  int64 // --seq-nodes, 0 when not given
 }
 
 // parseSim reads the simulation flags of c into cm: an error for any of them
@@ -207,6 +209,11 @@ func parseSim(c *cli.Context, cm *Common) error {
 	if defines(c, "max-events") {
 		if so.maxEvents = c.Int64("max-events"); so.maxEvents < 0 {
 			return Usagef("--max-events %d: need 0 (the default bound) or more", so.maxEvents)
+		}
+	}
+	if defines(c, "seq-nodes") && c.IsSet("seq-nodes") {
+		if so.seqNodes = c.Int64("seq-nodes"); so.seqNodes < 1 {
+			return Usagef("--seq-nodes %d: need the sequential solver's nodes, at least 1", so.seqNodes)
 		}
 	}
 	cm.sim = so
@@ -300,20 +307,29 @@ func newSimWorld(r *Run, sample func() (lb.App, error)) (lb.World, error) {
 // SimReport is the part of an app's JSON output that the simulator adds:
 // the machine, the virtual times (summed over the runs of the command or
 // instance; last_work_seconds leaves out termination detection and the
-// final reduction), speedup and efficiency against one rank of the same
-// machine, the fraction of the ranks' virtual time spent on tasks, and the
-// simulator's own speed.
+// final reduction), the run's own work on one rank of the machine (its
+// nodes × node cost: no baseline, since a parallel search may expand other
+// nodes than the sequential one), the fraction of the ranks' virtual time
+// spent on tasks, and the simulator's own speed. With --seq-nodes N (the
+// sequential solver's nodes on the instance) it adds the baseline and what
+// is measured against it: seq_nodes, seq_virtual_seconds (N × node cost),
+// speedup (seq_virtual_seconds / virtual_seconds), efficiency (speedup /
+// P) and search_overhead (work_virtual_seconds / seq_virtual_seconds, the
+// nodes expanded over the sequential ones); without it they are absent.
 type SimReport struct {
-	Machine           lb.Machine `json:"machine"`
-	VirtualSeconds    float64    `json:"virtual_seconds"`
-	SeqVirtualSeconds float64    `json:"seq_virtual_seconds"`
-	Speedup           float64    `json:"speedup"`
-	Efficiency        float64    `json:"efficiency"`
-	BusyFraction      float64    `json:"busy_fraction"`
-	LastWorkSeconds   float64    `json:"last_work_seconds"`
-	Events            int64      `json:"events"`
-	EventsPerSecond   float64    `json:"events_per_second"`
-	SimSeconds        float64    `json:"sim_seconds"`
+	Machine            lb.Machine `json:"machine"`
+	VirtualSeconds     float64    `json:"virtual_seconds"`
+	WorkVirtualSeconds float64    `json:"work_virtual_seconds"`
+	SeqNodes           int64      `json:"seq_nodes,omitempty"`
+	SeqVirtualSeconds  float64    `json:"seq_virtual_seconds,omitempty"`
+	Speedup            float64    `json:"speedup,omitempty"`
+	Efficiency         float64    `json:"efficiency,omitempty"`
+	SearchOverhead     float64    `json:"search_overhead,omitempty"`
+	BusyFraction       float64    `json:"busy_fraction"`
+	LastWorkSeconds    float64    `json:"last_work_seconds"`
+	Events             int64      `json:"events"`
+	EventsPerSecond    float64    `json:"events_per_second"`
+	SimSeconds         float64    `json:"sim_seconds"`
 }
 
 // Report is the part of every app's JSON output that comes from the
@@ -339,9 +355,17 @@ func (r *Run) Report(o *lb.Outcome) (Report, error) {
 	if s == nil {
 		return rep, nil
 	}
-	rep.SimReport = &SimReport{Machine: s.Machine, VirtualSeconds: s.VirtualSeconds, SeqVirtualSeconds: s.SeqVirtualSeconds,
-		Speedup: s.Speedup(), Efficiency: s.Efficiency(), BusyFraction: s.BusyFraction(), LastWorkSeconds: s.LastWorkSeconds, Events: s.Events,
+	rep.SimReport = &SimReport{Machine: s.Machine, VirtualSeconds: s.VirtualSeconds, WorkVirtualSeconds: s.WorkVirtualSeconds,
+		BusyFraction: s.BusyFraction(), LastWorkSeconds: s.LastWorkSeconds, Events: s.Events,
 		EventsPerSecond: s.EventsPerSecond(), SimSeconds: s.RealSeconds}
+	if r.sim != nil && r.sim.seqNodes > 0 {
+		n := r.sim.seqNodes
+		sr := rep.SimReport
+		sr.SeqNodes, sr.SeqVirtualSeconds, sr.Speedup, sr.Efficiency = n, s.SeqVirtualSeconds(n), s.Speedup(n), s.Efficiency(n)
+		if sr.SeqVirtualSeconds > 0 {
+			sr.SearchOverhead = s.WorkVirtualSeconds / sr.SeqVirtualSeconds
+		}
+	}
 	if r.sim != nil && r.sim.trace != "" {
 		if err := r.writeTrace(s); err != nil {
 			return rep, err
@@ -386,6 +410,11 @@ func PrintReport(w io.Writer, rep Report) {
 	if s == nil {
 		return
 	}
-	fmt.Fprintf(w, "virtual: %.6g s on machine %s (one rank: %.6g s)  speedup %.1f  efficiency %.3f  busy %.3f  (%d events, %.3g/s)\n",
-		s.VirtualSeconds, s.Machine.Name, s.SeqVirtualSeconds, s.Speedup, s.Efficiency, s.BusyFraction, s.Events, s.EventsPerSecond)
+	if s.SeqNodes > 0 {
+		fmt.Fprintf(w, "virtual: %.6g s on machine %s (sequential solver, %d nodes: %.6g s)  speedup %.1f  efficiency %.3f  search overhead %.3f  busy %.3f  (%d events, %.3g/s)\n",
+			s.VirtualSeconds, s.Machine.Name, s.SeqNodes, s.SeqVirtualSeconds, s.Speedup, s.Efficiency, s.SearchOverhead, s.BusyFraction, s.Events, s.EventsPerSecond)
+		return
+	}
+	fmt.Fprintf(w, "virtual: %.6g s on machine %s (this run's nodes on one rank: %.6g s; for a speedup give --seq-nodes, the nodes of --balancer seq)  busy %.3f  (%d events, %.3g/s)\n",
+		s.VirtualSeconds, s.Machine.Name, s.WorkVirtualSeconds, s.BusyFraction, s.Events, s.EventsPerSecond)
 }

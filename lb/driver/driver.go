@@ -126,9 +126,14 @@ const tick = 20 * time.Microsecond
 const duePoll = 20 * time.Millisecond
 
 // pausePerRank makes the longest pause of request throttling grow with the
-// ranks beyond a core, within [2 ms, 100 ms], so that the idle ranks'
-// requests together stay well below what the cores can route while busy
-// ranks work.
+// ranks beyond a core, at least 2 ms, so that the idle ranks' requests
+// together stay well below what the cores can route while busy ranks work:
+// at most cores/pausePerRank requests a second (40 000 on two cores)
+// whatever the number of ranks. (An upper bound on the pause, 100 ms until
+// issue 23, let that rate grow with the ranks past 2000 per core, and the
+// idle ranks' requests then starved the busy ones: the embedded world's
+// time per rank grew with P, golomb --np 16384 10 on two cores took 486 s
+// instead of 88 s.)
 const pausePerRank = 50 * time.Microsecond
 
 // Throttling returns the request throttling of size ranks on cores cores
@@ -145,7 +150,7 @@ func Throttling(size, cores int) (first, longest time.Duration, ok bool) {
 
 // maxPauseFor returns the longest pause for size ranks on cores cores.
 func maxPauseFor(size, cores int) time.Duration {
-	return min(max(time.Duration(size/max(cores, 1))*pausePerRank, 2*time.Millisecond), 100*time.Millisecond)
+	return max(time.Duration(size/max(cores, 1))*pausePerRank, 2*time.Millisecond)
 }
 
 // throttles reports whether the ranks of c outnumber the cores they run on:

@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/treelb/treelb/lb"
 )
@@ -31,6 +32,7 @@ type Tree struct {
 	depth  int
 	mode   Mode
 	nodes  int64
+	digest uint64 // the sum of the leaves' hashes
 	best   int64
 	found  int64 // First: a value divisible by 1000, or -1
 	solved bool
@@ -39,8 +41,12 @@ type Tree struct {
 // TreeResult is what a search of a Tree found.
 type TreeResult struct {
 	Nodes int64 // nodes expanded
-	Best  int64 // Bound: the minimum leaf value; math.MaxInt64 otherwise
-	Found int64 // First: a leaf value divisible by 1000, -1 if none
+	// Digest is the sum modulo 2^64 of the hashes of the leaves expanded:
+	// in Count mode, the certificate of the tree with Nodes (package
+	// cert), the same however the search was split.
+	Digest uint64
+	Best   int64 // Bound: the minimum leaf value; math.MaxInt64 otherwise
+	Found  int64 // First: a leaf value divisible by 1000, -1 if none
 }
 
 // NewTree returns one rank's view of the tree of seed with leaves at the
@@ -113,6 +119,7 @@ func (t *treeTask) Work(budget int64) int64 {
 			kids = 0
 		}
 		if kids == 0 {
+			a.digest += h
 			// Path costs only grow, so 1000·lb bounds every leaf below.
 			val := 1000*int64(v.lb) + int64(h>>40)%1000
 			if a.mode == Bound && val < a.best {
@@ -178,11 +185,17 @@ func (a *Tree) Unmarshal(b []byte) (lb.Task, error) {
 		v := treeNode{id: binary.LittleEndian.Uint64(b)}
 		b = b[8:]
 		d, k1 := binary.Uvarint(b)
+		if k1 <= 0 {
+			return nil, errors.New("tree: bad node")
+		}
 		l, k2 := binary.Uvarint(b[k1:])
-		if k1 <= 0 || k2 <= 0 {
+		if k2 <= 0 {
 			return nil, errors.New("tree: bad node")
 		}
 		b = b[k1+k2:]
+		if d > uint64(a.depth) || l > math.MaxInt32 {
+			return nil, fmt.Errorf("tree: a node at depth %d with bound %d in a tree of depth %d", d, l, a.depth)
+		}
 		v.depth, v.lb = int32(d), int32(l)
 		t.stack = append(t.stack, v)
 	}
@@ -204,11 +217,14 @@ func (a *Tree) Improve(v int64) { a.best = min(a.best, v) }
 func (a *Tree) Solved() bool { return a.solved }
 
 // Result returns what this rank found.
-func (a *Tree) Result() TreeResult { return TreeResult{Nodes: a.nodes, Best: a.best, Found: a.found} }
+func (a *Tree) Result() TreeResult {
+	return TreeResult{Nodes: a.nodes, Digest: a.digest, Best: a.best, Found: a.found}
+}
 
-// Combine sums the nodes and keeps the best and any found value.
+// Combine sums the nodes and the digests and keeps the best and any found
+// value.
 func (a *Tree) Combine(x, y TreeResult) TreeResult {
-	return TreeResult{Nodes: x.Nodes + y.Nodes, Best: min(x.Best, y.Best), Found: max(x.Found, y.Found)}
+	return TreeResult{Nodes: x.Nodes + y.Nodes, Digest: x.Digest + y.Digest, Best: min(x.Best, y.Best), Found: max(x.Found, y.Found)}
 }
 
 // Variant is a registered balancer with options, as the conformance tests
@@ -282,13 +298,15 @@ func (v Variant) Config(budget int64, seed uint64) lb.Config {
 }
 
 // Check compares a parallel result with the sequential one of the same tree
-// and mode, and the statistics' node count with the result's.
+// and mode (in Count mode the nodes and the digest of the leaves, the
+// certificate of an exhaustive search), and the statistics' node count with
+// the result's.
 func Check(got TreeResult, out *lb.Outcome, seed uint64, depth int, mode Mode) error {
 	want := Sequential(seed, depth, mode)
 	switch mode {
 	case Count:
-		if got.Nodes != want.Nodes || out.Total.Nodes != want.Nodes {
-			return fmt.Errorf("nodes %d (statistics %d), sequential %d", got.Nodes, out.Total.Nodes, want.Nodes)
+		if got.Nodes != want.Nodes || out.Total.Nodes != want.Nodes || got.Digest != want.Digest {
+			return fmt.Errorf("nodes %d (statistics %d), digest %#x; sequential %d, %#x", got.Nodes, out.Total.Nodes, got.Digest, want.Nodes, want.Digest)
 		}
 	case Bound:
 		if got.Best != want.Best {

@@ -626,7 +626,7 @@ func (s *sim) finish(job lb.Job, t0 time.Time) (*lb.Outcome, error) {
 		Incumbent: end.Incumbent, HasIncumbent: end.HasIncumbent}
 	out := fin.Outcome(ranks)
 	rep := &lb.SimReport{Machine: s.m.Machine, Ranks: p, VirtualSeconds: out.Seconds,
-		SeqVirtualSeconds: float64(total.Nodes) * s.m.NodeNS / 1e9, BusySeconds: float64(busy) / 1e12,
+		WorkVirtualSeconds: float64(total.Nodes) * s.m.NodeNS / 1e9, BusySeconds: float64(busy) / 1e12,
 		LastWorkSeconds: float64(s.lastWork) / 1e12, Events: s.events}
 	if s.trace != nil {
 		rep.Trace = s.trace.points(at)

@@ -1,6 +1,3 @@
-// Package mpitest helps tests run on either world of package mpi: the same
-// test runs at several sizes in the embedded world and once at mpirun's size
-// under -tags mpi.
 package mpitest
 
 import (

@@ -1,26 +1,37 @@
-// Command campaign runs a speedup campaign of the treelb commands and plots
-// it (package internal/campaign): it sweeps worlds × P × balancers ×
-// instances × seeds × repeats, one process per run with --json, writes one
-// CSV row per run (the runner's columns run_*, then every JSON field,
-// nested objects flattened as messages.request, machine.name) and resumes:
-// runs whose key (world, P, balancer with options, instance, seed, repeat)
-// is in the CSV already are not run again. Progress (run i of n, ETA) goes
-// to stderr. At the end it draws the plots (PNG and SVG) next to the CSV
-// and prints a Markdown summary on stdout.
+// Command campaign is treelb's one measurement tool (package
+// internal/campaign; docs/measuring.md says how it measures): it sweeps
+// worlds × P × balancers × instances × seeds × repeats, one process per
+// run with --json, writes one CSV row per run (the runner's columns run_*:
+// the key, the command line, the load before and after, a load warning,
+// wall and CPU time; then every JSON field, nested objects flattened as
+// messages.request, machine.name, provenance.commit) and resumes: runs
+// whose key (world, P, balancer with options, instance, seed, repeat) is
+// in the CSV already are not run again. Every speedup is against the
+// sequential solver on the same instance: the plan adds its baseline runs.
+// Progress (run i of n, ETA) goes to stderr. At the end it prints a
+// Markdown summary (medians with min–max of the repeats), writes it as
+// PREFIX-summary.csv, and draws the plots (PNG and SVG) next to the CSV.
 //
-//	go run ./scripts/campaign -csv results/x.csv -world sim:gcel -np 64..4096*4 \
-//	    -balancer rp -balancer 'rp --fast-init' -instance 'golomb 12' -height marks
-//	go run ./scripts/campaign -csv results/x.csv -plot-only        # plots and summary of a CSV
-//	campaign -csv out.csv -world mpi -bin-dir bin/openmpi -launcher 'srun -n {np}' -np 1,2,4 -instance 'golomb 10'
+// Presets name the campaigns behind the project's figures (--preset help
+// lists them, with their parameters, set by --set NAME=VALUE); the flags
+// override a preset's defaults:
 //
-// Real worlds (embedded, mpi) add a sequential baseline (--balancer seq,
-// P 1) per world, instance and repeat, which their speedups are measured
-// against; the load average is recorded for them (run_load). Without
-// -bin-dir the commands the instances name are built once (go build
-// ./apps/APP, with -tags) into a temporary directory.
+//	go run ./scripts/campaign --preset fifteen-fig3                   # seed 002 Fig. 3 on 2 real ranks
+//	go run ./scripts/campaign --preset seed003 --set trials=10 --np 8,16 # seed 003's tables, a quick look
+//	go run ./scripts/campaign --csv results/x.csv --world sim:gcel --np 64..4096*4 \
+//	    --balancer rp --balancer 'rp --fast-init' --instance 'golomb 12' --height marks
+//	go run ./scripts/campaign --csv results/x.csv --plot-only        # summary and plots of a CSV
+//	campaign --csv out.csv --world mpi --bin-dir bin/openmpi --launcher 'srun -n {np}' --np 1,2,4 --instance 'golomb 10'
+//	... | go run ./scripts/campaign --spread                        # median, min, max of "KEY VALUE" lines
+//
+// Without --bin-dir the commands the instances name are built once (go
+// build -buildvcs=auto ./apps/APP, with -tags) into a temporary directory,
+// stamped with the commit where go can tell it; a preset's foreign
+// programs (reference solvers) are built next to them.
 package main
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"errors"
@@ -31,6 +42,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,7 +52,9 @@ import (
 func main() {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); errors.Is(err, flag.ErrHelp) {
+		return
+	} else if err != nil {
 		fmt.Fprintln(os.Stderr, "campaign:", err)
 		os.Exit(1)
 	}
@@ -52,76 +66,142 @@ type list []string
 func (l *list) String() string     { return strings.Join(*l, "; ") }
 func (l *list) Set(s string) error { *l = append(*l, s); return nil }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("campaign", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var worlds, balancers, instances list
+	var worlds, balancers, instances, sets list
 	fs.Var(&worlds, "world", "world spec, repeatable: embedded, mpi or sim[:MACHINE], then flags of the command (default sim:gcel)")
 	fs.Var(&balancers, "balancer", "balancer spec, repeatable: NAME [OPTION...], e.g. 'rp --fast-init' (default rp)")
-	fs.Var(&instances, "instance", "instance spec, repeatable: APP [ARG...], e.g. 'golomb 12' or 'fifteen --korf 7'")
-	csvPath := fs.String("csv", "", "the CSV `FILE` (read first, for resuming; required)")
+	fs.Var(&instances, "instance", "instance spec, repeatable: APP [ARG...], e.g. 'golomb 12', 'fifteen --korf 7', 'knapsack <(knapsack gen -m 500 --seed 3)'")
+	fs.Var(&sets, "set", "a preset's parameter, repeatable: NAME=VALUE (--preset help lists them)")
+	preset := fs.String("preset", "", "a named campaign behind one of the project's figures ('help' lists them)")
+	csvPath := fs.String("csv", "", "the CSV `FILE` (read first, for resuming; required without --preset)")
 	np := fs.String("np", "1024", "P list: N, A-B, A..B*F (geometric), comma-separated")
-	seeds := fs.String("seeds", "1", "seed list, as -np")
+	seeds := fs.String("seeds", "1", "seed list, as --np")
 	repeats := fs.Int("repeats", 1, "runs of every configuration")
+	jobs := fs.Int("jobs", 1, "runs at once (simulated worlds only: real runs would disturb each other's times)")
 	binDir := fs.String("bin-dir", "", "directory of the commands (default: build them into a temporary directory)")
 	tags := fs.String("tags", "", "build tags of the commands built (e.g. mpi)")
-	launcher := fs.String("launcher", "", "prefix of every command line, {np} replaced by P (default for -world mpi: mpirun --oversubscribe -np {np})")
-	jsonl := fs.String("jsonl", "", "also append every run's JSON output to `FILE`")
+	launcher := fs.String("launcher", "", "prefix of every command line, {np} replaced by P (default for --world mpi: mpirun --oversubscribe -np {np})")
+	jsonl := fs.String("jsonl", "", "also append every run's output to `FILE`")
+	inputs := fs.String("inputs", "", "keep the files that instances' <(...) make in `DIR` (default: a temporary directory)")
 	timeout := fs.Duration("timeout", 0, "per run (0: none)")
-	plots := fs.String("plots", "", "path prefix of the plots (default: the CSV's path without .csv; 'none': no plots)")
-	title := fs.String("title", "", "title of the plots (default: the CSV's name)")
+	plots := fs.String("plots", "", "path prefix of the plots and the summary CSV (default: the CSV's path without .csv; 'none': no plots)")
+	title := fs.String("title", "", "first line of the plots' title: what ran (default: the preset's, or the apps and instances); the machines and P follow")
 	height := fs.String("height", "", "columns (e.g. marks,length: the first a row has) or a number giving the tree height h for the summary's messages/(h·P)")
-	plotOnly := fs.Bool("plot-only", false, "run nothing: plot and summarize the CSV")
+	plotOnly := fs.Bool("plot-only", false, "run nothing: summarize and plot the CSV")
 	dry := fs.Bool("dry-run", false, "print the command lines still to run, and run nothing")
+	spread := fs.Bool("spread", false, "read lines 'KEY VALUE' on stdin and print per key (in order of appearance) the number of values, their median, min and max")
+	fs.Usage = func() { usage(fs, stderr) }
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if *csvPath == "" {
-		return errors.New("-csv is required")
+	if *spread {
+		return spreads(stdin, stdout)
 	}
-	if !*plotOnly {
-		if len(worlds) == 0 {
-			worlds = list{"sim:gcel"}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	// The plan: a preset's defaults, or the flags' defaults; the flags
+	// given override either.
+	var p campaign.Preset
+	if *preset == "help" {
+		campaign.DescribePresets(stdout)
+		return nil
+	}
+	if *preset != "" {
+		var err error
+		if p, err = campaign.LookupPreset(*preset); err != nil {
+			return err
 		}
-		if len(balancers) == 0 {
-			balancers = list{"rp"}
+	} else {
+		if len(sets) > 0 {
+			return errors.New("--set: only with --preset")
 		}
-		plan := campaign.Plan{Worlds: worlds, Balancers: balancers, Instances: instances, Repeats: *repeats}
+		p = campaign.Preset{Defaults: campaign.Plan{Worlds: []string{"sim:gcel"}, Balancers: []string{"rp"}, NPs: []int{1024}, Seeds: []int64{1}, Repeats: 1}}
+	}
+	plan := p.Defaults
+	if set["world"] {
+		plan.Worlds = worlds
+	}
+	if set["balancer"] {
+		plan.Balancers = balancers
+	}
+	if set["instance"] {
+		plan.Instances = instances
+	}
+	if set["np"] {
 		nps, err := campaign.ParseInts(*np)
 		if err != nil {
 			return err
 		}
-		for _, p := range nps {
-			plan.NPs = append(plan.NPs, int(p))
+		plan.NPs = nil
+		for _, n := range nps {
+			plan.NPs = append(plan.NPs, int(n))
 		}
+	}
+	if set["seeds"] {
+		var err error
 		if plan.Seeds, err = campaign.ParseInts(*seeds); err != nil {
 			return err
 		}
-		keys, err := plan.Keys()
-		if err != nil {
+	}
+	if set["repeats"] {
+		plan.Repeats = *repeats
+	}
+	*csvPath = cmp.Or(*csvPath, p.CSV)
+	if *csvPath == "" {
+		return errors.New("--csv is required (or a --preset)")
+	}
+	*title, *height, *tags = cmp.Or(*title, p.Title), cmp.Or(*height, p.Height), cmp.Or(*tags, p.Tags)
+	if !set["jobs"] && p.Jobs > 0 {
+		*jobs = p.Jobs
+	}
+	params, err := p.Resolve(sets)
+	if err != nil {
+		return err
+	}
+	var setup campaign.Setup
+	if !*plotOnly || *preset != "" {
+		if setup, err = p.Setup(plan, params); err != nil {
 			return err
 		}
+	}
+	if !*plotOnly {
+		keys := setup.Keys
 		launch := strings.Fields(*launcher)
+		if len(launch) == 0 {
+			launch = p.Launcher
+		}
 		if len(launch) == 0 && slices.ContainsFunc(keys, func(k campaign.Key) bool { return strings.HasPrefix(k.World, "mpi") }) {
 			launch = []string{"mpirun", "--oversubscribe", "-np", "{np}"}
 		}
 		if err := os.MkdirAll(filepath.Dir(*csvPath), 0o755); err != nil {
 			return err
 		}
-		r := campaign.Runner{CSV: *csvPath, JSONL: *jsonl, BinDir: *binDir, Launcher: launch, Timeout: *timeout, Progress: stderr}
+		r := campaign.Runner{CSV: *csvPath, JSONL: *jsonl, BinDir: *binDir, Launcher: launch, Timeout: *timeout, Progress: stderr,
+			Jobs: *jobs, InputDir: *inputs}
 		if *dry {
-			_, todo, err := r.Todo(keys)
+			t, todo, err := r.Todo(keys)
+			if err != nil {
+				return err
+			}
 			for _, k := range todo {
-				cmd, err := campaign.Command(k, cmp.Or(r.BinDir, "BIN"), launch)
+				cmd, err := campaign.Command(k, campaign.CommandOptions{BinDir: cmp.Or(r.BinDir, "BIN"), Launcher: launch, SeqNodes: campaign.SeqNodes(t, k.Instance)})
 				if err != nil {
 					return err
 				}
 				fmt.Fprintln(stdout, strings.Join(cmd, " "))
 			}
-			return err
+			return nil
+		}
+		if r.InputDir != "" {
+			if err := os.MkdirAll(r.InputDir, 0o755); err != nil {
+				return err
+			}
 		}
 		if r.BinDir == "" {
 			dir, err := os.MkdirTemp("", "campaign")
@@ -129,57 +209,160 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 			defer os.RemoveAll(dir)
-			if err := build(dir, *tags, keys, stderr); err != nil {
+			if err := build(ctx, dir, *tags, keys, stderr); err != nil {
 				return err
 			}
 			r.BinDir = dir
+		}
+		if setup.Build != nil {
+			if err := setup.Build(ctx, r.BinDir, stderr); err != nil {
+				return err
+			}
 		}
 		if _, err := r.Run(ctx, keys); err != nil {
 			return err
 		}
 	}
-	t, err := campaign.ReadTable(*csvPath)
+	return report(*csvPath, *plots, *title, *height, setup, stdout, stderr)
+}
+
+// report writes the summary of the CSV at csvPath (Markdown on stdout,
+// PREFIX-summary.csv), the plots and the preset's report.
+func report(csvPath, plots, title, height string, setup campaign.Setup, stdout, stderr io.Writer) error {
+	t, err := campaign.ReadTable(csvPath)
 	if err != nil {
 		return err
 	}
-	pts, err := campaign.Derive(t, *height)
+	pts, err := campaign.Derive(t, height)
 	if err != nil {
-		return fmt.Errorf("%s: %w", *csvPath, err)
+		return fmt.Errorf("%s: %w", csvPath, err)
 	}
-	if len(pts) == 0 {
-		return fmt.Errorf("%s: no parallel run", *csvPath)
+	if len(pts) == 0 && setup.Report == nil {
+		return fmt.Errorf("%s: no parallel run", csvPath)
 	}
-	if *plots != "none" {
-		prefix := *plots
-		if prefix == "" {
-			prefix = strings.TrimSuffix(*csvPath, ".csv")
+	prefix := cmp.Or(plots, strings.TrimSuffix(csvPath, ".csv"))
+	if plots == "none" {
+		prefix = strings.TrimSuffix(csvPath, ".csv")
+	}
+	if len(pts) > 0 {
+		gs := campaign.Groups(pts)
+		if err := campaign.Summarize(stdout, gs); err != nil {
+			return err
 		}
-		if *title == "" {
-			*title = filepath.Base(prefix)
+		if err := campaign.SummarizeBySize(stdout, pts); err != nil {
+			return err
 		}
-		files, err := campaign.Plots(prefix, *title, pts)
+		if err := campaign.WriteSummary(prefix+"-summary.csv", t, gs); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "campaign: summary %s-summary.csv\n", prefix)
+		if plots != "none" && !setup.NoPlots {
+			files, err := campaign.Plots(prefix, title, pts)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "campaign: plots %s\n", strings.Join(files, " "))
+		}
+	}
+	if setup.Report != nil {
+		return setup.Report(stdout, t)
+	}
+	return nil
+}
+
+// build builds the treelb commands that the keys' instances (and their
+// <(...) generators) name into dir; foreign programs are a preset's to
+// build.
+func build(ctx context.Context, dir, tags string, keys []campaign.Key, stderr io.Writer) error {
+	var pkgs []string
+	addApp := func(app string) {
+		if _, foreign := campaign.LookupForeign(app); !foreign && !slices.Contains(pkgs, "./apps/"+app) {
+			pkgs = append(pkgs, "./apps/"+app)
+		}
+	}
+	for _, k := range keys {
+		addApp(campaign.App(k.Instance))
+		args, err := campaign.InstanceArgs(k.Instance)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "campaign: plots %s\n", strings.Join(files, " "))
-	}
-	return campaign.Summarize(stdout, campaign.Groups(pts))
-}
-
-// build builds the commands of the keys' instances into dir.
-func build(dir, tags string, keys []campaign.Key, stderr io.Writer) error {
-	var pkgs []string
-	for _, k := range keys {
-		if p := "./apps/" + campaign.App(k.Instance); !slices.Contains(pkgs, p) {
-			pkgs = append(pkgs, p)
+		for _, a := range args {
+			if a.Gen != nil {
+				addApp(a.Gen[0])
+			}
 		}
 	}
-	args := append([]string{"build", "-tags", tags, "-o", dir + string(os.PathSeparator)}, pkgs...)
+	if len(pkgs) == 0 {
+		return nil
+	}
+	args := append([]string{"build", "-buildvcs=auto", "-tags", tags, "-o", dir + string(os.PathSeparator)}, pkgs...)
 	fmt.Fprintf(stderr, "campaign: go %s\n", strings.Join(args, " "))
 	start := time.Now()
-	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("go build (run from the repository's root, or give -bin-dir): %v\n%s", err, out)
+	if out, err := exec.CommandContext(ctx, "go", args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("go build (run from the repository's root, or give --bin-dir): %v\n%s", err, out)
 	}
 	fmt.Fprintf(stderr, "campaign: built in %s\n", time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// spreads reads "KEY VALUE" lines (blank lines and lines starting with #
+// ignored; KEY may hold blanks, VALUE is the last field) and prints per
+// key, in order of first appearance, a line of the key, the number of
+// values, their median, min and max (campaign.SpreadOf: gonum's median),
+// separated by tabs.
+func spreads(r io.Reader, w io.Writer) error {
+	var order []string
+	vals := map[string][]float64{}
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		i := strings.LastIndexAny(line, " \t")
+		if i < 0 {
+			return fmt.Errorf("--spread: line %d: want KEY VALUE, have %q", n, line)
+		}
+		key := strings.TrimSpace(line[:i])
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			return fmt.Errorf("--spread: line %d: %w", n, err)
+		}
+		if _, ok := vals[key]; !ok {
+			order = append(order, key)
+		}
+		vals[key] = append(vals[key], v)
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	for _, k := range order {
+		s := campaign.SpreadOf(vals[k])
+		if _, err := fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\n", k, s.N, g(s.Median), g(s.Min), g(s.Max)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func g(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+
+// usage writes the runner's help with its flags in the style of the
+// treelb commands (--name; the flag package takes one dash or two).
+func usage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintln(w, "usage: campaign --preset NAME [--set NAME=VALUE]... [FLAG...]")
+	fmt.Fprintln(w, "       campaign --csv FILE --world W --np LIST --balancer B --instance I [FLAG...]")
+	fmt.Fprintln(w, "       campaign --csv FILE --plot-only | campaign --spread < KEY-VALUE-LINES")
+	fmt.Fprintln(w, "flags:")
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, help := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if arg != "" {
+			line += " " + arg
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
+			help += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "%s\n    \t%s\n", line, help)
+	})
 }

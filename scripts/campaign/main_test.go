@@ -3,80 +3,191 @@ package main
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/treelb/treelb/internal/campaign"
 )
 
+// commands builds the commands the tests run into a temporary directory,
+// once per test.
+func commands(t *testing.T, apps ...string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds commands")
+	}
+	dir := t.TempDir()
+	var pkgs []string
+	for _, a := range apps {
+		pkgs = append(pkgs, "../../apps/"+a)
+	}
+	if out, err := exec.Command("go", append([]string{"build", "-o", dir + "/"}, pkgs...)...).CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return dir
+}
+
+func runCampaign(t *testing.T, args ...string) (stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	if err := run(context.Background(), args, strings.NewReader(""), &o, &e); err != nil {
+		t.Fatalf("campaign %q: %v\n%s", args, err, e.String())
+	}
+	return o.String(), e.String()
+}
+
 // TestCampaign runs a small campaign with the real golomb command (sim and
 // embedded worlds), resumes it, and plots it again from the CSV alone.
 func TestCampaign(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the golomb command")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("go", "build", "-o", dir+"/", "../../apps/golomb").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	dir := commands(t, "golomb")
 	csvPath := filepath.Join(dir, "out", "g.csv")
-	args := []string{"-bin-dir", dir, "-csv", csvPath, "-world", "sim:unit", "-world", "embedded", "-np", "1..4*2",
-		"-balancer", "rp", "-balancer", "rp --fast-init", "-instance", "golomb 7", "-height", "marks"}
-	var stdout, stderr bytes.Buffer
-	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
-	// sim: 2 balancers × 3 P; embedded: the same and the baseline.
-	if !strings.Contains(stderr.String(), "13 to run") || !strings.Contains(stderr.String(), "run 13 of 13") {
-		t.Errorf("progress:\n%s", stderr.String())
+	args := []string{"--bin-dir", dir, "--csv", csvPath, "--world", "sim:unit", "--world", "embedded", "--np", "1..4*2",
+		"--balancer", "rp", "--balancer", "rp --fast-init", "--instance", "golomb --count 30 7", "--height", "marks"}
+	stdout, stderr := runCampaign(t, args...)
+	// sim: its baseline, 2 balancers × 3 P; embedded: the same.
+	if !strings.Contains(stderr, "14 to run") || !strings.Contains(stderr, "run 14 of 14") {
+		t.Errorf("progress:\n%s", stderr)
 	}
 	tab, err := campaign.ReadTable(csvPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tab.Rows) != 13 {
+	if len(tab.Rows) != 14 {
 		t.Fatalf("%d rows", len(tab.Rows))
 	}
-	for _, c := range []string{"run_world", "length", "nodes", "messages.request", "machine.name", "speedup", "busy_fraction"} {
+	for _, c := range []string{"run_world", "run_load_before", "run_warning", "run_cpu_seconds", "rulers", "nodes", "messages.request", "machine.name",
+		"speedup", "seq_nodes", "search_overhead", "busy_fraction", "provenance.commit", "provenance.host", "provenance.cpu", "provenance.load"} {
 		if tab.Col(c) < 0 {
 			t.Errorf("no column %s in %q", c, tab.Columns)
 		}
 	}
+	seq := ""
 	for i := range tab.Rows {
-		if tab.Get(i, "length") != "25" || tab.Get(i, "ranks") != tab.Get(i, "run_np") {
-			t.Errorf("row %d: length %s, ranks %s, run_np %s", i, tab.Get(i, "length"), tab.Get(i, "ranks"), tab.Get(i, "run_np"))
+		if tab.Get(i, "rulers") == "" || tab.Get(i, "ranks") != tab.Get(i, "run_np") && tab.Get(i, "run_balancer") != "seq" || tab.Get(i, "provenance.host") == "" {
+			t.Errorf("row %d: rulers %s, ranks %s, run_np %s", i, tab.Get(i, "rulers"), tab.Get(i, "ranks"), tab.Get(i, "run_np"))
+		}
+		if tab.Get(i, "run_world") == campaign.SimBaselineWorld {
+			seq = tab.Get(i, "nodes")
 		}
 	}
-	if !strings.Contains(stdout.String(), "| sim:unit | golomb 7 | rp --fast-init | 4 | 1 |") {
-		t.Errorf("summary:\n%s", stdout.String())
+	// The speedup a simulated run prints is the sequential solver's nodes
+	// × the node cost over its virtual time, never its own nodes.
+	for i := range tab.Rows {
+		if tab.Get(i, "run_world") != "sim:unit" {
+			continue
+		}
+		sp, _ := tab.Float(i, "speedup")
+		ns, _ := tab.Float(i, "machine.node_ns")
+		vt, _ := tab.Float(i, "virtual_seconds")
+		n, _ := strconv.ParseFloat(seq, 64)
+		if tab.Get(i, "seq_nodes") != seq || math.Abs(sp-n*ns*1e-9/vt) > 1e-9*sp {
+			t.Errorf("row %d: speedup %g, seq_nodes %s; want %s × %g ns / %g s", i, sp, tab.Get(i, "seq_nodes"), seq, ns, vt)
+		}
 	}
-	for _, f := range []string{"g-speedup.png", "g-speedup.svg", "g-seqtime.png", "g-messages.svg"} {
+	if !strings.Contains(stdout, "| sim:unit | golomb --count 30 7 | rp --fast-init | 4 | 1 |") || !strings.Contains(stdout, "search overhead") {
+		t.Errorf("summary:\n%s", stdout)
+	}
+	for _, f := range []string{"g-speedup.png", "g-speedup.svg", "g-seqtime.png", "g-messages.svg", "g-summary.csv"} {
 		if _, err := os.Stat(filepath.Join(dir, "out", f)); err != nil {
 			t.Error(err)
 		}
 	}
-	stderr.Reset()
-	if err := run(context.Background(), args, &stdout, &stderr); err != nil || !strings.Contains(stderr.String(), "13 already in") {
-		t.Errorf("resume: %v\n%s", err, stderr.String())
+	_, stderr = runCampaign(t, args...)
+	if !strings.Contains(stderr, "14 already in") {
+		t.Errorf("resume:\n%s", stderr)
 	}
-	stdout.Reset()
-	if err := run(context.Background(), append(args, "-np", "8", "-dry-run"), &stdout, &stderr); err != nil ||
-		strings.Count(stdout.String(), "\n") != 4 || !strings.Contains(stdout.String(), "--world sim --np 8 --machine unit --balancer rp --seed 1 7") {
-		t.Errorf("dry run: %v\n%s", err, stdout.String())
+	stdout, _ = runCampaign(t, append(args, "--np", "8", "--dry-run")...)
+	if strings.Count(stdout, "\n") != 4 || !strings.Contains(stdout, "--world sim --np 8 --machine unit --balancer rp --seed 1 --seq-nodes "+seq+" --count 30 7") {
+		t.Errorf("dry run:\n%s", stdout)
 	}
-	if err := run(context.Background(), []string{"-csv", csvPath, "-plot-only", "-plots", filepath.Join(dir, "again")}, &stdout, &stderr); err != nil {
-		t.Error(err)
-	}
+	runCampaign(t, "--csv", csvPath, "--plot-only", "--plots", filepath.Join(dir, "again"))
 	if _, err := os.Stat(filepath.Join(dir, "again-speedup.png")); err != nil {
 		t.Error(err)
 	}
-	for _, bad := range [][]string{{}, {"-csv", csvPath, "-np", "0"}, {"-csv", csvPath, "-world", "cloud", "-instance", "golomb 7"},
-		{"-csv", csvPath, "-instance", "golomb 7", "-balancer", "nosuch", "-bin-dir", dir, "-np", "2", "-world", "sim:unit"}, {"-csv", csvPath, "x"}} {
-		if err := run(context.Background(), bad, &stdout, &stderr); err == nil {
+	for _, bad := range [][]string{{}, {"--csv", csvPath, "--np", "0"}, {"--csv", csvPath, "--world", "cloud", "--instance", "golomb 7"},
+		{"--csv", csvPath, "--instance", "golomb 7", "--balancer", "nosuch", "--bin-dir", dir, "--np", "2", "--world", "sim:unit"}, {"--csv", csvPath, "x"},
+		{"--preset", "nosuch"}, {"--preset", "seed003", "--set", "nosuch=1"}, {"--csv", csvPath, "--set", "trials=2"},
+		{"--csv", csvPath, "--world", "embedded", "--jobs", "2", "--instance", "golomb 7", "--bin-dir", dir}} {
+		if err := run(context.Background(), bad, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// TestPresets runs three presets small: seed 003's tables (simulated,
+// two at once), seed 002 Fig. 4 (generated knapsack instances, real
+// ranks) and Fig. 3 (the 15-puzzle's iterations, real ranks).
+func TestPresets(t *testing.T) {
+	dir := commands(t, "integrate", "knapsack", "fifteen")
+	out := filepath.Join(t.TempDir(), "seed003.csv")
+	stdout, _ := runCampaign(t, "--preset", "seed003", "--bin-dir", dir, "--csv", out, "--np", "8", "--set", "trials=2", "--set", "alphas=0.96",
+		"--set", "thetas=1e-6", "--set", "rules=relative")
+	for _, want := range []string{"## Table 1: α-trees", "## Table 2: random polynomials, relative rule", "12.46", "18.82", "not p < .001"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("seed003 without %q:\n%s", want, stdout)
+		}
+	}
+	if tab, err := campaign.ReadTable(out); err != nil || len(tab.Rows) != 8 {
+		t.Errorf("seed003: %v, %d rows", err, len(tab.Rows))
+	}
+
+	out = filepath.Join(t.TempDir(), "fig4.csv")
+	stdout, _ = runCampaign(t, "--preset", "knapsack-fig4", "--bin-dir", dir, "--csv", out, "--set", "instances=200:1,3", "--repeats", "1")
+	tab, err := campaign.ReadTable(out)
+	if err != nil || len(tab.Rows) != 4 {
+		t.Fatalf("fig4: %v, %d rows", err, len(tab.Rows))
+	}
+	if c := tab.Get(1, "run_command"); !strings.HasSuffix(c, "--search hs <(knapsack gen --class sanders -m 200 --seed 1)") {
+		t.Errorf("fig4: command %q", c)
+	}
+	if !strings.Contains(stdout, "By sequential time of the instance") {
+		t.Errorf("fig4 summary:\n%s", stdout)
+	}
+
+	out = filepath.Join(t.TempDir(), "fig3.csv")
+	stdout, _ = runCampaign(t, "--preset", "fifteen-fig3", "--bin-dir", dir, "--csv", out, "--set", "korf=12", "--repeats", "1", "--balancer", "rp")
+	if !strings.Contains(stdout, "By sequential time of the failing iteration") {
+		t.Errorf("fig3 summary:\n%s", stdout)
+	}
+	if _, err := os.Stat(strings.TrimSuffix(out, ".csv") + "-iterations.png"); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestSpread: medians, minima and maxima of KEY VALUE lines, by gonum.
+func TestSpread(t *testing.T) {
+	var o bytes.Buffer
+	in := "# comment\nrp P=2 3\nseq 1.5\nrp P=2 1\n\nrp P=2 2\nrp P=2 10\n"
+	if err := run(context.Background(), []string{"--spread"}, strings.NewReader(in), &o, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "rp P=2\t4\t2\t1\t10\nseq\t1\t1.5\t1.5\t1.5\n"; o.String() != want {
+		t.Errorf("-spread:\n%q\nwant\n%q", o.String(), want)
+	}
+	if err := run(context.Background(), []string{"--spread"}, strings.NewReader("x y\n"), &o, &bytes.Buffer{}); err == nil {
+		t.Error("a value that is no number accepted")
+	}
+}
+
+// TestHelp: the runner's help names its flags as every treelb command
+// does, with two dashes, and one dash works as well.
+func TestHelp(t *testing.T) {
+	var e bytes.Buffer
+	err := run(context.Background(), []string{"--help"}, strings.NewReader(""), &bytes.Buffer{}, &e)
+	if err == nil || !strings.Contains(e.String(), "  --csv FILE") || !strings.Contains(e.String(), "  --preset string") ||
+		strings.Contains(e.String(), "\n  -csv") {
+		t.Errorf("--help: %v\n%s", err, e.String())
+	}
+	var o bytes.Buffer
+	for _, arg := range []string{"-spread", "--spread"} {
+		o.Reset()
+		if err := run(context.Background(), []string{arg}, strings.NewReader("k 1\n"), &o, &bytes.Buffer{}); err != nil || o.String() != "k\t1\t1\t1\t1\n" {
+			t.Errorf("%s: %q, %v", arg, o.String(), err)
 		}
 	}
 }

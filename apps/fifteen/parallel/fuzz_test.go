@@ -15,7 +15,7 @@ import (
 func FuzzOutcome(f *testing.F) {
 	for _, o := range []Outcome{
 		{MinExceeded: puzzle.NoExceeded},
-		{Nodes: 123456789, MinExceeded: 44},
+		{Nodes: 123456789, MinExceeded: 44, Digest: 0x0123456789abcdef, Replayed: 4242},
 		{Nodes: 99, MinExceeded: puzzle.NoExceeded, Found: true, Moves: []puzzle.Move{puzzle.Up, puzzle.Left, puzzle.Down, puzzle.Right}},
 		{Found: true, Moves: []puzzle.Move{}},
 	} {

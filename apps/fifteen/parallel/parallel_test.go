@@ -71,9 +71,9 @@ func checkResult(in puzzle.Instance, got, seq Result) error {
 		if st.Threshold != want.Threshold || st.Failed == last {
 			return fmt.Errorf("korf %d: iteration %d: %+v, want threshold %d failed %v", in.ID, i, st, want.Threshold, !last)
 		}
-		if !last && st.Nodes != want.Nodes {
-			return fmt.Errorf("korf %d: failing iteration %d (threshold %d): %d nodes, sequential %d",
-				in.ID, i, st.Threshold, st.Nodes, want.Nodes)
+		if !last && (st.Nodes != want.Nodes || st.Digest != want.Digest) {
+			return fmt.Errorf("korf %d: failing iteration %d (threshold %d): %d nodes, digest %#x; sequential %d, %#x",
+				in.ID, i, st.Threshold, st.Nodes, st.Digest, want.Nodes, want.Digest)
 		}
 		if last && (st.Nodes < 1 || st.Nodes > want.Nodes*100) {
 			return fmt.Errorf("korf %d: final iteration: %d nodes, sequential %d", in.ID, st.Nodes, want.Nodes)
@@ -183,9 +183,9 @@ func simulate(s puzzle.State, want puzzle.IterStats, cfg lb.Config, p int, seed 
 		}
 		return nil
 	}
-	if got.Nodes != want.Nodes || out.Total.Nodes != want.Nodes || got.MinExceeded != want.MinExceeded {
-		return fmt.Errorf("threshold %d: %d nodes (driver %d), next threshold %d; sequential %d nodes, next %d",
-			want.Threshold, got.Nodes, out.Total.Nodes, got.MinExceeded, want.Nodes, want.MinExceeded)
+	if got.Nodes != want.Nodes || out.Total.Nodes != want.Nodes || got.MinExceeded != want.MinExceeded || got.Digest != want.Digest {
+		return fmt.Errorf("threshold %d: %d nodes (driver %d), next threshold %d, digest %#x; sequential %d nodes, next %d, %#x",
+			want.Threshold, got.Nodes, out.Total.Nodes, got.MinExceeded, got.Digest, want.Nodes, want.MinExceeded, want.Digest)
 	}
 	return nil
 }
@@ -241,7 +241,7 @@ func TestRandomSchedules(t *testing.T) {
 				if !got.Found || !it.Solved() || err != nil || end != puzzle.Goal() || len(got.Moves) != want.Threshold {
 					t.Fatalf("threshold %d seed %d: %+v ends at %v", want.Threshold, seed, got, end)
 				}
-			} else if got.Found || got.Nodes != want.Nodes || got.MinExceeded != want.MinExceeded {
+			} else if got.Found || got.Nodes != want.Nodes || got.MinExceeded != want.MinExceeded || got.Digest != want.Digest {
 				t.Fatalf("threshold %d seed %d: %+v, sequential %+v", want.Threshold, seed, got, want)
 			}
 		}
@@ -375,7 +375,7 @@ func TestSimLargeP(t *testing.T) {
 					if !got.Found || err != nil || end != puzzle.Goal() || len(got.Moves) != want.Threshold {
 						t.Fatalf("threshold %d: solution %s (%v)", want.Threshold, puzzle.FormatMoves(got.Moves), err)
 					}
-				} else if got.Found || got.Nodes != want.Nodes || out.Total.Nodes != want.Nodes || got.MinExceeded != want.MinExceeded {
+				} else if got.Found || got.Nodes != want.Nodes || out.Total.Nodes != want.Nodes || got.MinExceeded != want.MinExceeded || got.Digest != want.Digest {
 					t.Fatalf("threshold %d: %d nodes, next %d; sequential %d nodes, next %d",
 						want.Threshold, got.Nodes, got.MinExceeded, want.Nodes, want.MinExceeded)
 				}
@@ -415,7 +415,7 @@ func TestEmbeddedLargeP(t *testing.T) {
 					if !got.Found || err != nil || end != puzzle.Goal() || len(got.Moves) != want.Threshold {
 						return fmt.Errorf("rank %d, threshold %d: solution %s (%v)", c.Rank(), want.Threshold, puzzle.FormatMoves(got.Moves), err)
 					}
-				} else if got.Found || got.Nodes != want.Nodes || got.MinExceeded != want.MinExceeded {
+				} else if got.Found || got.Nodes != want.Nodes || got.MinExceeded != want.MinExceeded || got.Digest != want.Digest {
 					return fmt.Errorf("rank %d, threshold %d: %d nodes, next %d; sequential %d nodes, next %d",
 						c.Rank(), want.Threshold, got.Nodes, got.MinExceeded, want.Nodes, want.MinExceeded)
 				}

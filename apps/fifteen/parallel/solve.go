@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/treelb/treelb/apps/fifteen/puzzle"
+	"github.com/treelb/treelb/internal/cert"
 	"github.com/treelb/treelb/lb"
 )
 
@@ -19,6 +20,54 @@ type IterStats struct {
 	// (lb.Outcome.Seconds), or the sequential search.
 	Seconds float64 `json:"seconds"`
 	Failed  bool    `json:"failed"` // the iteration did not find the goal
+	// Certificate certifies a failing iteration, an exhaustive search
+	// (Certify): the same on every run; empty for the last iteration,
+	// which stops at the first solution found.
+	Certificate string `json:"certificate,omitempty"`
+	// Replayed counts the frames ranks rebuilt because tasks were split or
+	// decoded: overhead, never in Nodes.
+	Replayed int64 `json:"replayed_nodes"`
+	// Digest and MinExceeded are the iteration's (Outcome), which its
+	// certificate covers.
+	Digest      uint64 `json:"-"`
+	MinExceeded int    `json:"-"`
+}
+
+// Certify returns the certificate of a failing iteration of IDA* from
+// start (package cert): the board and the threshold, the nodes, the digest
+// of the expanded nodes and the next threshold.
+func Certify(start puzzle.State, st IterStats) string { return certify(start, st).String() }
+
+func certify(start puzzle.State, st IterStats) cert.Certificate {
+	return cert.New(fmt.Sprintf("fifteen %v threshold %d", start, st.Threshold), st.Nodes, st.Digest, uint64(st.MinExceeded))
+}
+
+// Certificate returns the certificate of the failing iterations of a run
+// from start: the certificates of the iterations, in order, mixed. Every
+// run of the board has the same, whatever the ranks and the balancer, even
+// though the last iteration's nodes vary.
+func (r Result) Certificate(start puzzle.State) string {
+	var more []uint64
+	var nodes int64
+	for _, st := range r.Iterations {
+		if st.Failed {
+			more = append(more, uint64(st.Threshold), uint64(certify(start, st)))
+			nodes += st.Nodes
+		}
+	}
+	return cert.New(fmt.Sprintf("fifteen %v failing iterations", start), nodes, 0, more...).String()
+}
+
+// FailingNodes returns the nodes of the failing iterations, the part of
+// Nodes that is the same on every run.
+func (r Result) FailingNodes() int64 {
+	var n int64
+	for _, st := range r.Iterations {
+		if st.Failed {
+			n += st.Nodes
+		}
+	}
+	return n
 }
 
 // Result is the outcome of a run of IDA*, the same on every rank. The zero
@@ -37,7 +86,8 @@ type Result struct {
 func FromSequential(r puzzle.Result) Result {
 	out := Result{Length: r.Length, Moves: r.Moves, Nodes: r.Nodes, Iterations: make([]IterStats, len(r.Iterations))}
 	for i, st := range r.Iterations {
-		out.Iterations[i] = IterStats{Threshold: st.Threshold, Nodes: st.Nodes, Seconds: st.Elapsed.Seconds(), Failed: !st.Solved}
+		out.Iterations[i] = IterStats{Threshold: st.Threshold, Nodes: st.Nodes, Seconds: st.Elapsed.Seconds(), Failed: !st.Solved,
+			Digest: st.Digest, MinExceeded: st.MinExceeded}
 	}
 	return out
 }
@@ -70,7 +120,7 @@ func (s State) MarshalBinary() ([]byte, error) {
 func DecodeState(b []byte) (State, error) {
 	var s State
 	if err := gob.NewDecoder(bytes.NewReader(b)).Decode((*stateData)(&s)); err != nil {
-		return State{}, fmt.Errorf("parallel: the state of a suspended run: %w", err)
+		return State{}, fmt.Errorf("%w: parallel: %w", lb.ErrBadState, err)
 	}
 	return s, nil
 }
@@ -132,7 +182,7 @@ func SolveNumbered(w lb.World, s puzzle.State, cfg lb.Config, instance int) (Res
 			return res, total, err
 		}
 		if st.Start != s || st.Threshold < threshold || st.Threshold > puzzle.MaxThreshold {
-			return res, total, fmt.Errorf("parallel: a suspended run of %v at threshold %d, not of %v", st.Start, st.Threshold, s)
+			return res, total, fmt.Errorf("%w: parallel: a suspended run of %v at threshold %d, not of %v", lb.ErrBadState, st.Start, st.Threshold, s)
 		}
 		res, threshold = st.Result, st.Threshold
 	}
@@ -152,7 +202,8 @@ func SolveNumbered(w lb.World, s puzzle.State, cfg lb.Config, instance int) (Res
 			return res, total, err
 		}
 		res.Nodes += o.Nodes
-		res.Iterations = append(res.Iterations, IterStats{Threshold: threshold, Nodes: o.Nodes, Seconds: out.Seconds, Failed: !o.Found})
+		res.Iterations = append(res.Iterations, IterStats{Threshold: threshold, Nodes: o.Nodes, Seconds: out.Seconds, Failed: !o.Found,
+			Replayed: o.Replayed, Digest: o.Digest, MinExceeded: o.MinExceeded})
 		if o.Found {
 			if len(o.Moves) != threshold {
 				return res, total, fmt.Errorf("parallel: threshold %d: a solution of %d moves", threshold, len(o.Moves))

@@ -109,6 +109,7 @@ func (s *fastSearch) searchBelow(p int, m Move, b uint64, slack int) fastStatus 
 
 // b00u searches below a node with the blank at 0, arrived by Up.
 func (s *fastSearch) b00u(b uint64, slack int) fastStatus {
+	s.sum += b
 	if b == goalPacked {
 		return fastFound
 	}
@@ -131,6 +132,7 @@ func (s *fastSearch) b00u(b uint64, slack int) fastStatus {
 
 // b00l searches below a node with the blank at 0, arrived by Left.
 func (s *fastSearch) b00l(b uint64, slack int) fastStatus {
+	s.sum += b
 	if b == goalPacked {
 		return fastFound
 	}
@@ -153,6 +155,7 @@ func (s *fastSearch) b00l(b uint64, slack int) fastStatus {
 
 // b01u searches below a node with the blank at 1, arrived by Up.
 func (s *fastSearch) b01u(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x6001)
@@ -182,6 +185,7 @@ func (s *fastSearch) b01u(b uint64, slack int) fastStatus {
 
 // b01l searches below a node with the blank at 1, arrived by Left.
 func (s *fastSearch) b01l(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0xa011)
@@ -211,6 +215,7 @@ func (s *fastSearch) b01l(b uint64, slack int) fastStatus {
 
 // b01r searches below a node with the blank at 1, arrived by Right.
 func (s *fastSearch) b01r(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0xc021)
@@ -240,6 +245,7 @@ func (s *fastSearch) b01r(b uint64, slack int) fastStatus {
 
 // b02u searches below a node with the blank at 2, arrived by Up.
 func (s *fastSearch) b02u(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x6002)
@@ -269,6 +275,7 @@ func (s *fastSearch) b02u(b uint64, slack int) fastStatus {
 
 // b02l searches below a node with the blank at 2, arrived by Left.
 func (s *fastSearch) b02l(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0xa012)
@@ -298,6 +305,7 @@ func (s *fastSearch) b02l(b uint64, slack int) fastStatus {
 
 // b02r searches below a node with the blank at 2, arrived by Right.
 func (s *fastSearch) b02r(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0xc022)
@@ -327,6 +335,7 @@ func (s *fastSearch) b02r(b uint64, slack int) fastStatus {
 
 // b03u searches below a node with the blank at 3, arrived by Up.
 func (s *fastSearch) b03u(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 1; s.left < 0 {
 		s.left += 1
 		return s.unwind(fastStopped, b, slack, 0x2003)
@@ -346,6 +355,7 @@ func (s *fastSearch) b03u(b uint64, slack int) fastStatus {
 
 // b03r searches below a node with the blank at 3, arrived by Right.
 func (s *fastSearch) b03r(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 1; s.left < 0 {
 		s.left += 1
 		return s.unwind(fastStopped, b, slack, 0x8023)
@@ -365,6 +375,7 @@ func (s *fastSearch) b03r(b uint64, slack int) fastStatus {
 
 // b04u searches below a node with the blank at 4, arrived by Up.
 func (s *fastSearch) b04u(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x5004)
@@ -394,6 +405,7 @@ func (s *fastSearch) b04u(b uint64, slack int) fastStatus {
 
 // b04l searches below a node with the blank at 4, arrived by Left.
 func (s *fastSearch) b04l(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x9014)
@@ -423,6 +435,7 @@ func (s *fastSearch) b04l(b uint64, slack int) fastStatus {
 
 // b04d searches below a node with the blank at 4, arrived by Down.
 func (s *fastSearch) b04d(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0xc034)
@@ -452,6 +465,7 @@ func (s *fastSearch) b04d(b uint64, slack int) fastStatus {
 
 // b05u searches below a node with the blank at 5, arrived by Up.
 func (s *fastSearch) b05u(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0x7005)
@@ -491,6 +505,7 @@ func (s *fastSearch) b05u(b uint64, slack int) fastStatus {
 
 // b05l searches below a node with the blank at 5, arrived by Left.
 func (s *fastSearch) b05l(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xb015)
@@ -530,6 +545,7 @@ func (s *fastSearch) b05l(b uint64, slack int) fastStatus {
 
 // b05r searches below a node with the blank at 5, arrived by Right.
 func (s *fastSearch) b05r(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xd025)
@@ -569,6 +585,7 @@ func (s *fastSearch) b05r(b uint64, slack int) fastStatus {
 
 // b05d searches below a node with the blank at 5, arrived by Down.
 func (s *fastSearch) b05d(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xe035)
@@ -608,6 +625,7 @@ func (s *fastSearch) b05d(b uint64, slack int) fastStatus {
 
 // b06u searches below a node with the blank at 6, arrived by Up.
 func (s *fastSearch) b06u(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0x7006)
@@ -647,6 +665,7 @@ func (s *fastSearch) b06u(b uint64, slack int) fastStatus {
 
 // b06l searches below a node with the blank at 6, arrived by Left.
 func (s *fastSearch) b06l(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xb016)
@@ -686,6 +705,7 @@ func (s *fastSearch) b06l(b uint64, slack int) fastStatus {
 
 // b06r searches below a node with the blank at 6, arrived by Right.
 func (s *fastSearch) b06r(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xd026)
@@ -725,6 +745,7 @@ func (s *fastSearch) b06r(b uint64, slack int) fastStatus {
 
 // b06d searches below a node with the blank at 6, arrived by Down.
 func (s *fastSearch) b06d(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xe036)
@@ -764,6 +785,7 @@ func (s *fastSearch) b06d(b uint64, slack int) fastStatus {
 
 // b07u searches below a node with the blank at 7, arrived by Up.
 func (s *fastSearch) b07u(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x3007)
@@ -793,6 +815,7 @@ func (s *fastSearch) b07u(b uint64, slack int) fastStatus {
 
 // b07r searches below a node with the blank at 7, arrived by Right.
 func (s *fastSearch) b07r(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x9027)
@@ -822,6 +845,7 @@ func (s *fastSearch) b07r(b uint64, slack int) fastStatus {
 
 // b07d searches below a node with the blank at 7, arrived by Down.
 func (s *fastSearch) b07d(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0xa037)
@@ -851,6 +875,7 @@ func (s *fastSearch) b07d(b uint64, slack int) fastStatus {
 
 // b08u searches below a node with the blank at 8, arrived by Up.
 func (s *fastSearch) b08u(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x5008)
@@ -880,6 +905,7 @@ func (s *fastSearch) b08u(b uint64, slack int) fastStatus {
 
 // b08l searches below a node with the blank at 8, arrived by Left.
 func (s *fastSearch) b08l(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x9018)
@@ -909,6 +935,7 @@ func (s *fastSearch) b08l(b uint64, slack int) fastStatus {
 
 // b08d searches below a node with the blank at 8, arrived by Down.
 func (s *fastSearch) b08d(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0xc038)
@@ -938,6 +965,7 @@ func (s *fastSearch) b08d(b uint64, slack int) fastStatus {
 
 // b09u searches below a node with the blank at 9, arrived by Up.
 func (s *fastSearch) b09u(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0x7009)
@@ -977,6 +1005,7 @@ func (s *fastSearch) b09u(b uint64, slack int) fastStatus {
 
 // b09l searches below a node with the blank at 9, arrived by Left.
 func (s *fastSearch) b09l(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xb019)
@@ -1016,6 +1045,7 @@ func (s *fastSearch) b09l(b uint64, slack int) fastStatus {
 
 // b09r searches below a node with the blank at 9, arrived by Right.
 func (s *fastSearch) b09r(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xd029)
@@ -1055,6 +1085,7 @@ func (s *fastSearch) b09r(b uint64, slack int) fastStatus {
 
 // b09d searches below a node with the blank at 9, arrived by Down.
 func (s *fastSearch) b09d(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xe039)
@@ -1094,6 +1125,7 @@ func (s *fastSearch) b09d(b uint64, slack int) fastStatus {
 
 // b10u searches below a node with the blank at 10, arrived by Up.
 func (s *fastSearch) b10u(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0x700a)
@@ -1133,6 +1165,7 @@ func (s *fastSearch) b10u(b uint64, slack int) fastStatus {
 
 // b10l searches below a node with the blank at 10, arrived by Left.
 func (s *fastSearch) b10l(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xb01a)
@@ -1172,6 +1205,7 @@ func (s *fastSearch) b10l(b uint64, slack int) fastStatus {
 
 // b10r searches below a node with the blank at 10, arrived by Right.
 func (s *fastSearch) b10r(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xd02a)
@@ -1211,6 +1245,7 @@ func (s *fastSearch) b10r(b uint64, slack int) fastStatus {
 
 // b10d searches below a node with the blank at 10, arrived by Down.
 func (s *fastSearch) b10d(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 3; s.left < 0 {
 		s.left += 3
 		return s.unwind(fastStopped, b, slack, 0xe03a)
@@ -1250,6 +1285,7 @@ func (s *fastSearch) b10d(b uint64, slack int) fastStatus {
 
 // b11u searches below a node with the blank at 11, arrived by Up.
 func (s *fastSearch) b11u(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x300b)
@@ -1279,6 +1315,7 @@ func (s *fastSearch) b11u(b uint64, slack int) fastStatus {
 
 // b11r searches below a node with the blank at 11, arrived by Right.
 func (s *fastSearch) b11r(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x902b)
@@ -1308,6 +1345,7 @@ func (s *fastSearch) b11r(b uint64, slack int) fastStatus {
 
 // b11d searches below a node with the blank at 11, arrived by Down.
 func (s *fastSearch) b11d(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0xa03b)
@@ -1337,6 +1375,7 @@ func (s *fastSearch) b11d(b uint64, slack int) fastStatus {
 
 // b12l searches below a node with the blank at 12, arrived by Left.
 func (s *fastSearch) b12l(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 1; s.left < 0 {
 		s.left += 1
 		return s.unwind(fastStopped, b, slack, 0x101c)
@@ -1356,6 +1395,7 @@ func (s *fastSearch) b12l(b uint64, slack int) fastStatus {
 
 // b12d searches below a node with the blank at 12, arrived by Down.
 func (s *fastSearch) b12d(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 1; s.left < 0 {
 		s.left += 1
 		return s.unwind(fastStopped, b, slack, 0x403c)
@@ -1375,6 +1415,7 @@ func (s *fastSearch) b12d(b uint64, slack int) fastStatus {
 
 // b13l searches below a node with the blank at 13, arrived by Left.
 func (s *fastSearch) b13l(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x301d)
@@ -1404,6 +1445,7 @@ func (s *fastSearch) b13l(b uint64, slack int) fastStatus {
 
 // b13r searches below a node with the blank at 13, arrived by Right.
 func (s *fastSearch) b13r(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x502d)
@@ -1433,6 +1475,7 @@ func (s *fastSearch) b13r(b uint64, slack int) fastStatus {
 
 // b13d searches below a node with the blank at 13, arrived by Down.
 func (s *fastSearch) b13d(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x603d)
@@ -1462,6 +1505,7 @@ func (s *fastSearch) b13d(b uint64, slack int) fastStatus {
 
 // b14l searches below a node with the blank at 14, arrived by Left.
 func (s *fastSearch) b14l(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x301e)
@@ -1491,6 +1535,7 @@ func (s *fastSearch) b14l(b uint64, slack int) fastStatus {
 
 // b14r searches below a node with the blank at 14, arrived by Right.
 func (s *fastSearch) b14r(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x502e)
@@ -1520,6 +1565,7 @@ func (s *fastSearch) b14r(b uint64, slack int) fastStatus {
 
 // b14d searches below a node with the blank at 14, arrived by Down.
 func (s *fastSearch) b14d(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 2; s.left < 0 {
 		s.left += 2
 		return s.unwind(fastStopped, b, slack, 0x603e)
@@ -1549,6 +1595,7 @@ func (s *fastSearch) b14d(b uint64, slack int) fastStatus {
 
 // b15r searches below a node with the blank at 15, arrived by Right.
 func (s *fastSearch) b15r(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 1; s.left < 0 {
 		s.left += 1
 		return s.unwind(fastStopped, b, slack, 0x102f)
@@ -1568,6 +1615,7 @@ func (s *fastSearch) b15r(b uint64, slack int) fastStatus {
 
 // b15d searches below a node with the blank at 15, arrived by Down.
 func (s *fastSearch) b15d(b uint64, slack int) fastStatus {
+	s.sum += b
 	if s.left -= 1; s.left < 0 {
 		s.left += 1
 		return s.unwind(fastStopped, b, slack, 0x203f)

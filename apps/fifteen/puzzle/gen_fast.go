@@ -102,6 +102,7 @@ func main() {
 			k := len(moves)
 			fmt.Fprintf(&w, "// %s searches below a node with the blank at %d, arrived by %s.\n", fname(p, prev), p, names[prev])
 			fmt.Fprintf(&w, "func (s *fastSearch) %s(b uint64, slack int) fastStatus {\n", fname(p, prev))
+			fmt.Fprintf(&w, "\ts.sum += b\n")
 			if p == 0 {
 				fmt.Fprintf(&w, "\tif b == goalPacked {\n\t\treturn fastFound\n\t}\n")
 			}

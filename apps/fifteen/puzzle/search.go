@@ -31,10 +31,14 @@ type Search struct {
 	stack     []frame // stack[g] is the node at depth g on the current path
 	// chain[i] restricts the moves of the frame Work creates at depth
 	// len(stack)+i below the top's one move; empty: no restriction.
-	chain    []uint8
-	path     []frame // scratch: the frames of a chain's path (divide)
-	nodes    int64
-	minExc   int
+	chain  []uint8
+	path   []frame // scratch: the frames of a chain's path (divide)
+	nodes  int64
+	minExc int
+	// replayed counts the frames rebuilt because the search was split or
+	// decoded: a chain's path (divideBelow), whose nodes the part keeping
+	// the chain generates again, and a decoded path (UnmarshalBinary).
+	replayed int64
 	solved   bool
 	solution []Move
 	fast     fastSearch
@@ -105,6 +109,16 @@ func (s *Search) Threshold() int { return s.threshold }
 // Nodes returns the number of nodes this search has generated.
 func (s *Search) Nodes() int64 { return s.nodes }
 
+// Digest returns the sum modulo 2^64 of the boards of the nodes this
+// search expanded (IterStats.Digest): summed over the pieces of an
+// iteration, it is the iteration's, however the iteration was split.
+func (s *Search) Digest() uint64 { return s.fast.sum }
+
+// Replayed returns the number of frames this search rebuilt because it was
+// split or decoded (a split's or a decoded task's path): overhead, not
+// nodes of the tree.
+func (s *Search) Replayed() int64 { return s.replayed }
+
 // MinExceeded returns the smallest f above the threshold among the nodes
 // this search pruned, or NoExceeded. Once every piece of a failing
 // iteration is done, the minimum over the pieces is the next threshold.
@@ -173,6 +187,7 @@ func (s *Search) Work(budget int64) (nodes int64, done bool) {
 			pending := moveMask[nb] &^ (1 << m.Inverse()) & s.chain[0]
 			s.chain = append(s.chain[:0], s.chain[1:]...)
 			s.stack = append(s.stack, frame{b: b, blank: uint8(nb), prev: m, h: uint8(h), pending: pending})
+			s.fast.sum += b // expanded here, not in fast_gen.go
 			continue
 		}
 		fs := &s.fast
@@ -345,6 +360,7 @@ func (s *Search) divideBelow() (int, uint8, bool) {
 	m := Move(bits.TrailingZeros8(fr.pending))
 	for i := 0; ; i++ {
 		fr = fr.child(m)
+		s.replayed++
 		if top+1+i+int(fr.h) > s.threshold || fr.h == 0 {
 			return 0, 0, false // a pruned node or the goal: nothing below to split
 		}
@@ -507,6 +523,7 @@ func (s *Search) UnmarshalBinary(data []byte) error {
 			return bad(fmt.Errorf("frame %d: move %v both pending and in progress", i, m))
 		}
 		c := fr.child(m)
+		o.replayed++
 		if i+1+int(c.h) > int(threshold) || c.h == 0 {
 			return bad(fmt.Errorf("frame %d: path leaves the threshold or meets the goal", i+1))
 		}

@@ -13,6 +13,7 @@ import (
 // schedule is the outcome of working an iteration in pieces.
 type schedule struct {
 	nodes     int64
+	digest    uint64
 	minExc    int
 	solution  []Move // the first one found, nil if none
 	pieces    int    // pieces made by splitting
@@ -38,6 +39,7 @@ func runSchedule(t *testing.T, r *rand.Rand, root State, threshold int, maxBudge
 	out := schedule{minExc: NoExceeded}
 	retire := func(s *Search) {
 		out.nodes += s.Nodes()
+		out.digest += s.Digest()
 		out.minExc = min(out.minExc, s.MinExceeded())
 	}
 	pool := []*Search{first}
@@ -76,7 +78,7 @@ func runSchedule(t *testing.T, r *rand.Rand, root State, threshold int, maxBudge
 				}
 				continue
 			}
-			if o.Empty() || s.Empty() || o.Nodes() != 0 || o.MinExceeded() != NoExceeded {
+			if o.Empty() || s.Empty() || o.Nodes() != 0 || o.Digest() != 0 || o.MinExceeded() != NoExceeded {
 				t.Fatalf("Split: a piece is empty or not fresh")
 			}
 			out.pieces++
@@ -131,6 +133,9 @@ func TestSearchMatchesIterate(t *testing.T) {
 				}
 				if s.MinExceeded() != want.MinExceeded {
 					t.Errorf("id %d threshold %d: min exceeded %d, Iterate %d", in.ID, threshold, s.MinExceeded(), want.MinExceeded)
+				}
+				if !want.Solved && (s.Digest() != want.Digest || want.Digest == 0) {
+					t.Errorf("id %d threshold %d: digest %#x, Iterate %#x", in.ID, threshold, s.Digest(), want.Digest)
 				}
 				if want.Solved && !slices.Equal(s.Solution(), moves) {
 					t.Errorf("id %d: solution %s, Iterate %s", in.ID, FormatMoves(s.Solution()), FormatMoves(moves))
@@ -195,9 +200,9 @@ func TestSplitEquivalence(t *testing.T) {
 					checkSolution(t, it.in.State, got.solution, it.threshold)
 					return
 				}
-				if got.nodes != want.Nodes || got.minExc != want.MinExceeded || got.solution != nil {
-					t.Errorf("%d nodes, min exceeded %d, solution %v; sequential %d, %d",
-						got.nodes, got.minExc, got.solution, want.Nodes, want.MinExceeded)
+				if got.nodes != want.Nodes || got.minExc != want.MinExceeded || got.solution != nil || got.digest != want.Digest {
+					t.Errorf("%d nodes, min exceeded %d, digest %#x, solution %v; sequential %d, %d, %#x",
+						got.nodes, got.minExc, got.digest, got.solution, want.Nodes, want.MinExceeded, want.Digest)
 				}
 				if got.pieces == 0 && want.Nodes > 10*maxBudget {
 					t.Errorf("no split happened")

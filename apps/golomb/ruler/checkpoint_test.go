@@ -131,7 +131,7 @@ func TestCheckpointCount(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.Nodes != want.Nodes || got.Solutions != want.Solutions || s.Nodes+out.Total.Nodes != want.Nodes {
+			if got.Nodes != want.Nodes || got.Solutions != want.Solutions || got.Digest != want.Digest || s.Nodes+out.Total.Nodes != want.Nodes {
 				t.Fatalf("%d nodes (%d + %d) %d rulers, sequential %d nodes %d rulers",
 					got.Nodes, s.Nodes, out.Total.Nodes, got.Solutions, want.Nodes, want.Solutions)
 			}

@@ -64,7 +64,8 @@ func FuzzUnmarshal(f *testing.F) {
 // The seeds are real outcomes; the committed corpus is in
 // testdata/fuzz/FuzzOutcome.
 func FuzzOutcome(f *testing.F) {
-	for _, o := range []Outcome{{}, {Nodes: 86488070, Ruler: []int{0, 2, 6, 24, 29, 40, 43, 55, 68, 75, 76, 85}}, {Nodes: 1 << 40, Solutions: 1234}} {
+	for _, o := range []Outcome{{}, {Nodes: 86488070, Replayed: 3120, Ruler: []int{0, 2, 6, 24, 29, 40, 43, 55, 68, 75, 76, 85}},
+		{Nodes: 1 << 40, Solutions: 1234, Digest: 0xfedcba9876543210, Replayed: 77}} {
 		b, err := o.MarshalBinary()
 		if err != nil {
 			f.Fatal(err)

@@ -51,3 +51,23 @@ func Known() ([][]int, error) {
 	}
 	return out, sc.Err()
 }
+
+// KnownBounds returns the bounds of a search for rulers with n marks
+// (NewProblem's g) from the table of known optimal rulers: g[m] is the
+// length of a shortest m-mark ruler for 1 ≤ m < n. The table is proved
+// (OEIS A003022, distributed.net's OGR for 24 to 28 marks), so a count
+// bounded by it needs no search for the shorter rulers first; O(28²).
+func KnownBounds(n int) ([]int, error) {
+	if n < 2 || n > MaxMarks {
+		return nil, fmt.Errorf("ruler: %d marks: need 2 to %d", n, MaxMarks)
+	}
+	known, err := Known()
+	if err != nil {
+		return nil, err
+	}
+	g := make([]int, n)
+	for m := 1; m < n; m++ {
+		g[m] = known[m][m-1]
+	}
+	return g, nil
+}

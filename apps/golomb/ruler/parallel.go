@@ -28,7 +28,7 @@ func SolveParallel(w lb.World, n int, cfg lb.Config) ([]Step, *lb.Outcome, error
 			return nil, nil, err
 		}
 		if st.Counting {
-			return nil, nil, errors.New("ruler: a suspended count, not a search for the shortest rulers")
+			return nil, nil, fmt.Errorf("%w: ruler: a suspended count, not a search for the shortest rulers", lb.ErrBadState)
 		}
 		done = st.Steps
 	}
@@ -102,7 +102,7 @@ func (s State) MarshalBinary() ([]byte, error) {
 func DecodeState(b []byte) (State, error) {
 	var s State
 	if err := gob.NewDecoder(bytes.NewReader(b)).Decode((*stateData)(&s)); err != nil {
-		return State{}, fmt.Errorf("ruler: the state of a suspended search: %w", err)
+		return State{}, fmt.Errorf("%w: ruler: %w", lb.ErrBadState, err)
 	}
 	return s, nil
 }

@@ -79,8 +79,8 @@ func TestSplitPackEquivalence(t *testing.T) {
 			}
 		}
 		got := p.Result()
-		if got.Nodes != want.Nodes || got.Solutions != want.Solutions {
-			t.Fatalf("seed %d: %d nodes %d rulers, sequential %d nodes %d rulers", seed, got.Nodes, got.Solutions, want.Nodes, want.Solutions)
+		if got.Nodes != want.Nodes || got.Solutions != want.Solutions || got.Digest != want.Digest {
+			t.Fatalf("seed %d: %d nodes %d rulers digest %#x, sequential %d nodes %d rulers %#x", seed, got.Nodes, got.Solutions, got.Digest, want.Nodes, want.Solutions, want.Digest)
 		}
 	}
 }
@@ -115,7 +115,7 @@ func TestFakeNetwork(t *testing.T) {
 					if err != nil {
 						t.Fatalf("seed %d: %v", seed, err)
 					}
-					if got.Nodes != want.Nodes || got.Solutions != want.Solutions || out.Total.Nodes != want.Nodes {
+					if got.Nodes != want.Nodes || got.Solutions != want.Solutions || got.Digest != want.Digest || out.Total.Nodes != want.Nodes {
 						t.Fatalf("seed %d: %d nodes %d rulers, sequential %d nodes %d rulers",
 							seed, got.Nodes, got.Solutions, want.Nodes, want.Solutions)
 					}
@@ -231,11 +231,14 @@ func TestSplitKeepsHalving(t *testing.T) {
 			}
 		}
 		got := p.Result()
-		if got.Nodes != want.Nodes || got.Solutions != want.Solutions {
-			t.Fatalf("k=%d: leaves hold %d nodes %d rulers, sequential %d nodes %d rulers", k, got.Nodes, got.Solutions, want.Nodes, want.Solutions)
+		if got.Nodes != want.Nodes || got.Solutions != want.Solutions || got.Digest != want.Digest {
+			t.Fatalf("k=%d: leaves hold %d nodes %d rulers digest %#x, sequential %d nodes %d rulers %#x", k, got.Nodes, got.Solutions, got.Digest, want.Nodes, want.Solutions, want.Digest)
 		}
 		if max(k, -k) == 10 && busy < 900 {
 			t.Fatalf("k=%d: %d of 1024 leaves hold work", k, busy)
+		}
+		if max(k, -k) == 10 && got.Replayed == 0 {
+			t.Fatalf("k=%d: the halvings below the first level replayed no frame", k)
 		}
 		t.Logf("k=%d (in place: %v): %d of %d leaves hold work", max(k, -k), k < 0, busy, 1<<max(k, -k))
 	}

@@ -23,6 +23,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/treelb/treelb/internal/cert"
 	"github.com/treelb/treelb/lb"
 )
 
@@ -68,9 +69,15 @@ type Problem struct {
 	// initialisation compute the pieces on every rank alone).
 	lim0 [MaxMarks]int
 
-	best      []int // Shortest: best ruler found on this rank, or nil
-	solutions int64 // Count: rulers found on this rank
+	best      []int  // Shortest: best ruler found on this rank, or nil
+	solutions int64  // Count: rulers found on this rank
+	digest    uint64 // Count: the sum of the Hash of the rulers found here
 	nodes     int64
+	// replayed counts the frames rebuilt because a task was split or
+	// moved: the path of a chain of restrictions (divideBelow), which the
+	// part that keeps the chain expands again as nodes, and the path a
+	// decoded task replays (Unmarshal). They are not nodes of the tree.
+	replayed int64
 }
 
 // NewProblem returns a problem for rulers with n marks. g[m] must be the
@@ -232,6 +239,11 @@ func (s *Search) found(np, k int) {
 	p := s.p
 	if p.mode == Count {
 		p.solutions++
+		h := startHash(p.n)
+		for i := 0; i < k; i++ {
+			h = nextHash(h, s.st[i].pos)
+		}
+		p.digest += nextHash(h, np)
 		return
 	}
 	r := make([]int, 0, p.n)
@@ -244,6 +256,21 @@ func (s *Search) found(np, k int) {
 	}
 	p.setMaxLen(min(p.maxLen, np-1))
 }
+
+// Hash returns the hash of a ruler that a counting search adds into its
+// digest (Outcome.Digest) when it finds the ruler: its marks, in order,
+// mixed one after the other into a hash of their number. O(len(marks)).
+func Hash(marks []int) uint64 {
+	h := startHash(len(marks))
+	for _, m := range marks {
+		h = nextHash(h, m)
+	}
+	return h
+}
+
+// startHash and nextHash are the steps of Hash.
+func startHash(n int) uint64          { return cert.Mix(uint64(n)) }
+func nextHash(h uint64, m int) uint64 { return cert.Mix(h ^ uint64(m)) }
 
 // better orders rulers by length, then lexicographically.
 func better(a, b []int) bool {
@@ -359,6 +386,7 @@ func (s *Search) divideBelow() (int, bitset, bool, bool) {
 			d = s.mask[j].lowest()
 		}
 		s.st[j].child(d, &s.st[j+1])
+		s.p.replayed++
 	}
 	s.built = s.rtop
 	for {
@@ -376,6 +404,7 @@ func (s *Search) divideBelow() (int, bitset, bool, bool) {
 		default:
 			s.mask[k] = cand
 			s.st[k].child(cand.lowest(), &s.st[k+1])
+			s.p.replayed++
 			s.rtop, s.built = k+1, k+1
 			s.mask[k+1] = bitset{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
 		}
@@ -458,6 +487,7 @@ func (p *Problem) Unmarshal(b []byte) (lb.Task, error) {
 			}
 		}
 	}
+	p.replayed += int64(top) // the path's frames, rebuilt
 	return s, nil
 }
 
@@ -486,20 +516,29 @@ func (p *Problem) Improve(v int64) {
 type Outcome struct {
 	Nodes     int64 // nodes expanded
 	Solutions int64 // Count: rulers found
-	Ruler     []int // Shortest: the best ruler found, nil when none
+	// Digest is, in Count mode, the sum modulo 2^64 of the Hash of every
+	// ruler found: with Nodes and Solutions it certifies a count
+	// (package cert), the same however the search was split.
+	Digest uint64
+	// Replayed counts the frames rebuilt because tasks were split or
+	// moved (Problem.replayed): overhead of the balancing, never in Nodes.
+	Replayed int64
+	Ruler    []int // Shortest: the best ruler found, nil when none
 }
 
 // Result returns what the search found on this rank.
 func (p *Problem) Result() Outcome {
-	return Outcome{Nodes: p.nodes, Solutions: p.solutions, Ruler: slices.Clone(p.best)}
+	return Outcome{Nodes: p.nodes, Solutions: p.solutions, Digest: p.digest, Replayed: p.replayed, Ruler: slices.Clone(p.best)}
 }
 
-// Combine adds nodes and solutions and keeps the better ruler (shorter,
-// then lexicographically smaller), so the combination does not depend on
-// the order.
+// Combine adds nodes, solutions, digests and replayed frames and keeps the
+// better ruler (shorter, then lexicographically smaller), so the
+// combination does not depend on the order.
 func (p *Problem) Combine(a, b Outcome) Outcome {
 	a.Nodes += b.Nodes
 	a.Solutions += b.Solutions
+	a.Digest += b.Digest
+	a.Replayed += b.Replayed
 	if b.Ruler != nil && (a.Ruler == nil || better(b.Ruler, a.Ruler)) {
 		a.Ruler = b.Ruler
 	}
@@ -507,13 +546,19 @@ func (p *Problem) Combine(a, b Outcome) Outcome {
 }
 
 // MarshalBinary encodes o compactly for the reduction of results (lb uses
-// it instead of gob): uvarints of Nodes, Solutions, the number of marks and
+// it instead of gob): uvarints of Nodes, Solutions and Replayed, the Digest
+// in 8 bytes (little endian), then the uvarints of the number of marks and
 // the marks; O(marks).
 func (o Outcome) MarshalBinary() ([]byte, error) {
-	if o.Nodes < 0 || o.Solutions < 0 || len(o.Ruler) > MaxMarks {
-		return nil, fmt.Errorf("ruler: an outcome of %d nodes, %d solutions and %d marks does not encode", o.Nodes, o.Solutions, len(o.Ruler))
+	if o.Nodes < 0 || o.Solutions < 0 || o.Replayed < 0 || len(o.Ruler) > MaxMarks {
+		return nil, fmt.Errorf("ruler: an outcome of %d nodes, %d solutions, %d replayed frames and %d marks does not encode",
+			o.Nodes, o.Solutions, o.Replayed, len(o.Ruler))
 	}
-	b := binary.AppendUvarint(binary.AppendUvarint(make([]byte, 0, 24+2*len(o.Ruler)), uint64(o.Nodes)), uint64(o.Solutions))
+	b := make([]byte, 0, 40+2*len(o.Ruler))
+	for _, x := range []int64{o.Nodes, o.Solutions, o.Replayed} {
+		b = binary.AppendUvarint(b, uint64(x))
+	}
+	b = binary.LittleEndian.AppendUint64(b, o.Digest)
 	b = binary.AppendUvarint(b, uint64(len(o.Ruler)))
 	for _, m := range o.Ruler {
 		if m < 0 || m > MaxLength {
@@ -525,8 +570,9 @@ func (o Outcome) MarshalBinary() ([]byte, error) {
 }
 
 // UnmarshalBinary decodes what MarshalBinary encoded; any other bytes are
-// an error (counts beyond int64, more than MaxMarks marks, a mark beyond
-// MaxLength, a uvarint longer than needed, bytes left over). O(len(b)).
+// an error (counts beyond int64, a digest cut short, more than MaxMarks
+// marks, a mark beyond MaxLength, a uvarint longer than needed, bytes left
+// over). O(len(b)).
 func (o *Outcome) UnmarshalBinary(b []byte) error {
 	var v [3]uint64
 	for i := range v {
@@ -536,12 +582,22 @@ func (o *Outcome) UnmarshalBinary(b []byte) error {
 		}
 		v[i], b = x, b[n:]
 	}
-	if v[2] > MaxMarks {
-		return fmt.Errorf("ruler: an outcome of %d marks (at most %d)", v[2], MaxMarks)
+	if len(b) < 8 {
+		return fmt.Errorf("ruler: an outcome cut short in its digest")
+	}
+	digest := binary.LittleEndian.Uint64(b)
+	b = b[8:]
+	nm, n := binary.Uvarint(b)
+	if n <= 0 || n != uvarintLen(nm) {
+		return fmt.Errorf("ruler: a malformed outcome")
+	}
+	b = b[n:]
+	if nm > MaxMarks {
+		return fmt.Errorf("ruler: an outcome of %d marks (at most %d)", nm, MaxMarks)
 	}
 	var marks []int
-	if v[2] > 0 {
-		marks = make([]int, v[2])
+	if nm > 0 {
+		marks = make([]int, nm)
 	}
 	for i := range marks {
 		x, n := binary.Uvarint(b)
@@ -553,7 +609,7 @@ func (o *Outcome) UnmarshalBinary(b []byte) error {
 	if len(b) > 0 {
 		return fmt.Errorf("ruler: %d bytes after an outcome", len(b))
 	}
-	*o = Outcome{Nodes: int64(v[0]), Solutions: int64(v[1]), Ruler: marks}
+	*o = Outcome{Nodes: int64(v[0]), Solutions: int64(v[1]), Replayed: int64(v[2]), Digest: digest, Ruler: marks}
 	return nil
 }
 

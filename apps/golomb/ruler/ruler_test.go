@@ -56,7 +56,7 @@ func TestSolve(t *testing.T) {
 }
 
 // BenchmarkSolve measures the sequential solver; n=12 and n=13 are the
-// figures of the README (go test -bench 'Solve/n=1[23]' -benchtime 1x).
+// figures of results/compare (go test -bench 'Solve/n=1[23]' -benchtime 1x).
 func BenchmarkSolve(b *testing.B) {
 	for _, n := range []int{10, 11, 12, 13} {
 		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
@@ -102,5 +102,49 @@ func TestAlternate(t *testing.T) {
 		if got := b.alternate(); got != want {
 			t.Fatalf("alternate(%x) = %x, want %x", b, got, want)
 		}
+	}
+}
+
+// TestCountDigest: a count's solutions and digest are those of the rulers
+// it counts, enumerated by brute force: every n-mark Golomb ruler of length
+// at most maxLen whose first difference is smaller than its last (one of
+// each mirror pair), its Hash summed; KnownBounds gives the bounds of the
+// table. Another length gives another digest.
+func TestCountDigest(t *testing.T) {
+	for _, c := range []struct{ n, maxLen int }{{5, 14}, {6, 22}, {7, 28}} {
+		var want, rulers uint64
+		marks := make([]int, c.n)
+		var place func(k int)
+		place = func(k int) {
+			if k == c.n {
+				if marks[1]-marks[0] < marks[c.n-1]-marks[c.n-2] && Valid(marks) {
+					want += Hash(marks)
+					rulers++
+				}
+				return
+			}
+			for m := marks[k-1] + 1; m <= c.maxLen-(c.n-1-k); m++ {
+				marks[k] = m
+				place(k + 1)
+			}
+		}
+		place(1)
+		g, err := KnownBounds(c.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := CountRulers(c.n, g, c.maxLen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if uint64(got.Solutions) != rulers || got.Digest != want || rulers == 0 {
+			t.Errorf("%d marks up to %d: %d rulers digest %#x; brute force %d, %#x", c.n, c.maxLen, got.Solutions, got.Digest, rulers, want)
+		}
+		if other, _ := CountRulers(c.n, g, c.maxLen+1); other.Digest == got.Digest {
+			t.Errorf("%d marks: the same digest up to %d and %d", c.n, c.maxLen, c.maxLen+1)
+		}
+	}
+	if _, err := KnownBounds(MaxMarks + 1); err == nil {
+		t.Error("KnownBounds beyond MaxMarks")
 	}
 }

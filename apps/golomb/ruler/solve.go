@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/treelb/treelb/lb"
 )
 
 // Step is one search of Solve: the shortest ruler with Marks marks.
@@ -11,6 +13,9 @@ type Step struct {
 	Marks int   `json:"marks"`
 	Ruler []int `json:"ruler"`
 	Nodes int64 `json:"nodes"` // nodes of the search proper, the statistics' count
+	// Replayed counts the frames the balancing rebuilt (Outcome.Replayed),
+	// never in Nodes.
+	Replayed int64 `json:"replayed_nodes"`
 	// DiveNodes are the nodes of the greedy dive before the search, which
 	// every rank makes alone (Dive).
 	DiveNodes int64 `json:"dive_nodes"`
@@ -70,11 +75,11 @@ func SolveFrom(n int, done []Step, search func(*Problem, []Step) (Outcome, error
 	steps := []Step{{Marks: 1, Ruler: []int{0}}}
 	if len(done) > 0 {
 		if len(done) > n {
-			return nil, fmt.Errorf("ruler: %d steps done of %d marks", len(done), n)
+			return nil, fmt.Errorf("%w: ruler: %d steps done of %d marks", lb.ErrBadState, len(done), n)
 		}
 		for i, s := range done {
 			if s.Marks != i+1 || len(s.Ruler) != s.Marks || !Valid(s.Ruler) {
-				return nil, fmt.Errorf("ruler: step %d done is not a ruler of %d marks: %v", i+1, i+1, s.Ruler)
+				return nil, fmt.Errorf("%w: ruler: step %d done is not a ruler of %d marks: %v", lb.ErrBadState, i+1, i+1, s.Ruler)
 			}
 			g[s.Marks] = s.Ruler[s.Marks-1]
 		}
@@ -97,7 +102,7 @@ func SolveFrom(n int, done []Step, search func(*Problem, []Step) (Outcome, error
 			return nil, fmt.Errorf("ruler: no valid %d-mark ruler up to length %d found: %v", m, MaxLength, o.Ruler)
 		}
 		g[m] = o.Ruler[m-1]
-		steps = append(steps, Step{Marks: m, Ruler: o.Ruler, Nodes: o.Nodes, DiveNodes: diveNodes})
+		steps = append(steps, Step{Marks: m, Ruler: o.Ruler, Nodes: o.Nodes, Replayed: o.Replayed, DiveNodes: diveNodes})
 	}
 	return steps, nil
 }

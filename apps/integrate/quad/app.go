@@ -52,6 +52,7 @@ func (a *App) Unmarshal(b []byte) (lb.Task, error) {
 	if err != nil {
 		return nil, fmt.Errorf("quad: %w", err)
 	}
+	a.res.Replayed += int64(len(s.Open)) // f at their ends, again
 	return nodestack.NewTask(s, a.expand), nil
 }
 

@@ -24,7 +24,7 @@ func TestCheckpointResume(t *testing.T) {
 	}
 	want := p.Solve()
 	lbtest.ResumeVariants(t, 20, 100, 0x71, lbtest.Chain[Result]{First: p.SolveParallel}, func(t *testing.T, got Result) {
-		if got.Nodes != want.Nodes || got.Leaves != want.Leaves || got.Height != want.Height ||
+		if got.Nodes != want.Nodes || got.Leaves != want.Leaves || got.Height != want.Height || got.Digest != want.Digest ||
 			math.Float64bits(got.Value()) != math.Float64bits(want.Value()) {
 			t.Fatalf("%d nodes, %d leaves, height %d, value %.17g after checkpoints; sequential %d, %d, %d, %.17g",
 				got.Nodes, got.Leaves, got.Height, got.Value(), want.Nodes, want.Leaves, want.Height, want.Value())

@@ -52,7 +52,7 @@ func exactCases(t *testing.T) []exactCase {
 // with the exact integral within the documented tolerance; and the
 // balancer's node count with the tree's.
 func checkParallel(c exactCase, want, got Result, out *lb.Outcome) error {
-	if got.Nodes != want.Nodes || got.Leaves != want.Leaves || got.Height != want.Height ||
+	if got.Nodes != want.Nodes || got.Leaves != want.Leaves || got.Height != want.Height || got.Digest != want.Digest ||
 		math.Float64bits(got.Value()) != math.Float64bits(want.Value()) || out.Total.Nodes != want.Nodes {
 		return fmt.Errorf("%s: %d nodes (balancer %d) %d leaves height %d value %v; sequential %d %d %d %v", c.name,
 			got.Nodes, out.Total.Nodes, got.Leaves, got.Height, got.Value(), want.Nodes, want.Leaves, want.Height, want.Value())

@@ -44,6 +44,7 @@ import (
 	"math"
 
 	"github.com/treelb/treelb/apps/integrate/internal/nodestack"
+	"github.com/treelb/treelb/internal/cert"
 )
 
 // Rule says how the accuracy test's threshold is set.
@@ -206,6 +207,20 @@ type Result struct {
 	Leaves int64 // intervals that halted (Nodes = 2·Leaves − 1 for a whole tree)
 	Height int64 // the deepest level evaluated; the root is level 0
 	Sum    Sum   // the leaves' values, summed exactly
+	// Digest is the sum modulo 2^64 of the leaves' hashes (LeafHash of
+	// their ends): with the counts it certifies the tree (package cert),
+	// whichever rank evaluated which interval.
+	Digest uint64
+	// Replayed counts the intervals decoded from tasks that travelled,
+	// whose ends f is evaluated at again: overhead of the balancing, never
+	// in Nodes.
+	Replayed int64
+}
+
+// LeafHash is the hash of a leaf [a, b] that Result.Digest adds: the bits
+// of its ends, mixed.
+func LeafHash(a, b float64) uint64 {
+	return cert.Mix(cert.Mix(math.Float64bits(a)) ^ math.Float64bits(b))
 }
 
 // Value returns the integral: the exact sum of the leaves' values rounded
@@ -221,6 +236,8 @@ func (r *Result) merge(o *Result) {
 	r.Leaves += o.Leaves
 	r.Height = max(r.Height, o.Height)
 	r.Sum.Merge(&o.Sum)
+	r.Digest += o.Digest
+	r.Replayed += o.Replayed
 }
 
 // interval is an open node: an interval, f at its ends, its level.
@@ -272,6 +289,7 @@ func (a *App) expand(st []interval, budget int64) ([]interval, int64) {
 	res := &a.res
 	sum := &res.Sum
 	var nodes, leaves int64
+	var digest uint64
 	height := res.Height
 	for nodes < budget && len(st) > 0 {
 		iv := st[len(st)-1]
@@ -284,6 +302,7 @@ func (a *App) expand(st []interval, budget int64) ([]interval, int64) {
 		if 0.5*w < thetaR || !(iv.a < m && m < iv.b) {
 			sum.Add(whole)
 			leaves++
+			digest += LeafHash(iv.a, iv.b)
 			continue
 		}
 		fm := f(m)
@@ -294,12 +313,14 @@ func (a *App) expand(st []interval, budget int64) ([]interval, int64) {
 			sum.Add(left)
 			sum.Add(right)
 			leaves++
+			digest += LeafHash(iv.a, iv.b)
 			continue
 		}
 		st = append(st, interval{m, iv.b, fm, iv.fb, iv.level + 1}, interval{iv.a, m, iv.fa, fm, iv.level + 1})
 	}
 	res.Nodes += nodes
 	res.Leaves += leaves
+	res.Digest += digest
 	res.Height = height
 	return st, nodes
 }

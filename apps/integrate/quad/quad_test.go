@@ -149,7 +149,7 @@ func TestScheduleIndependence(t *testing.T) {
 					parts[i] = a.Result()
 				}
 				got := bagsched.Reduce(seed, parts, own[0].Combine)
-				if got.Nodes != want.Nodes || got.Leaves != want.Leaves || got.Height != want.Height || worked != want.Nodes ||
+				if got.Nodes != want.Nodes || got.Leaves != want.Leaves || got.Height != want.Height || got.Digest != want.Digest || worked != want.Nodes ||
 					math.Float64bits(got.Value()) != math.Float64bits(want.Value()) {
 					t.Errorf("%s, %d ranks, seed %d: %d nodes (%d worked) %d leaves height %d value %v; sequential %d %d %d %v",
 						name, ranks, seed, got.Nodes, worked, got.Leaves, got.Height, got.Value(),

@@ -6,8 +6,8 @@ import (
 )
 
 // BenchmarkSolve runs both searches on seed 002's class, m = 2000, the ten
-// seeds of the comparison with expknap (scripts/knapsack-vs-expknap, which
-// measures expknap beside them). Seeds 4, 5 and 6 take seconds; select with
+// seeds of the comparison with expknap (go run ./scripts/campaign -preset
+// expknap, which measures expknap beside them). Seeds 4, 5 and 6 take seconds; select with
 // e.g. -bench 'Solve/core/seed=(1|8|9)$'.
 func BenchmarkSolve(b *testing.B) {
 	for _, s := range []Search{Core, HS} {

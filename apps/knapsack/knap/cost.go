@@ -8,7 +8,7 @@ import "github.com/treelb/treelb/lb"
 //
 //   - cluster, 6.0 ns: measured on the development machine, the median CPU
 //     time per node of the 26 sequential runs above 0.05 s in
-//     apps/knapsack/results/fig4-p2.csv (5.8 to 6.5 ns).
+//     results/knapsack-fig4/fig4-p2.csv (5.8 to 6.5 ns).
 //   - gcel, 2.45 µs: seed 002 §6.3 gives no node count or rate, only
 //     speedups against sequential time (Fig. 4, whose points are not in
 //     the text). Against golomb's 15.3 ns (15.8 ns in a run beside it: 12

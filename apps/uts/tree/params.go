@@ -127,31 +127,31 @@ func Defaults() Params {
 func (p Params) Validate() error {
 	var errs []error
 	if p.Type < Binomial || p.Type > Balanced {
-		errs = append(errs, fmt.Errorf("-t %d: tree type must be 0 (binomial), 1 (geometric), 2 (hybrid) or 3 (balanced)", int(p.Type)))
+		errs = append(errs, fmt.Errorf("-t %d: tree type must be 0 (binomial), 1 (geometric), 2 (hybrid) or 3 (balanced) (--tree-type)", int(p.Type)))
 	}
 	if p.Shape < Linear || p.Shape > Fixed {
-		errs = append(errs, fmt.Errorf("-a %d: shape must be 0 (linear), 1 (expdec), 2 (cyclic) or 3 (fixed)", int(p.Shape)))
+		errs = append(errs, fmt.Errorf("-a %d: shape must be 0 (linear), 1 (expdec), 2 (cyclic) or 3 (fixed) (--shape)", int(p.Shape)))
 	}
 	if !(p.B > 0) || math.IsInf(p.B, 0) {
-		errs = append(errs, fmt.Errorf("-b %v: branching factor must be positive and finite", p.B))
+		errs = append(errs, fmt.Errorf("-b %v: branching factor must be positive and finite (--branching)", p.B))
 	}
 	if !(p.Q >= 0 && p.Q <= 1) {
-		errs = append(errs, fmt.Errorf("-q %v: probability must be in [0, 1]", p.Q))
+		errs = append(errs, fmt.Errorf("-q %v: probability must be in [0, 1] (--prob)", p.Q))
 	}
 	if p.M < 1 || p.M > math.MaxInt32 {
-		errs = append(errs, fmt.Errorf("-m %d: children of a non-leaf must be in 1..%d", p.M, math.MaxInt32))
+		errs = append(errs, fmt.Errorf("-m %d: children of a non-leaf must be in 1..%d (--children)", p.M, math.MaxInt32))
 	}
 	if p.Root < math.MinInt32 || p.Root > math.MaxInt32 {
-		errs = append(errs, fmt.Errorf("-r %d: seed must fit in 32 bits", p.Root))
+		errs = append(errs, fmt.Errorf("-r %d: seed must fit in 32 bits (--root-seed)", p.Root))
 	}
 	if p.Depth < math.MinInt32 || p.Depth > math.MaxInt32 {
-		errs = append(errs, fmt.Errorf("-d %d: depth must fit in 32 bits", p.Depth))
+		errs = append(errs, fmt.Errorf("-d %d: depth must fit in 32 bits (--depth)", p.Depth))
 	}
 	if math.IsNaN(p.Shift) || math.IsInf(p.Shift, 0) {
-		errs = append(errs, fmt.Errorf("-f %v: fraction must be finite", p.Shift))
+		errs = append(errs, fmt.Errorf("-f %v: fraction must be finite (--shift-depth)", p.Shift))
 	}
 	if p.Gran < 1 || p.Gran > math.MaxInt32 {
-		errs = append(errs, fmt.Errorf("-g %d: granularity must be in 1..%d", p.Gran, math.MaxInt32))
+		errs = append(errs, fmt.Errorf("-g %d: granularity must be in 1..%d (--granularity)", p.Gran, math.MaxInt32))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("uts: %w", err)

@@ -9,17 +9,30 @@ import (
 
 // Counts are the statistics of a tree or of the part of it a rank
 // searched, as the reference reports them: nodes, leaves and the greatest
-// depth (the root has depth 0). The zero value is the empty tree.
+// depth (the root has depth 0), and the digest of the leaves that certifies
+// them (package cert). The zero value is the empty tree.
 type Counts struct {
 	Nodes  int64
 	Leaves int64
 	Depth  int
+	// Digest is the sum modulo 2^64 of the leaves' hashes: the first 64
+	// bits of each leaf's state, a SHA-1 digest. It does not depend on
+	// which rank generated which leaf.
+	Digest uint64
 }
 
 // Add returns the statistics of two disjoint parts of a tree together.
 func (c Counts) Add(o Counts) Counts {
-	return Counts{Nodes: c.Nodes + o.Nodes, Leaves: c.Leaves + o.Leaves, Depth: max(c.Depth, o.Depth)}
+	return Counts{Nodes: c.Nodes + o.Nodes, Leaves: c.Leaves + o.Leaves, Depth: max(c.Depth, o.Depth), Digest: c.Digest + o.Digest}
 }
+
+// Shape returns the counts without the digest: what the reference prints
+// and the samples publish.
+func (c Counts) Shape() Counts { return Counts{Nodes: c.Nodes, Leaves: c.Leaves, Depth: c.Depth} }
+
+// leafHash is the hash of a leaf that the digest adds: the first 64 bits
+// of its state, already a cryptographic hash of its path from the root.
+func leafHash(w0, w1 uint32) uint64 { return uint64(w0)<<32 | uint64(w1) }
 
 // lanes is the number of children hashed together.
 const lanes = 16
@@ -120,12 +133,14 @@ func (s *Search) Empty() bool { return !s.root && len(s.stack) == 0 }
 func (s *Search) Work(budget int64) int64 {
 	t := s.t
 	var nodes, leaves int64
+	var digest uint64
 	depth := s.c.Depth
 	if s.root {
 		s.root = false
 		nodes++
 		if t.children(t.root.Rand(), 0) == 0 {
 			leaves++
+			digest += leafHash(t.root[0], t.root[1])
 		}
 	}
 	if s.b == nil && len(s.stack) > 0 {
@@ -172,6 +187,7 @@ func (s *Search) Work(budget int64) int64 {
 				s.stack = append(s.stack, entry{s: cs, height: h, n: n, step: 1})
 			} else {
 				leaves++
+				digest += leafHash(b.out[0][j], b.out[1][j])
 			}
 			depth = max(depth, int(h))
 		}
@@ -179,6 +195,7 @@ func (s *Search) Work(budget int64) int64 {
 	}
 	s.c.Nodes += nodes
 	s.c.Leaves += leaves
+	s.c.Digest += digest
 	s.c.Depth = depth
 	return nodes
 }

@@ -1,10 +1,8 @@
-// Package cmdtest builds a command and runs it, for the tests of the
-// commands built on package cmdutil: their exit status and what they print
-// on stdout and stderr.
 package cmdtest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -90,4 +88,52 @@ func Interrupt(t testing.TB, bin string, after time.Duration, sig os.Signal, arg
 	cmd.Process.Signal(sig)
 	code = exitCode(t, cmd.Wait(), bin, args) // before reading what it printed
 	return o.String(), e.String(), code
+}
+
+// ProvenanceFields are the members of the "provenance" object that every
+// JSON record of a command carries (version.Provenance).
+var ProvenanceFields = []string{"version", "commit", "modified", "go", "host", "cpu", "cores", "gomaxprocs", "world", "mpi", "mpi_library", "load"}
+
+// CheckProvenance fails t unless every line of out is a JSON object whose
+// last member is "provenance", an object with every one of
+// ProvenanceFields, non-empty where it is text, at least one core and
+// GOMAXPROCS, and world (when not empty) as given.
+func CheckProvenance(t testing.TB, out, world string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) == 0 || lines[0] == "" {
+		t.Fatalf("no JSON record in %q", out)
+	}
+	for _, line := range lines {
+		var rec map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("not a JSON object: %v: %s", err, line)
+		}
+		raw, ok := rec["provenance"]
+		if !ok || !strings.HasSuffix(strings.TrimSpace(line), string(raw)+"}") {
+			t.Fatalf("no provenance as the last member of %s", line)
+		}
+		var p map[string]any
+		if err := json.Unmarshal(raw, &p); err != nil {
+			t.Fatalf("provenance: %v: %s", err, raw)
+		}
+		for _, f := range ProvenanceFields {
+			v, ok := p[f]
+			switch x := v.(type) {
+			case string:
+				ok = ok && x != ""
+			case float64:
+				ok = ok && x >= 1
+			case bool:
+			default:
+				ok = false
+			}
+			if !ok {
+				t.Errorf("provenance.%s = %v (%T) in %s", f, v, v, raw)
+			}
+		}
+		if world != "" && p["world"] != world {
+			t.Errorf("provenance.world = %v, want %s", p["world"], world)
+		}
+	}
 }

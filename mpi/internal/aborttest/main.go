@@ -1,15 +1,20 @@
+//go:build aborttest
+
 // Command aborttest is a job that must end: it checks that one failing rank
 // ends the whole job, in the embedded world and under mpirun (-tags mpi),
 // instead of hanging it. The mpi package's TestAbortUnderMpirun runs it
-// with mpirun -np 3.
+// with mpirun -np 3. It builds only with -tags aborttest, so that go
+// install ./... leaves this test program out.
 //
-//	aborttest -mode error|panic|abort|pending [-np N]
+//	aborttest -mode error|panic|abort|pending|late [-np N]
 //
 // In modes error, panic and abort, rank 1 returns an error, panics, or calls
 // Abort(7), while every other rank blocks in a receive no one will ever
 // match; the exit status is non-zero. In mode pending every rank returns
 // with receives still in flight, never matched, which Finalize must cancel;
-// the exit status is 0.
+// the exit status is 0. In mode late (MPI only) every rank initialises MPI
+// but rank 1 enters mpi.RunWith a minute late, after the others' start-up
+// deadline of 3 s: rank 0 must name rank 1 and end the job (ExitStartup).
 package main
 
 import (
@@ -17,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/treelb/treelb/mpi"
 )
@@ -27,6 +33,18 @@ func main() {
 	flag.Parse()
 	if mpi.WorldName == "mpi" {
 		*np = 0
+	}
+	if *mode == "late" {
+		if err := mpi.Init(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if mpi.DetectLauncher(os.Getenv).Rank == 1 {
+			time.Sleep(time.Minute)
+		}
+		err := mpi.RunWith(*np, mpi.Options{StartupTimeout: 3 * time.Second}, func(*mpi.Comm) error { return nil })
+		fmt.Fprintln(os.Stderr, "aborttest: every rank started:", err)
+		os.Exit(3)
 	}
 	if *mode == "pending" {
 		if err := mpi.Run(*np, pending); err != nil {

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/treelb/treelb/hashtable"
+	"github.com/treelb/treelb/hashtable/simplot"
+	"github.com/treelb/treelb/internal/cmdutil"
+	"github.com/treelb/treelb/lb"
+)
+
+// meshCommand is "dht mesh": the dispatch phase on a simulated 2-D mesh,
+// seed 004 §5.
+func meshCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "mesh",
+		Usage: "simulate the dispatch phase on a √p × √p mesh: traffic, link loads, zero-load latency and dispatch time (seed 004 §5)",
+		Description: "Each element that a round generates (the same elements as dht's rounds) travels alone from its rank to its\n" +
+			"bucket's owner, routed along the row, then the column; links carry one message at a time. The times come from\n" +
+			"--machine (lb's catalogue, 'dht mesh --machine help' lists it) and the flags that override them; messages cut\n" +
+			"through unless --store-forward. p = 4, 16, …, --max-p; q = 1, lg p and lg² p unless -Q is given.",
+		Flags: append(cmdutil.FlagsNamed("seed", "json", "quiet", "progress"),
+			&cli.IntFlag{Name: "buckets-per-rank", Aliases: []string{"Q"}, Usage: "buckets per rank `q` (0: q = 1, lg p and lg² p)"},
+			&cli.Float64Flag{Name: "beta", Value: 4, Usage: "load factor β of the new elements"},
+			&cli.StringFlag{Name: "alloc", Value: "block", Usage: "bucket allocations, comma-separated: block, modular, balanced"},
+			&cli.IntFlag{Name: "rounds", Value: 3, Usage: "rounds (independent samples) per point"},
+			&cli.IntFlag{Name: "max-p", Value: 4096, Usage: "largest p (p = 4, 16, 64, …)"},
+			&cli.IntFlag{Name: "bytes", Value: 8 + lb.MessageEnvelope, Usage: "bytes of an element's message on the wire (an 8-byte key and a 16-byte envelope)"},
+			&cli.StringFlag{Name: "machine", Value: "gcel", Usage: "the machine's times: a model of lb's catalogue ('help' lists them)"},
+			&cli.Float64Flag{Name: "overhead-ns", Usage: "CPU ns to send, and to receive, one message", DefaultText: "the machine's"},
+			&cli.Float64Flag{Name: "latency-ns", Usage: "fixed ns of a message's delay", DefaultText: "the machine's"},
+			&cli.Float64Flag{Name: "hop-ns", Usage: "ns per hop", DefaultText: "the machine's"},
+			&cli.Float64Flag{Name: "byte-ns", Usage: "ns per byte on a link, 1/bandwidth", DefaultText: "the machine's"},
+			&cli.BoolFlag{Name: "store-forward", Usage: "every hop receives the whole message before passing it on (default: cut-through, the seed's t_s + t_h·D + t_w·L)"},
+			&cli.BoolFlag{Name: "contention", Value: true, Usage: "links carry one message at a time (--contention=false: never busy)"},
+			&cli.IntFlag{Name: "workers", Usage: "goroutines (0: GOMAXPROCS)"},
+			&cli.StringFlag{Name: "out", Usage: "write mesh-ROUTING.csv and mesh-ROUTING.png (ROUTING: cut-through or store-forward) into `DIR`"}),
+		Action: runMesh,
+	}
+}
+
+// meshReport is the JSON output of dht mesh.
+type meshReport struct {
+	Machine string                `json:"machine"`
+	Seed    uint64                `json:"seed"`
+	Points  []hashtable.MeshPoint `json:"points"`
+}
+
+func runMesh(c *cli.Context) error {
+	if c.NArg() != 0 {
+		return cmdutil.Usagef("unexpected arguments %q (see dht mesh --help)", c.Args().Slice())
+	}
+	if c.String("machine") == "help" {
+		fmt.Fprintf(c.App.Writer, "machine models (their overhead, latency, hop and byte times; every one can be set by its flag):\n%s", lb.DescribeMachines(nil))
+		return nil
+	}
+	mi, err := lb.LookupMachine(c.String("machine"))
+	if err != nil {
+		return cmdutil.Usagef("--machine %q: unknown (try --machine help)", c.String("machine"))
+	}
+	m := mi.Machine
+	mp := hashtable.MeshParams{Q: 1, Beta: c.Float64("beta"), Seed: c.Uint64("seed"), Rounds: c.Int("rounds"), Bytes: c.Int("bytes"),
+		OverheadNS: m.OverheadNS, LatencyNS: m.LatencyNS, HopNS: m.HopNS, ByteNS: m.ByteNS,
+		StoreForward: c.Bool("store-forward"), Contention: c.Bool("contention"), Workers: c.Int("workers")}
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{{"overhead-ns", &mp.OverheadNS}, {"latency-ns", &mp.LatencyNS}, {"hop-ns", &mp.HopNS}, {"byte-ns", &mp.ByteNS}} {
+		if c.IsSet(f.name) {
+			*f.v = c.Float64(f.name)
+		}
+	}
+	if err := mp.Validate(); err != nil {
+		return cmdutil.Usagef("%v", err)
+	}
+	var allocs []hashtable.Alloc
+	for _, s := range strings.Split(c.String("alloc"), ",") {
+		a, err := hashtable.ParseAlloc(strings.TrimSpace(s))
+		if err != nil {
+			return cmdutil.Usagef("--alloc: %v", err)
+		}
+		allocs = append(allocs, a)
+	}
+	maxP := c.Int("max-p")
+	if maxP < 4 || maxP > hashtable.MaxMeshP {
+		return cmdutil.Usagef("--max-p %d: need 4 ≤ p ≤ %d", maxP, hashtable.MaxMeshP)
+	}
+	cs := hashtable.MeshConfigs(maxP)
+	if q := c.Int("buckets-per-rank"); q != 0 {
+		if q < 0 {
+			return cmdutil.Usagef("-Q %d: need q ≥ 1 (or 0 for 1, lg p and lg² p)", q)
+		}
+		cs = nil
+		for p := 4; p <= maxP; p *= 4 {
+			cs = append(cs, hashtable.PQ{P: p, Q: q, QLabel: fmt.Sprint(q)})
+		}
+	}
+	for _, pq := range cs {
+		if float64(pq.P)*float64(pq.Q)*mp.Beta > 1<<28 {
+			return cmdutil.Usagef("p = %d, q = %d, beta = %g: more than 2^28 elements a round", pq.P, pq.Q, mp.Beta)
+		}
+	}
+	if c.Bool("progress") || (!c.Bool("quiet") && !c.Bool("json") && cmdutil.IsTerminal(os.Stderr)) {
+		mp.Progress = cmdutil.CountProgress(c.App.ErrWriter, "dht mesh", "rounds")
+	}
+	var pts []hashtable.MeshPoint
+	for _, a := range allocs {
+		mp.Alloc = a
+		ps, err := hashtable.MeshDispatch(cs, mp)
+		if err != nil {
+			return err
+		}
+		pts = append(pts, ps...)
+	}
+	if dir := c.String("out"); dir != "" {
+		title := fmt.Sprintf("Dispatch on a mesh (seed 004 §5): %s times, %s, β = %g, %d-byte messages, %d rounds", mi.Name, pts[0].Routing, mp.Beta, mp.Bytes, mp.Rounds)
+		if err := writeMeshFiles(dir, pts, title); err != nil {
+			return err
+		}
+	}
+	w := c.App.Writer
+	switch {
+	case c.Bool("json"):
+		return cmdutil.WriteJSON(w, meshReport{Machine: mi.Name, Seed: mp.Seed, Points: pts})
+	case c.Bool("quiet"):
+		return nil
+	}
+	fmt.Fprintf(w, "seed 004 §5, dispatch on a √p × √p mesh: %s times (overhead %g ns, latency %g ns, hop %g ns, byte %g ns), %s routing, contention %v, β = %g, %d bytes a message, %d rounds per point\n\n",
+		mi.Name, mp.OverheadNS, mp.LatencyNS, mp.HopNS, mp.ByteNS, pts[0].Routing, mp.Contention, mp.Beta, mp.Bytes, mp.Rounds)
+	if err := hashtable.WriteMeshText(w, pts); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, "\nhops: mean path of an element (0 at home) against the seed's (2/3)(√p − 1/√p); traffic/paper: Σ hops·L against (2/3)p^(3/2)qβL;\n"+
+		"busiest link against ⌊√p/2⌋⌈√p/2⌉qβL/√p; bounds on the dispatch: M/C paper = traffic/(2√p(√p−1) channels)·t_w, link = busiest link·t_w,\n"+
+		"send = most messages of a sender × overhead; link busy = link bound / dispatch; zero-load = t_s + t_h·D + t_w·L at the mean D;\n"+
+		"latency = mean time from sending a message to its receipt (2o + time in the network) under the dispatch's load")
+	return err
+}
+
+// writeMeshFiles writes mesh-ROUTING.csv and mesh-ROUTING.png into dir,
+// each through a temporary file, so that a failure leaves no half-written
+// file.
+func writeMeshFiles(dir string, pts []hashtable.MeshPoint, title string) error {
+	base := "mesh-" + pts[0].Routing
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	write := func(name string, f func(io.Writer) error) error {
+		fh, err := os.CreateTemp(dir, "."+name+".*")
+		if err != nil {
+			return err
+		}
+		if err := f(fh); err != nil {
+			fh.Close()
+			os.Remove(fh.Name())
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if err := fh.Close(); err != nil {
+			os.Remove(fh.Name())
+			return err
+		}
+		if err := os.Chmod(fh.Name(), 0o644); err != nil { // CreateTemp makes it private
+			os.Remove(fh.Name())
+			return err
+		}
+		return os.Rename(fh.Name(), filepath.Join(dir, name))
+	}
+	if err := write(base+".csv", func(w io.Writer) error { return hashtable.WriteMeshCSV(w, pts) }); err != nil {
+		return err
+	}
+	return write(base+".png", func(w io.Writer) error { return simplot.MeshPNG(w, pts, title) })
+}

@@ -1,0 +1,247 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/treelb/treelb/lb"
+)
+
+// Preset is a named campaign: the measurement behind one of the project's
+// figures or tables, with its defaults. Every preset writes the runner's
+// CSV and is summarized and plotted by the same code; the command-line
+// flags of the campaign runner override its defaults (--world, --np,
+// --balancer, --instance, --seeds, --repeats, --jobs, --csv, --title, --height),
+// and its parameters (Params) are set with --set NAME=VALUE.
+type Preset struct {
+	Name, Doc string
+	Defaults  Plan    // worlds, P, balancers, instances, seeds, repeats
+	Params    []Param // the preset's own parameters
+	CSV       string  // the default CSV file
+	Title     string  // the plots' first title line (what ran)
+	Height    string  // Derive's height columns
+	Jobs      int     // runs at once (simulated campaigns)
+	Tags      string  // build tags of the commands (mpi)
+	Launcher  []string
+	// Make returns the runs of the plan (the defaults with the flags'
+	// overrides) and what else the campaign needs; nil: plan.Keys(). It
+	// fills the plan's instances from the parameters when it has none.
+	Make func(plan Plan, p Params) (Setup, error)
+}
+
+// Param is a parameter of a preset, with its default.
+type Param struct{ Name, Default, Doc string }
+
+// Params are the values of a preset's parameters by name.
+type Params map[string]string
+
+// Setup is what a preset's Make returns: the runs, and optionally how to
+// build the foreign programs they need and the preset's own report.
+type Setup struct {
+	Keys []Key
+	// Build builds the foreign programs into binDir (with the treelb
+	// commands); log gets what it does.
+	Build func(ctx context.Context, binDir string, log io.Writer) error
+	// Report writes the preset's tables of the campaign's CSV, after the
+	// summary.
+	Report func(w io.Writer, t *Table) error
+	// NoPlots leaves the plots out (tables that plot nothing).
+	NoPlots bool
+}
+
+// Presets returns every preset, by name.
+func Presets() []Preset {
+	korf := "12,42,19,47,9,48,30,31,28,45,5,13,20,6,4,25,11,1,7,14"
+	gcelKorf := "12,19,30,28,5,20,6,35,44,11,1,33,22,14"
+	all := append(lb.Names(), "rp --fast-init")
+	return []Preset{
+		{Name: "compare", Doc: "every balancer at P = 1 and 2 real ranks against the sequential solver, with the balancers' counters (--stats)",
+			Defaults: Plan{Worlds: []string{"embedded --stats"}, NPs: []int{1, 2}, Balancers: lb.Names(),
+				Instances: []string{"golomb 12", "fifteen --korf 5"}, Seeds: []int64{1}, Repeats: 3},
+			CSV: "results/compare/compare.csv", Title: "every balancer against the sequential solver"},
+		{Name: "fifteen-fig3", Doc: "seed 002 Fig. 3 on real ranks: speedup of every failing IDA* iteration of Korf instances against its sequential time",
+			Defaults: Plan{Worlds: []string{"embedded"}, NPs: []int{2}, Balancers: []string{"rp", "rp --fast-init", "rp-local"}, Seeds: []int64{1}, Repeats: 3},
+			Params:   []Param{{"korf", korf, "Korf's instances (ids and ranges A-B); the default spans 0.5 M to 1.4 G nodes"}},
+			CSV:      "results/fifteen-fig3/fifteen-fig3.csv", Title: "seed 002 Fig. 3: the 15-puzzle's failing IDA* iterations", Height: "length",
+			Make: korfInstances},
+		{Name: "seed002-fifteen-gcel", Doc: "seed 002 Fig. 3 on 1024 simulated GCel PEs (results/seed002-fifteen-gcel/)",
+			Defaults: Plan{Worlds: []string{"sim:gcel", "sim:gcel --budget 1000"}, NPs: []int{1024}, Balancers: []string{"rp", "rp --fast-init", "rp-local"},
+				Seeds: []int64{1}, Repeats: 1},
+			Params: []Param{{"korf", gcelKorf, "Korf's instances"}},
+			CSV:    "results/seed002-fifteen-gcel/seed002-fifteen-gcel.csv", Title: "seed 002 Fig. 3: the 15-puzzle on the GCel", Height: "length", Jobs: 2,
+			Make: korfInstances},
+		{Name: "seed002-golomb", Doc: "seed 002 §6.1: shortest Golomb rulers on 1024 simulated GCel PEs (results/seed002-golomb/)",
+			Defaults: Plan{Worlds: []string{"sim:gcel", "sim:gcel --budget 1000"}, NPs: []int{1024}, Balancers: []string{"rp", "rp --fast-init", "rp-local", "ps"},
+				Instances: []string{"golomb 13", "golomb 12"}, Seeds: []int64{1}, Repeats: 1},
+			CSV: "results/seed002-golomb/seed002-golomb.csv", Title: "seed 002 §6.1: shortest Golomb rulers", Height: "marks", Jobs: 2},
+		{Name: "seed002-golomb-count", Doc: "seed 002 §6.1: exhaustive Golomb counts on 1024 simulated GCel PEs (results/seed002-golomb-count/)",
+			Defaults: Plan{Worlds: []string{"sim:gcel", "sim:gcel --budget 1000"}, NPs: []int{1024}, Balancers: []string{"rp", "rp --fast-init", "rp-local", "ps"},
+				Instances: []string{"golomb --count 105 13", "golomb --count 84 12"}, Seeds: []int64{1}, Repeats: 1},
+			CSV: "results/seed002-golomb-count/seed002-golomb-count.csv", Title: "seed 002 §6.1: exhaustive Golomb counts", Height: "marks", Jobs: 2},
+		{Name: "scale-gcel", Doc: "every balancer from 64 to 4096 simulated GCel PEs (results/scale-gcel/)",
+			Defaults: Plan{Worlds: []string{"sim:gcel --budget 1000"}, NPs: []int{64, 256, 1024, 4096},
+				Balancers: []string{"rp", "rp --fast-init", "rp-local", "ps", "static --levels 16", "hybrid --levels 16", "koso", "koso --fast-init",
+					"koso-star", "koso-star --fast-init", "static", "hybrid"},
+				Instances: []string{"golomb --count 75 12", "fifteen --korf 44"}, Seeds: []int64{1}, Repeats: 1},
+			CSV: "results/scale-gcel/scale-gcel.csv", Title: "every balancer at scale", Height: "marks,length", Jobs: 2},
+		{Name: "uts-scale", Doc: "UTS at scale: every balancer on sample trees from 64 to 4096 simulated cluster ranks",
+			Defaults: Plan{Worlds: []string{"sim:cluster"}, NPs: []int{64, 256, 1024, 4096}, Balancers: all,
+				Instances: []string{"uts --tree T1L", "uts --tree T3L"}, Seeds: []int64{1}, Repeats: 1},
+			CSV: "results/uts-scale/uts-scale.csv", Title: "UTS sample trees at scale", Height: "depth", Jobs: 2},
+		{Name: "knapsack-fig4", Doc: "seed 002 Fig. 4: knapsack speedup per instance of the sanders class against its sequential time",
+			Defaults: Plan{Worlds: []string{"embedded"}, NPs: []int{2}, Balancers: []string{"rp"}, Seeds: []int64{1}, Repeats: 3},
+			Params: []Param{{"instances", "2000:1-40 1000:1-24 500:1-12", "instances of knapsack gen --class sanders: M:SEEDS ..., SEEDS a list of seeds and ranges A-B"},
+				{"search", "hs", "--search: hs (seed 002's Horowitz–Sahni) or core"}},
+			CSV: "results/knapsack-fig4/knapsack-fig4.csv", Title: "seed 002 Fig. 4: knapsack, sanders class",
+			Make: knapsackInstances},
+		{Name: "knapsack-fig4-gcel", Doc: "seed 002 Fig. 4 on 1024 simulated GCel PEs: 256 instances of m = 2000 (results/knapsack-fig4-gcel/)",
+			Defaults: Plan{Worlds: []string{"sim:gcel --budget 300"}, NPs: []int{1024}, Balancers: []string{"rp"}, Seeds: []int64{1}, Repeats: 1},
+			Params: []Param{{"instances", "2000:1-256", "instances of knapsack gen --class sanders: M:SEEDS ..."},
+				{"search", "hs", "--search: hs or core"}},
+			CSV: "results/knapsack-fig4-gcel/knapsack-fig4-gcel.csv", Title: "seed 002 Fig. 4: knapsack, sanders class, m = 2000", Jobs: 2,
+			Make: knapsackInstances},
+		seed003Preset(),
+		utsRefPreset(),
+		utsRefMPIPreset(),
+		expknapPreset(),
+	}
+}
+
+// LookupPreset returns the preset called name.
+func LookupPreset(name string) (Preset, error) {
+	ps := Presets()
+	if i := slices.IndexFunc(ps, func(p Preset) bool { return p.Name == name }); i >= 0 {
+		return ps[i], nil
+	}
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name)
+	}
+	return Preset{}, fmt.Errorf("campaign: no preset %q (%s)", name, strings.Join(names, ", "))
+}
+
+// DescribePresets writes every preset with its doc, defaults and
+// parameters.
+func DescribePresets(w io.Writer) {
+	for _, p := range Presets() {
+		fmt.Fprintf(w, "%s: %s\n", p.Name, p.Doc)
+		d := p.Defaults
+		fmt.Fprintf(w, "    --csv %s", p.CSV)
+		for _, x := range d.Worlds {
+			fmt.Fprintf(w, " --world '%s'", x)
+		}
+		var nps []string
+		for _, n := range d.NPs {
+			nps = append(nps, strconv.Itoa(n))
+		}
+		if len(nps) > 0 {
+			fmt.Fprintf(w, " --np %s", strings.Join(nps, ","))
+		}
+		if len(d.Balancers) > 0 {
+			fmt.Fprintf(w, " --balancer '%s'", strings.Join(d.Balancers, "' --balancer '"))
+		}
+		for _, x := range d.Instances {
+			fmt.Fprintf(w, " --instance '%s'", x)
+		}
+		fmt.Fprintf(w, " --repeats %d\n", d.Repeats)
+		for _, pa := range p.Params {
+			fmt.Fprintf(w, "    --set %s=%s: %s\n", pa.Name, pa.Default, pa.Doc)
+		}
+	}
+}
+
+// Resolve returns the preset's parameters: the defaults with set's values
+// (NAME=VALUE each); it fails on a name the preset does not have.
+func (p Preset) Resolve(set []string) (Params, error) {
+	out := Params{}
+	for _, pa := range p.Params {
+		out[pa.Name] = pa.Default
+	}
+	for _, s := range set {
+		name, value, ok := strings.Cut(s, "=")
+		if _, known := out[name]; !ok || !known {
+			var names []string
+			for _, pa := range p.Params {
+				names = append(names, pa.Name)
+			}
+			return nil, fmt.Errorf("campaign: --set %q: preset %s has the parameters %s", s, p.Name, strings.Join(names, ", "))
+		}
+		out[name] = value
+	}
+	return out, nil
+}
+
+// Setup returns the runs of the preset for plan and its parameters.
+func (p Preset) Setup(plan Plan, params Params) (Setup, error) {
+	if p.Make != nil {
+		return p.Make(plan, params)
+	}
+	keys, err := plan.Keys()
+	return Setup{Keys: keys}, err
+}
+
+// korfInstances fills the plan's instances with the Korf instances of the
+// "korf" parameter.
+func korfInstances(plan Plan, p Params) (Setup, error) {
+	if len(plan.Instances) == 0 {
+		ids, err := ParseInts(p["korf"])
+		if err != nil {
+			return Setup{}, fmt.Errorf("--set korf: %w", err)
+		}
+		for _, id := range ids {
+			plan.Instances = append(plan.Instances, "fifteen --korf "+strconv.FormatInt(id, 10))
+		}
+	}
+	keys, err := plan.Keys()
+	return Setup{Keys: keys}, err
+}
+
+// knapsackInstances fills the plan's instances with the sanders instances
+// of the "instances" parameter, generated by knapsack gen, searched with
+// the "search" parameter's search.
+func knapsackInstances(plan Plan, p Params) (Setup, error) {
+	if len(plan.Instances) == 0 {
+		search := p["search"]
+		if search != "hs" && search != "core" {
+			return Setup{}, fmt.Errorf("--set search=%s: want hs or core", search)
+		}
+		ins, err := sandersInstances(p["instances"])
+		if err != nil {
+			return Setup{}, err
+		}
+		for _, in := range ins {
+			plan.Instances = append(plan.Instances, "knapsack --search "+search+" "+in)
+		}
+	}
+	keys, err := plan.Keys()
+	return Setup{Keys: keys}, err
+}
+
+// sandersInstances returns the generators <(knapsack gen --class sanders
+// -m M --seed S) of "M:SEEDS ...", SEEDS a list of seeds and ranges A-B.
+func sandersInstances(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Fields(s) {
+		ms, seeds, ok := strings.Cut(f, ":")
+		m, err := strconv.Atoi(ms)
+		if !ok || err != nil || m < 1 {
+			return nil, fmt.Errorf("--set instances: %q: want M:SEEDS", f)
+		}
+		ids, err := ParseInts(seeds)
+		if err != nil {
+			return nil, fmt.Errorf("--set instances: %q: %w", f, err)
+		}
+		for _, id := range ids {
+			out = append(out, fmt.Sprintf("<(knapsack gen --class sanders -m %d --seed %d)", m, id))
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("--set instances: no instance")
+	}
+	return out, nil
+}

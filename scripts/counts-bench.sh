@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# counts-bench.sh: what the digests of the certificates (docs/counts.md)
+# cost the hot loops, measured against a base revision in one run.
+#
+# It builds the test binaries of the packages whose loops sum the digests
+# from BASE (a git revision; default 97a8d6b, the commit before them) and
+# from the working tree, then runs each benchmark below ROUNDS times in each
+# build, alternating the order of the builds from round to round, and
+# records the CPU seconds (user + system) of every benchmark process, which
+# a shared machine disturbs less than the wall time. It writes the two
+# series as Go benchmark lines (one line per round, sec/op the CPU seconds)
+# to OUT/base.txt and OUT/new.txt, with the 1-minute load average before each
+# round in OUT/load.txt, and compares them with benchstat when it is
+# installed (go install golang.org/x/perf/cmd/benchstat@latest).
+#
+#   scripts/counts-bench.sh                     # BASE=97a8d6b ROUNDS=13
+#   BASE=HEAD~3 ROUNDS=5 OUT=/tmp/cb scripts/counts-bench.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GO=${GO:-go}
+BASE=${BASE:-97a8d6b}
+ROUNDS=${ROUNDS:-13}
+OUT=${OUT:-$(mktemp -d)}
+export GOFLAGS=${GOFLAGS:--buildvcs=false}
+mkdir -p "$OUT"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The benchmarks: name, package, -test.bench pattern, -test.benchtime. The
+# golomb count runs 11 marks (TREELB_BENCH_MARKS): --count 72 11.
+benches=(
+	"FifteenSolveID5 apps/fifteen/puzzle Solve/id5$ 30x"
+	"FifteenSearchWorkID5 apps/fifteen/puzzle SearchWork/id5/budget10000$ 30x"
+	"GolombCount72x11 apps/golomb/ruler Simulator/seq$ 3x"
+	"UTSWorkT1L apps/uts/tree Work/T1L/avx512 30000000x"
+	"QuadWorkPoly57 apps/integrate/quad Work/poly57$ 1500x"
+	"QuadWorkExp apps/integrate/quad Work/exp$ 8000x"
+)
+
+mkdir -p "$work/base"
+git archive "$BASE" | tar -x -C "$work/base"
+declare -A root=([base]="$work/base" [new]="$PWD")
+for v in base new; do
+	for p in $(printf '%s\n' "${benches[@]}" | cut -d' ' -f2 | sort -u); do
+		(cd "${root[$v]}" && "$GO" test -c -o "$work/$v-${p//\//_}.test" "./$p")
+	done
+done
+
+: >"$OUT/base.txt"
+: >"$OUT/new.txt"
+: >"$OUT/load.txt"
+for round in $(seq "$ROUNDS"); do
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	echo "$round $load" >>"$OUT/load.txt"
+	echo "round $round of $ROUNDS, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+	order="base new"
+	[ $((round % 2)) -eq 0 ] && order="new base"
+	for v in $order; do
+		for b in "${benches[@]}"; do
+			read -r name pkg pattern benchtime <<<"$b"
+			# The package's directory: the benchmarks read its testdata.
+			(cd "${root[$v]}/$pkg" && TREELB_BENCH_MARKS=11 /usr/bin/time -f '%U %S' -o "$work/time" \
+				"$work/$v-${pkg//\//_}.test" -test.run '^$' -test.bench "$pattern" -test.benchtime "$benchtime" >/dev/null)
+			read -r user sys <"$work/time"
+			echo "Benchmark$name 1 $(echo "($user + $sys) * 1000000000" | bc -l | cut -d. -f1) ns/op" >>"$OUT/$v.txt"
+		done
+	done
+done
+echo "CPU seconds per benchmark process: $OUT/base.txt ($BASE), $OUT/new.txt (working tree); load averages: $OUT/load.txt" >&2
+if command -v benchstat >/dev/null; then
+	benchstat "$OUT/base.txt" "$OUT/new.txt"
+fi
