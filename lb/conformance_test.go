@@ -8,13 +8,15 @@ import (
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/lb/sim"
 	"github.com/treelb/treelb/mpi"
 )
 
-// conformanceRanks are the rank counts of the conformance table; -short
-// drops the largest.
-func conformanceRanks() []int {
-	if testing.Short() {
+// conformanceRanks are the rank counts of the conformance table in a
+// world; -short drops the largest, and the embedded world, whose
+// goroutines share the test's cores, stops at 16.
+func conformanceRanks(world string) []int {
+	if testing.Short() || world == "embedded" {
 		return []int{1, 2, 3, 7, 16}
 	}
 	return []int{1, 2, 3, 7, 16, 64}
@@ -22,36 +24,52 @@ func conformanceRanks() []int {
 
 // simulate runs a tree search of the variant on p simulated ranks.
 func simulate(v lbtest.Variant, p int, netSeed uint64, budget int64, seed uint64, depth int, mode lbtest.Mode) (lbtest.TreeResult, *lb.Outcome, error) {
-	w, err := lb.NewSim(p, lb.SimConfig{Seed: netSeed})
+	w, err := sim.New(p, sim.Config{Seed: netSeed})
 	if err != nil {
 		return lbtest.TreeResult{}, nil, err
 	}
 	return lb.Run(w, v.Config(budget, seed), func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(seed, depth, mode) })
 }
 
-// TestConformance runs every balancer variant on the seeded fake network
-// for every rank count and three seeds. Exhaustive counts must equal the
-// sequential count exactly (no lost or duplicated work); the simulator
-// itself fails on a message after termination, a rank that terminates twice
-// (Done going back to false) or a rank that never terminates.
+// TestConformance runs every balancer variant through lb.Rank in every
+// world of this build (the simulator on the seeded fake network, the
+// lock-step world, the embedded world of goroutine ranks), for every rank
+// count and three seeds in the simulator (one elsewhere: the lock-step
+// world has no randomness of its own, the embedded world's schedules vary
+// by themselves).
+// Exhaustive counts must equal the sequential count exactly (no lost or
+// duplicated work); lb.Rank itself fails on a message after termination or
+// a rank that terminates twice (Done going back to false), and the
+// simulator on a rank that never terminates.
 func TestConformance(t *testing.T) {
 	const depth = 17
 	if n := lbtest.Sequential(1, depth, lbtest.Count).Nodes; n < 1000 {
 		t.Fatalf("tree too small: %d nodes", n)
 	}
-	for _, v := range lbtest.Variants() {
-		for _, p := range conformanceRanks() {
-			for seed := uint64(1); seed <= 3; seed++ {
-				t.Run(fmt.Sprintf("%s/P=%d/seed=%d", v.Name, p, seed), func(t *testing.T) {
-					t.Parallel()
-					got, out, err := simulate(v, p, seed*77, 50, seed, depth, lbtest.Count)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := lbtest.Check(got, out, seed, depth, lbtest.Count); err != nil {
-						t.Fatal(err)
-					}
-				})
+	for _, world := range lbtest.Worlds() {
+		seeds := uint64(3)
+		if world.Name != "sim" {
+			seeds = 1
+		}
+		for _, v := range lbtest.Variants() {
+			for _, p := range conformanceRanks(world.Name) {
+				for seed := uint64(1); seed <= seeds; seed++ {
+					t.Run(fmt.Sprintf("%s/%s/P=%d/seed=%d", world.Name, v.Name, p, seed), func(t *testing.T) {
+						if world.Name != "embedded" {
+							t.Parallel()
+						}
+						err := world.Run(p, seed*77, func(w lb.World) error {
+							got, out, err := lb.Run(w, v.Config(50, seed), func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(seed, depth, lbtest.Count) })
+							if err != nil {
+								return err
+							}
+							return lbtest.Check(got, out, seed, depth, lbtest.Count)
+						})
+						if err != nil {
+							t.Fatal(err)
+						}
+					})
+				}
 			}
 		}
 	}
@@ -128,7 +146,7 @@ func TestOutsideBalancer(t *testing.T) {
 		calls++
 		return rp.New(env)
 	}
-	w, err := lb.NewSim(5, lb.SimConfig{Seed: 3})
+	w, err := sim.New(5, sim.Config{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,17 +164,21 @@ func TestOutsideBalancer(t *testing.T) {
 
 // TestBadConfig: bad options and factories are errors, not panics.
 func TestBadConfig(t *testing.T) {
-	w, err := lb.NewSim(4, lb.SimConfig{})
+	w, err := sim.New(4, sim.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	static, _ := lb.Lookup("static")
+	ps, _ := lb.Lookup("ps")
+	hybrid, _ := lb.Lookup("hybrid")
 	failing := func(lb.Env) (lb.Balancer, error) { return nil, fmt.Errorf("no") }
 	for name, cfg := range map[string]lb.Config{
-		"levels":      {Balancer: static.New, Options: lb.Options{SplitLevels: 33}},
-		"perm":        {Balancer: static.New, Options: lb.Options{Permutation: "sobol"}},
-		"queue":       {Options: lb.Options{QueueLimit: -1}},
-		"shuffle":     {Options: lb.Options{ShuffleBelow: 2}},
+		"levels":      {Balancer: static.New, Options: lb.StaticOptions{Levels: 33}},
+		"perm":        {Balancer: static.New, Options: lb.StaticOptions{Permutation: "sobol"}},
+		"queue":       {Options: lb.RPOptions{QueueLimit: -1}},
+		"shuffle":     {Balancer: ps.New, Options: lb.PSOptions{ShuffleBelow: 2}},
+		"clusters":    {Balancer: hybrid.New, Options: lb.HybridOptions{Clusters: -1}},
+		"other's":     {Balancer: static.New, Options: lb.RPOptions{FastInit: true}},
 		"factory":     {Balancer: failing},
 		"nil balance": {Balancer: func(lb.Env) (lb.Balancer, error) { return nil, nil }},
 	} {
@@ -164,7 +186,7 @@ func TestBadConfig(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	if _, err := lb.NewSim(0, lb.SimConfig{}); err == nil {
+	if _, err := sim.New(0, sim.Config{}); err == nil {
 		t.Error("a world of 0 ranks")
 	}
 	for name, m := range map[string]lb.Machine{
@@ -173,13 +195,16 @@ func TestBadConfig(t *testing.T) {
 		"nan":     {Name: "x", OverheadNS: math.NaN()},
 		"inf":     {Name: "x", ByteNS: math.Inf(1)},
 		"mesh":    {Name: "x", MeshWidth: -2},
+		"poll":    {Name: "x", PollNS: -1},
+		"recv":    {Name: "x", RecvByteNS: math.NaN()},
+		"pauses":  {Name: "x", PauseNS: 1e-3, MaxPauseNS: 1e9},
 	} {
-		if _, err := lb.NewSim(2, lb.SimConfig{Machine: m}); err == nil {
+		if _, err := sim.New(2, sim.Config{Machine: m}); err == nil {
 			t.Errorf("machine with a bad %s accepted", name)
 		}
 	}
-	if _, err := lb.NewSim(lb.MaxSimRanks+1, lb.SimConfig{}); err == nil {
-		t.Error("a world above MaxSimRanks")
+	if _, err := sim.New(sim.MaxRanks+1, sim.Config{}); err == nil {
+		t.Error("a world above sim.MaxRanks")
 	}
 }
 

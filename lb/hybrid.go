@@ -4,12 +4,16 @@ package lb
 // requests only within the rank's cluster: Clusters blocks of consecutive
 // ranks, cluster q holding the ranks r with ⌊r·C/P⌋ = q.
 func newHybrid(env Env) (Balancer, error) {
-	b := newRP(env)
-	share, err := newLeaves(env)
+	o, err := optionsOf[HybridOptions](env, "hybrid")
 	if err != nil {
 		return nil, err
 	}
-	c := max(1, min(env.Options.Clusters, env.Size))
+	b := newRP(env, o.QueueLimit, false)
+	share, err := newLeaves(env, o.Levels, o.Permutation)
+	if err != nil {
+		return nil, err
+	}
+	c := max(1, min(o.Clusters, env.Size))
 	q := env.Rank * c / env.Size
 	first, end := (q*env.Size+c-1)/c, ((q+1)*env.Size+c-1)/c
 	b.canAsk = end-first > 1

@@ -19,6 +19,7 @@ import (
 type koso struct {
 	core
 	star     bool
+	fastInit bool
 	q        taskQueue
 	seq      int64
 	nbLoad   int // the clockwise neighbour's last reported load
@@ -48,15 +49,19 @@ func (q *taskQueue) Pop() any {
 	return e
 }
 
-func newKOSO(env Env) (Balancer, error)     { return newRing(env, false), nil }
-func newKOSOStar(env Env) (Balancer, error) { return newRing(env, true), nil }
+func newKOSO(env Env) (Balancer, error)     { return newRing(env, false, "koso") }
+func newKOSOStar(env Env) (Balancer, error) { return newRing(env, true, "koso-star") }
 
-func newRing(env Env, star bool) *koso {
-	b := &koso{star: star}
+func newRing(env Env, star bool, name string) (*koso, error) {
+	o, err := optionsOf[KOSOOptions](env, name)
+	if err != nil {
+		return nil, err
+	}
+	b := &koso{star: star, fastInit: o.FastInit}
 	b.init(env)
 	b.idle = func() bool { return b.Task() == nil }
 	b.outstanding = func() bool { return false }
-	return b
+	return b, nil
 }
 
 func (b *koso) push(t Task, gen int) {
@@ -68,7 +73,7 @@ func (b *koso) push(t Task, gen int) {
 }
 
 func (b *koso) Start(root Task) {
-	if b.env.Options.FastInit {
+	if b.fastInit {
 		if t := fastInitPiece(root, b.rank, b.size, b.env.cuts); t != nil {
 			b.push(t, 0)
 		}

@@ -47,7 +47,11 @@ func stepModel(t *testing.T, p int, star bool, steps int) []int {
 func ringSteps(p int, star bool, app App, steps int, exec func(rank int, t Task), after func(n int, bs []*koso)) int {
 	bs := make([]*koso, p)
 	for r := range bs {
-		bs[r] = newRing(Env{Rank: r, Size: p, App: app, Rand: NewRand(1, r)}, star)
+		b, err := newRing(Env{Rank: r, Size: p, App: app, Rand: NewRand(1, r)}, star, "koso")
+		if err != nil {
+			panic(err)
+		}
+		bs[r] = b
 	}
 	var inflight []Msg
 	collect := func() {

@@ -5,15 +5,19 @@
 //
 // A Balancer takes messages and ticks in and puts messages out. It holds no
 // goroutines, no clock and no global random source: randomness comes seeded
-// per rank through Env. A World runs a computation on its ranks: package
-// lb/driver connects the balancers to an *mpi.Comm (the embedded world of
-// goroutine ranks, or real MPI), and NewSim to a discrete-event simulator
-// of up to 65536 ranks in one goroutine, which does the real work and
-// charges virtual time as a Machine model says (node cost, LogP's overhead,
-// latency and gap, bandwidth, a 2-D mesh with hops and link contention;
-// Machines lists the unit step model, the Parsytec GCel and a cluster). Run
-// is the one way to run a computation in any world, so a solver written
-// against a World runs unchanged in all of them.
+// per rank through Env. Rank is the engine of one rank (balancer, app,
+// statistics, start and resume, checkpoint and progress requests,
+// throttling, the end of a run), a state machine of the same kind, and a
+// World runs a computation by driving a Rank per rank: package lb/driver
+// over an *mpi.Comm (the embedded world of goroutine ranks, or real MPI),
+// package lb/sim in a discrete-event simulator of up to 65536 ranks in one
+// goroutine, which does the real work and charges virtual time as a Machine
+// model says (node cost, the loop's polls, splits and per-message costs,
+// LogP's overhead, latency and gap, bandwidth, a 2-D mesh with hops and
+// link contention; Machines lists the unit step model, the Parsytec GCel
+// and a cluster), and package lb/lockstep in synchronous steps. Run is the
+// one way to run a computation in any world, so a solver written against a
+// World runs unchanged in all of them.
 //
 // Termination is detected with the four-counter method over a tree-based
 // asynchronous reduction (seed 002, §4), followed by a drain wave so that no
@@ -32,7 +36,6 @@ package lb
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strconv"
 )
@@ -174,6 +177,10 @@ const NumKinds = int(nKinds)
 var kindNames = [...]string{"?", "request", "work", "reject", "bound", "stop", "wave", "report",
 	"terminate", "drained", "exit", "pair", "load", "status", "status-reply", "suspend"}
 
+// Counted reports whether termination detection counts messages of kind k:
+// work, bounds, stops, suspensions and loads.
+func (k Kind) Counted() bool { return counted(k) }
+
 func (k Kind) String() string {
 	if k > 0 && k < nKinds {
 		return kindNames[k]
@@ -195,64 +202,15 @@ type Env struct {
 	App        App
 	Rand       *rand.Rand // this rank's own stream
 	Seed       uint64     // the run's seed, the same on every rank (for shared permutations)
-	Options    Options
+	// Options are the balancer's own options (its Info.Options type); nil
+	// means its defaults.
+	Options Options
 
 	// cuts, when not nil, counts the in-place splits (Halver.Halve, or
 	// Split on the way to a piece of the root) of static placement and
-	// fast initialisation, which Stats.Splits does not count: the
-	// simulator charges them with the machine's SplitNS.
+	// fast initialisation, which Stats.Splits does not count: Rank counts
+	// them with the splits a world charges (Rank.Splits).
 	cuts *int64
-}
-
-// Options tune the balancers. The zero value is usable: every field has a
-// default. Each balancer reads only some of the fields (Info.Options).
-type Options struct {
-	// FastInit broadcasts the root and splits it log P times following the
-	// bits of the rank (seed 002, §4.3), instead of starting on rank 0 only.
-	FastInit bool
-	// QueueLimit rejects requests without splitting once more than this
-	// many arrived in one polling interval (seed 002, §4.2); 0 means
-	// 2·⌈√P⌉.
-	QueueLimit int
-	// Clusters is the number of rank clusters of the hybrid balancer; 0
-	// means 1.
-	Clusters int
-	// SplitLevels is k of randomized static load balancing: 2^k leaves;
-	// 0 means a default derived from the seeds' bounds (DefaultLevels).
-	SplitLevels int
-	// Permutation is the pseudo-random permutation of static placement:
-	// "gf" (the default, also for "") or "lcg".
-	Permutation string
-	// PairSync makes poll-and-shuffle synchronise only the pairs after each
-	// phase, and all ranks only at the end of a cycle (seed 002, §5.3).
-	PairSync bool
-	// AskLower lets idle ranks of poll-and-shuffle also ask along the
-	// dimensions j < i of the cycle (seed 002, §5.3).
-	AskLower bool
-	// ShuffleBelow permutes the subproblems after a cycle only when fewer
-	// than this fraction of the ranks are busy; 0 always permutes.
-	ShuffleBelow float64
-}
-
-// MaxSplitLevels is the largest SplitLevels: the permutations of package
-// lb/perm reach 2^32 leaves.
-const MaxSplitLevels = 32
-
-// Validate checks the ranges of the options, whatever the balancer.
-func (o Options) Validate() error {
-	switch {
-	case o.QueueLimit < 0:
-		return fmt.Errorf("lb: queue limit %d: must not be negative", o.QueueLimit)
-	case o.Clusters < 0:
-		return fmt.Errorf("lb: %d clusters: must not be negative", o.Clusters)
-	case o.SplitLevels < 0 || o.SplitLevels > MaxSplitLevels:
-		return fmt.Errorf("lb: %d split levels: need 0 (default) to %d", o.SplitLevels, MaxSplitLevels)
-	case o.Permutation != "" && o.Permutation != "gf" && o.Permutation != "lcg":
-		return fmt.Errorf("lb: permutation %q: need gf or lcg", o.Permutation)
-	case math.IsNaN(o.ShuffleBelow) || o.ShuffleBelow < 0 || o.ShuffleBelow > 1:
-		return fmt.Errorf("lb: shuffle-below %g: need a fraction from 0 to 1", o.ShuffleBelow)
-	}
-	return nil
 }
 
 // NewRand returns the random source of a rank: a PCG seeded by the run's

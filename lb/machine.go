@@ -1,12 +1,15 @@
 package lb
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 )
 
-// Machine is a cost model of a parallel machine for the simulator (NewSim):
+// Machine is a cost model of a parallel machine for the simulator (lb/sim):
 // what a node of the search costs, what a message costs its sender and its
 // receiver, how long it travels, and optionally the 2-D mesh it travels on.
 // All times are virtual nanoseconds; fractions are kept to the picosecond.
@@ -21,10 +24,25 @@ import (
 // driver does. Random jitter, uniform in [0, JitterNS], is added only when
 // JitterNS > 0; each pair of ranks stays FIFO whatever the delays.
 //
+// Besides the network's costs, the model charges what the program's own
+// loop (lb.Rank in a world's loop) pays on a real machine: a poll for
+// messages after every work slice (PollNS, an Iprobe that finds none), the
+// CPU time of sending and receiving a message beyond o (SendNS, RecvNS: the
+// MPI calls, the buffer, the balancer's handling) and per byte of its data
+// (SendByteNS, RecvByteNS: encoding and copying a task, decoding it), every
+// split of a task (SplitNS), and the pauses of request throttling
+// (PauseNS, MaxPauseNS). --calibrate measures them on the machine it runs
+// on; the catalogue's models leave them 0 (their published figures do not
+// change), as no source gives them for those machines.
+//
 // The zero value is the seeded fake network of the tests (TestNetwork).
 type Machine struct {
 	// Name names the model ("gcel"); informational.
 	Name string `json:"name"`
+	// Source says where the parameters come from, when the catalogue does
+	// not (a calibration: the command, the machine, its load, the date);
+	// informational.
+	Source string `json:"source,omitempty"`
 	// NodeNS is the time of one node of the search (Task.Work counts).
 	NodeNS float64 `json:"node_ns"`
 	// OverheadNS (LogP's o) is the CPU time a rank spends to send one
@@ -61,6 +79,27 @@ type Machine struct {
 	// initialisation's paths to their pieces of the root. The models leave
 	// it 0 (splits cost nothing) unless it is set.
 	SplitNS float64 `json:"split_ns,omitempty"`
+	// PollNS is the CPU time of the poll for messages that ends every work
+	// slice (an Iprobe that finds none).
+	PollNS float64 `json:"poll_ns,omitempty"`
+	// SendNS and RecvNS are the CPU time the loop spends on each message
+	// it sends or receives, beyond OverheadNS: the MPI calls (Isend and the
+	// test of its completion; the probe that finds it and Recv), the
+	// message's buffer and the balancer's handling.
+	SendNS float64 `json:"send_ns,omitempty"`
+	RecvNS float64 `json:"recv_ns,omitempty"`
+	// SendByteNS and RecvByteNS are the CPU time per byte of a message's
+	// data at its sender (encoding a task, copying) and at its receiver
+	// (copying, decoding).
+	SendByteNS float64 `json:"send_byte_ns,omitempty"`
+	RecvByteNS float64 `json:"recv_byte_ns,omitempty"`
+	// PauseNS turns on request throttling, as the real worlds throttle
+	// ranks that outnumber their cores: an idle rank's request that follows
+	// a rejection waits a pause that doubles with every rejection in a row,
+	// from PauseNS (one tick of lb.Rank's clock) to MaxPauseNS; work ends
+	// the pauses. 0 (the catalogue's models): no throttling.
+	PauseNS    float64 `json:"pause_ns,omitempty"`
+	MaxPauseNS float64 `json:"max_pause_ns,omitempty"`
 	// Steps is seed 003's step model: a message is delivered before any
 	// slice starts at the time it arrives (the next step), and a control
 	// message (request, reject, termination, phase; not work, loads,
@@ -68,6 +107,24 @@ type Machine struct {
 	// (NodeNS) more, so that chains of requests and replies and the
 	// termination waves advance step by step instead of in no time.
 	Steps bool `json:"steps,omitempty"`
+}
+
+// ParseMachine decodes a machine model from its JSON encoding (the fields'
+// tags; unknown fields are an error) and validates it.
+func ParseMachine(b []byte) (Machine, error) {
+	var m Machine
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&m); err != nil {
+		return Machine{}, fmt.Errorf("lb: a machine model: %w", err)
+	}
+	if d.More() {
+		return Machine{}, errors.New("lb: a machine model: data after the model")
+	}
+	if err := m.Validate(); err != nil {
+		return Machine{}, err
+	}
+	return m, nil
 }
 
 // MessageEnvelope is the number of bytes a message carries besides its data
@@ -88,13 +145,18 @@ func (m Machine) Validate() error {
 		name string
 		v    float64
 	}{{"node-ns", m.NodeNS}, {"overhead-ns", m.OverheadNS}, {"latency-ns", m.LatencyNS}, {"gap-ns", m.GapNS},
-		{"byte-ns", m.ByteNS}, {"hop-ns", m.HopNS}, {"jitter-ns", m.JitterNS}, {"split-ns", m.SplitNS}} {
+		{"byte-ns", m.ByteNS}, {"hop-ns", m.HopNS}, {"jitter-ns", m.JitterNS}, {"split-ns", m.SplitNS},
+		{"poll-ns", m.PollNS}, {"send-ns", m.SendNS}, {"recv-ns", m.RecvNS}, {"send-byte-ns", m.SendByteNS},
+		{"recv-byte-ns", m.RecvByteNS}, {"pause-ns", m.PauseNS}, {"max-pause-ns", m.MaxPauseNS}} {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
 			return fmt.Errorf("lb: machine %s: %s %g: need a finite time ≥ 0", m.Name, f.name, f.v)
 		}
 		if f.v > maxMachineNS {
 			return fmt.Errorf("lb: machine %s: %s %g: more than %g ns", m.Name, f.name, f.v, float64(maxMachineNS))
 		}
+	}
+	if m.PauseNS > 0 && m.MaxPauseNS/m.PauseNS > 1<<30 {
+		return fmt.Errorf("lb: machine %s: max-pause-ns %g: more than 2^30 pauses of %g ns", m.Name, m.MaxPauseNS, m.PauseNS)
 	}
 	if m.MeshWidth < 0 {
 		return fmt.Errorf("lb: machine %s: mesh width %d: need 0 (no mesh) or more columns", m.Name, m.MeshWidth)
@@ -109,21 +171,23 @@ const maxMachineNS = 3.6e12
 // MachineInfo describes a machine model of the catalogue (Machines).
 type MachineInfo struct {
 	Name string
-	// Doc says what the model is, where its parameters come from, and how
-	// the node costs were calibrated.
+	// Doc says what the model is and where its parameters come from.
 	Doc string
 	// Machine holds the parameters; its NodeNS is the node cost of apps
-	// that AppNodeNS does not list.
+	// that give none for the model (NodeCosts).
 	Machine Machine
-	// AppNodeNS is the node cost of each app the model was calibrated for,
-	// by the app's name ("golomb").
-	AppNodeNS map[string]float64
 }
 
-// For returns the machine's parameters with the node cost of app.
-func (mi MachineInfo) For(app string) Machine {
+// NodeCosts are an app's node costs on the catalogue's machine models, in
+// ns by the model's name ("gcel"): each app supplies its own, with their
+// sources (golomb's ruler.NodeCosts, say).
+type NodeCosts map[string]float64
+
+// For returns the machine's parameters with the node cost the app's costs
+// give for it, or the model's own when they give none.
+func (mi MachineInfo) For(costs NodeCosts) Machine {
 	m := mi.Machine
-	if ns, ok := mi.AppNodeNS[app]; ok {
+	if ns, ok := costs[mi.Name]; ok {
 		m.NodeNS = ns
 	}
 	return m
@@ -144,12 +208,12 @@ func Machines() []MachineInfo {
 		{
 			Name: "gcel",
 			Doc: "the Parsytec GCel of seed 002 §6: T805 transputers (30 MHz, 4 links of 20 Mbit/s) in a 32×32 mesh " +
-				"under PARIX, software store-and-forward routing, links shared (contention). Node costs calibrated " +
-				"from the seed's own figures where it gives them (golomb, §6.1), the others (fifteen, knapsack) by " +
-				"their cost relative to golomb's on the development machine; see lb/machine.go for the sources",
-			Machine: Machine{Name: "gcel", NodeNS: gcelGolombNS, OverheadNS: gcelOverheadNS, LatencyNS: gcelLatencyNS,
+				"under PARIX, software store-and-forward routing, links shared (contention). The apps' node costs " +
+				"come from the seed's own figures where it gives them (golomb, §6.1), the others (fifteen, knapsack) " +
+				"from their cost relative to golomb's on the development machine; see lb/machine.go and each app's " +
+				"NodeCosts for the sources",
+			Machine: Machine{Name: "gcel", NodeNS: gcelNodeNS, OverheadNS: gcelOverheadNS, LatencyNS: gcelLatencyNS,
 				ByteNS: gcelByteNS, MeshWidth: 32, HopNS: gcelHopNS, Contention: true, StoreForward: true},
-			AppNodeNS: map[string]float64{"golomb": gcelGolombNS, "fifteen": gcelFifteenNS, "knapsack": gcelKnapsackNS},
 		},
 		{
 			Name: "cluster",
@@ -158,8 +222,6 @@ func Machines() []MachineInfo {
 				"this machine with --calibrate)",
 			Machine: Machine{Name: "cluster", NodeNS: 10, OverheadNS: clusterOverheadNS, LatencyNS: clusterLatencyNS,
 				GapNS: clusterGapNS, ByteNS: clusterByteNS},
-			AppNodeNS: map[string]float64{"golomb": clusterGolombNS, "fifteen": clusterFifteenNS, "knapsack": clusterKnapsackNS,
-				"uts": clusterUTSNS},
 		},
 		{
 			Name:    "test",
@@ -193,32 +255,12 @@ func Machines() []MachineInfo {
 //     and setting up a virtual link costs LatencyNS = 10 µs. Every value
 //     can be overridden by a flag; the reproductions of seed 002 §6 test
 //     how much they matter.
-//   - Node costs: seed 002 §6.1 reports speedup 958 at 12.4 s of parallel
-//     time and 578 at 0.88 s on 1024 PEs, so T_seq ≈ 11 879 s and 509 s on
-//     one T805. Our shortest-ruler searches (Solve, every step) expand
-//     1.046·10⁸ nodes for 12 marks and 1.536·10⁹ for 13; reading the two
-//     instances as 12 and 13 marks (their sizes differ by 23×, ours by
-//     15×), 509 s / 1.046·10⁸ = 4.9 µs and 11 879 s / 1.536·10⁹ = 7.7 µs
-//     per node, whose geometric mean is 6.13 µs (about 180 T805
-//     instructions: the shifts and ors of four 256-bit sets on 32-bit
-//     words). The seed gives no 15-puzzle node rate (its Fig. 3 is not in
-//     the text); fifteen's node costs 0.17 times golomb's on the
-//     development machine (2.6 ns against 15.3 ns), and we assume the same
-//     ratio on the T805: 1.04 µs.
-//   - Knapsack: seed 002 §6.3 gives no node count or rate either, only
-//     speedups against sequential time (Fig. 4, whose points are not in the
-//     text). A node of knapsack's Horowitz–Sahni search (--search hs, the
-//     seed's algorithm: a Dantzig bound by prefix sums and a galloping
-//     search, and a forward chain of packed items) costs 6.0 ns on the
-//     development machine, the median CPU time per node of the 26
-//     sequential runs above 0.05 s in results/knapsack-fig4/fig4-p2.csv
-//     (5.8 to 6.5 ns), against golomb's 15.3 ns (15.8 ns in a run beside
-//     it: 12 marks, 1.046·10⁸ nodes in 1.65 s of CPU time); with the same
-//     ratio on the T805 (0.39 to 0.41), 2.45 µs.
+//   - Node costs are the apps' (each app's NodeCosts gives its own, with
+//     its sources); the model's own NodeNS, for apps that give none, is
+//     golomb's, 6.13 µs, derived from seed 002 §6.1's figures (see
+//     apps/golomb/ruler).
 const (
-	gcelGolombNS   = 6130
-	gcelFifteenNS  = 1040
-	gcelKnapsackNS = 2450
+	gcelNodeNS     = 6130
 	gcelOverheadNS = 20000
 	gcelLatencyNS  = 10000
 	gcelHopNS      = 5000
@@ -229,23 +271,15 @@ const (
 // under MPI, whose small-message one-way latency is 1–2 µs (we take
 // 1.5 µs), with about 0.3 µs of CPU time per send or receive, a gap of
 // 0.1 µs between messages and 12.5 GB/s (100 Gbit/s) per link, and a
-// fat-tree network that we model as equally far between all pairs. Node
-// costs were measured on the development machine with the sequential
-// solvers (golomb: 1.62·10⁹ nodes of the 13-mark count in 24.8 s of CPU
-// time; fifteen: 380 M nodes/s, the command's own figure; knapsack's
-// --search hs: 6.0 ns, see the GCel's knapsack figure above; uts: the
-// geometric mean of uts --calibrate on the sample trees T1L, 29.5 ns, and
-// T3L, 23.9 ns, with the AVX-512 SHA-1 kernel, load average 1.8 on 2
-// cores); --calibrate measures the current machine instead.
+// fat-tree network that we model as equally far between all pairs. The
+// apps' node costs on it were measured on the development machine with the
+// sequential solvers (each app's NodeCosts); --calibrate measures the
+// current machine instead.
 const (
 	clusterOverheadNS = 300
 	clusterLatencyNS  = 1500
 	clusterGapNS      = 100
 	clusterByteNS     = 0.08
-	clusterGolombNS   = 15.3
-	clusterFifteenNS  = 2.6
-	clusterKnapsackNS = 6.0
-	clusterUTSNS      = 26.5
 )
 
 // LookupMachine returns the catalogue's machine model called name.
@@ -263,28 +297,36 @@ func LookupMachine(name string) (MachineInfo, error) {
 }
 
 // DescribeMachines returns, for each machine model, its name, what it is
-// and its parameters with the node costs per app.
-func DescribeMachines() string {
+// and its parameters, with the node cost costs give for it (an app's).
+func DescribeMachines(costs NodeCosts) string {
 	var b strings.Builder
 	for _, mi := range Machines() {
-		m := mi.Machine
 		fmt.Fprintf(&b, "%s: %s\n", mi.Name, mi.Doc)
-		fmt.Fprintf(&b, "    node-ns %g", m.NodeNS)
-		for _, app := range []string{"golomb", "fifteen", "knapsack", "uts"} {
-			if ns, ok := mi.AppNodeNS[app]; ok {
-				fmt.Fprintf(&b, " (%s %g)", app, ns)
-			}
-		}
-		fmt.Fprintf(&b, "  overhead-ns %g  latency-ns %g  gap-ns %g  byte-ns %g  split-ns %g\n", m.OverheadNS, m.LatencyNS, m.GapNS, m.ByteNS, m.SplitNS)
-		if m.MeshWidth > 0 {
-			fmt.Fprintf(&b, "    mesh %d columns  hop-ns %g  contention %v  store-forward %v\n", m.MeshWidth, m.HopNS, m.Contention, m.StoreForward)
-		}
-		if m.JitterNS > 0 {
-			fmt.Fprintf(&b, "    jitter-ns %g\n", m.JitterNS)
-		}
-		if m.Steps {
-			fmt.Fprintf(&b, "    steps: control messages in reply to messages take one node's time\n")
-		}
+		b.WriteString(mi.For(costs).describe())
+	}
+	return b.String()
+}
+
+// describe returns the parameters of m, indented, one group a line.
+func (m Machine) describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "    node-ns %g  overhead-ns %g  latency-ns %g  gap-ns %g  byte-ns %g  split-ns %g\n",
+		m.NodeNS, m.OverheadNS, m.LatencyNS, m.GapNS, m.ByteNS, m.SplitNS)
+	if m.PollNS > 0 || m.SendNS > 0 || m.RecvNS > 0 || m.SendByteNS > 0 || m.RecvByteNS > 0 {
+		fmt.Fprintf(&b, "    poll-ns %g  send-ns %g  recv-ns %g  send-byte-ns %g  recv-byte-ns %g\n",
+			m.PollNS, m.SendNS, m.RecvNS, m.SendByteNS, m.RecvByteNS)
+	}
+	if m.PauseNS > 0 {
+		fmt.Fprintf(&b, "    throttling: pause-ns %g  max-pause-ns %g\n", m.PauseNS, m.MaxPauseNS)
+	}
+	if m.MeshWidth > 0 {
+		fmt.Fprintf(&b, "    mesh %d columns  hop-ns %g  contention %v  store-forward %v\n", m.MeshWidth, m.HopNS, m.Contention, m.StoreForward)
+	}
+	if m.JitterNS > 0 {
+		fmt.Fprintf(&b, "    jitter-ns %g\n", m.JitterNS)
+	}
+	if m.Steps {
+		fmt.Fprintf(&b, "    steps: control messages in reply to messages take one node's time\n")
 	}
 	return b.String()
 }

@@ -26,6 +26,7 @@ import (
 // the utilisation is low.
 type pollShuffle struct {
 	core
+	opt   PSOptions
 	task  Task
 	dims  int
 	cycle int
@@ -67,7 +68,11 @@ const (
 )
 
 func newPollShuffle(env Env) (Balancer, error) {
-	b := &pollShuffle{dims: bits.Len(uint(env.Size - 1))}
+	o, err := optionsOf[PSOptions](env, "ps")
+	if err != nil {
+		return nil, err
+	}
+	b := &pollShuffle{dims: bits.Len(uint(env.Size - 1)), opt: o}
 	b.init(env)
 	if env.Size == 1 {
 		b.idle = func() bool { return b.Task() == nil }
@@ -90,7 +95,7 @@ func parseHeader(d []byte) (cycle, phase int, sub byte, rest []byte) {
 }
 
 func (b *pollShuffle) Start(root Task) {
-	if b.env.Options.FastInit {
+	if b.opt.FastInit {
 		b.task = fastInitPiece(root, b.rank, b.size, b.env.cuts)
 	} else if b.rank == 0 {
 		b.task = root
@@ -126,7 +131,7 @@ func (b *pollShuffle) Task() Task {
 		return nil
 	}
 	if b.state == psWork && !b.sliceDone || b.size == 1 ||
-		b.env.Options.PairSync && (b.state == psExchange || b.state == psSync) {
+		b.opt.PairSync && (b.state == psExchange || b.state == psSync) {
 		return b.task
 	}
 	return nil
@@ -277,7 +282,7 @@ func (b *pollShuffle) receiveTask(from int, sub byte) bool {
 // afterExchange asks along a lower dimension when still idle (AskLower),
 // then ends the phase.
 func (b *pollShuffle) afterExchange() {
-	if b.env.Options.AskLower && !b.busy() && !b.stopped && !b.suspended && b.phase > 0 {
+	if b.opt.AskLower && !b.busy() && !b.stopped && !b.suspended && b.phase > 0 {
 		j := b.env.Rand.IntN(b.phase)
 		if to := b.rank ^ 1<<j; to < b.size {
 			b.askTo = to
@@ -292,7 +297,7 @@ func (b *pollShuffle) afterExchange() {
 
 // endPhase synchronises all ranks, or with PairSync only at a cycle's end.
 func (b *pollShuffle) endPhase() {
-	if b.env.Options.PairSync && b.phase < b.dims-1 {
+	if b.opt.PairSync && b.phase < b.dims-1 {
 		b.phase++
 		b.state = psWork
 		return
@@ -338,7 +343,7 @@ func (b *pollShuffle) sync() bool {
 				flags |= flagTerminate
 			}
 			b.havePrev, b.prevS, b.prevR = busy == 0, s, r
-			if b.phase == b.dims-1 && !b.suspended && (b.env.Options.ShuffleBelow <= 0 || float64(busy) < b.env.Options.ShuffleBelow*float64(b.size)) {
+			if b.phase == b.dims-1 && !b.suspended && (b.opt.ShuffleBelow <= 0 || float64(busy) < b.opt.ShuffleBelow*float64(b.size)) {
 				flags |= flagShuffle
 			}
 			b.next(flags)

@@ -31,7 +31,7 @@ type psPhase struct {
 // (quarterApp{n} when quarter), Δt nodes per slice, checking on every message and after every phase the
 // claims of Fig. 2 (see TestPollShufflePhases); it returns the phases and
 // fails t on the first violation.
-func psStepModel(t *testing.T, p int, n uint64, dt int64, opts Options, seed uint64, quarter bool) []psPhase {
+func psStepModel(t *testing.T, p int, n uint64, dt int64, opts PSOptions, seed uint64, quarter bool) []psPhase {
 	t.Helper()
 	var app App = rangeApp{n}
 	if quarter {
@@ -279,10 +279,10 @@ func shuffleOf(b *pollShuffle, cycle int) rankPerm {
 func TestPollShufflePhases(t *testing.T) {
 	for _, c := range []struct {
 		p       int
-		opts    Options
+		opts    PSOptions
 		quarter bool
-	}{{2, Options{}, false}, {8, Options{}, false}, {12, Options{}, false}, {64, Options{}, false}, {64, Options{}, true},
-		{64, Options{AskLower: true}, true}, {13, Options{FastInit: true}, false}} {
+	}{{2, PSOptions{}, false}, {8, PSOptions{}, false}, {12, PSOptions{}, false}, {64, PSOptions{}, false}, {64, PSOptions{}, true},
+		{64, PSOptions{AskLower: true}, true}, {13, PSOptions{FastInit: true}, false}} {
 		t.Run(fmt.Sprintf("p=%d/quarter=%v/%+v", c.p, c.quarter, c.opts), func(t *testing.T) {
 			phases := psStepModel(t, c.p, 1<<16, 16, c.opts, 3, c.quarter)
 			cycles, pieces := phases[len(phases)-1].cycle+1, 0
@@ -395,7 +395,7 @@ func TestPollShufflePhaseBound(t *testing.T) {
 			rStar++
 		}
 		for run := range c.runs {
-			phases := psStepModel(t, c.p, c.n, c.dt, Options{}, uint64(run+1), c.quarter)
+			phases := psStepModel(t, c.p, c.n, c.dt, PSOptions{}, uint64(run+1), c.quarter)
 			busy, red, atomicAt := 0, 0, -1
 			for k, ph := range phases {
 				if float64(ph.busyEnd) >= (1-gamma)*float64(c.p) {

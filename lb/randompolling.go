@@ -22,19 +22,27 @@ type randomPolling struct {
 	initial     func(root Task) []Task // the tasks this rank starts with
 }
 
-func newRandomPolling(env Env) (Balancer, error) { return newRP(env), nil }
+func newRandomPolling(env Env) (Balancer, error) {
+	o, err := optionsOf[RPOptions](env, "rp")
+	if err != nil {
+		return nil, err
+	}
+	return newRP(env, o.QueueLimit, o.FastInit), nil
+}
 
-func newRP(env Env) *randomPolling {
+// newRP returns random polling with the given queue limit (0: the default)
+// that starts, with fastInit, from every rank's piece of the root.
+func newRP(env Env, queueLimit int, fastInit bool) *randomPolling {
 	b := &randomPolling{}
 	b.init(env)
-	b.queueLimit = env.Options.QueueLimit
+	b.queueLimit = queueLimit
 	if b.queueLimit <= 0 {
 		b.queueLimit = 2 * int(math.Ceil(math.Sqrt(float64(env.Size))))
 	}
 	b.requestFrom = func() int { return otherRank(b.env.Rand, b.rank, 0, b.size) }
 	b.canAsk = env.Size > 1
 	b.initial = func(root Task) []Task {
-		if b.env.Options.FastInit {
+		if fastInit {
 			if t := fastInitPiece(root, b.rank, b.size, b.env.cuts); t != nil {
 				return []Task{t}
 			}

@@ -142,7 +142,10 @@ func checkTermination(info Info, p int, seed uint64) error {
 	app := rangeApp{n: 2000 + rng.Uint64N(3000)}
 	bs := make([]cored, p)
 	net := newNetwork(p)
-	opt := Options{FastInit: rng.IntN(2) == 0}
+	opt := info.Options
+	if rng.IntN(2) == 0 && HasOption(opt, "fast-init") {
+		opt, _ = SetOption(opt, "fast-init", "true")
+	}
 	for r := range bs {
 		b, err := NewBalancer(info.New, Env{Rank: r, Size: p, App: app, Rand: NewRand(seed, r), Seed: seed, Options: opt})
 		if err != nil {
@@ -275,7 +278,7 @@ func TestFastInitialisation(t *testing.T) {
 		for seed := range uint64(trials) {
 			bs := make([]Balancer, p)
 			for r := range bs {
-				bs[r], _ = NewBalancer(info.New, Env{Rank: r, Size: p, App: app, Rand: NewRand(seed, r), Seed: seed, Options: Options{QueueLimit: p}})
+				bs[r], _ = NewBalancer(info.New, Env{Rank: r, Size: p, App: app, Rand: NewRand(seed, r), Seed: seed, Options: RPOptions{QueueLimit: p}})
 			}
 			var inflight []Msg
 			for _, b := range bs {

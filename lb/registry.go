@@ -13,10 +13,10 @@ type Factory func(Env) (Balancer, error)
 type Info struct {
 	Name string
 	Doc  string // one line: what it is and where in the seeds
-	// Options lists the fields of Options it reads, by their command-line
-	// names ("fast-init", "queue-limit", "pair-sync", "ask-lower",
-	// "shuffle-below", "levels", "perm", "clusters").
-	Options []string
+	// Options is the zero value of the balancer's own options type (its
+	// defaults): New reads that type from Env.Options. OptionNames lists
+	// their command-line names.
+	Options Options
 	New     Factory
 }
 
@@ -26,19 +26,19 @@ type Info struct {
 func Balancers() []Info {
 	return []Info{
 		{"rp", "asynchronous random polling (seed 002 §4, Fig. 1); --fast-init splits the broadcast root log P times",
-			[]string{"fast-init", "queue-limit"}, newRandomPolling},
+			RPOptions{}, newRandomPolling},
 		{"rp-local", "localized random polling (seed 002 §6.2): permuted fast init, doubling neighbour sets",
-			[]string{"queue-limit"}, newRPLocal},
+			RPLocalOptions{}, newRPLocal},
 		{"ps", "poll-and-shuffle (seed 002 §5, Fig. 2): hypercube phases, random shuffles; --pair-sync, --ask-lower, --shuffle-below refine it (§5.3)",
-			[]string{"fast-init", "pair-sync", "ask-lower", "shuffle-below"}, newPollShuffle},
+			PSOptions{}, newPollShuffle},
 		{"static", "randomized static load balancing (seed 000 Fig. 1, seed 001 §3): 2^k leaves placed by a pseudo-random permutation",
-			[]string{"levels", "perm"}, newStatic},
+			StaticOptions{}, newStatic},
 		{"hybrid", "static placement, then random polling within --clusters clusters of ranks (seed 001 §6, seed 000 §5.1)",
-			[]string{"levels", "perm", "clusters", "queue-limit"}, newHybrid},
+			HybridOptions{}, newHybrid},
 		{"koso", "KOSO ring scheduler (seed 003 §2.2): keep one piece, send one clockwise; for rings of up to ~16 ranks (without --fast-init work reaches only as many ranks as it has been split)",
-			[]string{"fast-init"}, newKOSO},
+			KOSOOptions{}, newKOSO},
 		{"koso-star", "KOSO* (seed 003 §2.2): send clockwise only to a lighter neighbour; rings of up to ~16 ranks, as koso",
-			[]string{"fast-init"}, newKOSOStar},
+			KOSOOptions{}, newKOSOStar},
 	}
 }
 
@@ -83,9 +83,6 @@ func NewBalancer(f Factory, env Env) (Balancer, error) {
 	}
 	if env.App == nil {
 		return nil, fmt.Errorf("lb: rank %d: no app", env.Rank)
-	}
-	if err := env.Options.Validate(); err != nil {
-		return nil, err
 	}
 	if env.Rand == nil {
 		env.Rand = NewRand(env.Seed, env.Rank)

@@ -13,7 +13,11 @@ type rpLocal struct {
 }
 
 func newRPLocal(env Env) (Balancer, error) {
-	l := &rpLocal{randomPolling: newRP(env), set: 4}
+	o, err := optionsOf[RPLocalOptions](env, "rp-local")
+	if err != nil {
+		return nil, err
+	}
+	l := &rpLocal{randomPolling: newRP(env, o.QueueLimit, false), set: 4}
 	l.requestFrom = l.pick
 	// Rank r starts with the fast-initialisation piece of the virtual rank
 	// v = π⁻¹(r), π shared by all ranks.

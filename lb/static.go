@@ -29,13 +29,12 @@ type leaves struct {
 	cuts  *int64 // Env.cuts
 }
 
-// newLeaves returns the share of rank r of P, or nil when it owns no leaf.
-func newLeaves(env Env) (*leaves, error) {
-	k := env.Options.SplitLevels
+// newLeaves returns the share of rank r of P, split into 2^k leaves (0:
+// DefaultLevels) and placed by the permutation kind ("": gf).
+func newLeaves(env Env, k int, kind string) (*leaves, error) {
 	if k <= 0 {
 		k = DefaultLevels(env.Size)
 	}
-	kind := env.Options.Permutation
 	if kind == "" {
 		kind = "gf"
 	}
@@ -137,9 +136,13 @@ type static struct {
 }
 
 func newStatic(env Env) (Balancer, error) {
+	o, err := optionsOf[StaticOptions](env, "static")
+	if err != nil {
+		return nil, err
+	}
 	b := &static{}
 	b.init(env)
-	share, err := newLeaves(env)
+	share, err := newLeaves(env, o.Levels, o.Permutation)
 	if err != nil {
 		return nil, err
 	}

@@ -185,7 +185,7 @@ func placeStatic(t *testing.T, n, h int, kind string, rule splitRule, treeSeed, 
 	for r := range n {
 		app := &sizeApp{rule: rule, seed: treeSeed}
 		b, err := lb.NewBalancer(info.New, lb.Env{Rank: r, Size: n, App: app, Seed: runSeed,
-			Options: lb.Options{SplitLevels: h, Permutation: kind}})
+			Options: lb.StaticOptions{Levels: h, Permutation: kind}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/lb/sim"
 )
 
 // TestSuspendResume suspends a search at a random moment on the seeded fake
@@ -33,7 +34,7 @@ func TestSuspendResume(t *testing.T) {
 					var resume *lb.Suspended
 					var segments int64 // nodes of the suspended segments
 					for i, p := range sizes {
-						w, err := lb.NewSim(p, lb.SimConfig{Seed: seed*31 + uint64(i)})
+						w, err := sim.New(p, sim.Config{Seed: seed*31 + uint64(i)})
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -97,13 +98,13 @@ func TestSuspendStopped(t *testing.T) {
 			t.Parallel()
 			newApp := func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(5, 24, lbtest.First) }
 			for k := 1; k <= 200; k += 37 {
-				w, _ := lb.NewSim(5, lb.SimConfig{Seed: uint64(k)})
+				w, _ := sim.New(5, sim.Config{Seed: uint64(k)})
 				cfg := v.Config(40, 5)
 				cfg.CheckpointDue = lbtest.DueAfter(k)
 				got, out, err := lb.Run(w, cfg, newApp)
 				var s *lb.Suspended
 				if errors.As(err, &s) {
-					w, _ = lb.NewSim(2, lb.SimConfig{Seed: 3})
+					w, _ = sim.New(2, sim.Config{Seed: 3})
 					cfg = v.Config(40, 6)
 					cfg.Resume = s
 					got, out, err = lb.Run(w, cfg, newApp)
@@ -122,7 +123,7 @@ func TestSuspendStopped(t *testing.T) {
 // TestResumeBadTasks: a resumed search whose tasks do not decode fails with
 // ErrBadTasks before any search.
 func TestResumeBadTasks(t *testing.T) {
-	w, _ := lb.NewSim(3, lb.SimConfig{})
+	w, _ := sim.New(3, sim.Config{})
 	cfg := lb.Config{Resume: &lb.Suspended{Tasks: [][]byte{{1, 2, 3}}}}
 	_, _, err := lb.Run(w, cfg, func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(1, 10, lbtest.Count) })
 	if !errors.Is(err, lb.ErrBadTasks) {

@@ -13,7 +13,7 @@ import (
 
 // World runs tree-shaped computations on a set of ranks: the embedded world
 // of goroutine ranks or real MPI (package lb/driver), or the discrete-event
-// simulator (NewSim). Solvers take a World, so one solver runs in every
+// simulator (package lb/sim). Solvers take a World, so one solver runs in every
 // world. A World belongs to one rank's goroutine (the simulator's to the
 // one goroutine that drives all its ranks) and is not safe for concurrent
 // use.
@@ -164,7 +164,7 @@ type SimReport struct {
 	Events      int64
 	RealSeconds float64
 	// Trace is the number of busy ranks over virtual time (at most 1024
-	// steps per run), when SimConfig.Trace asked for it.
+	// steps per run), when the simulator's Config.Trace asked for it.
 	Trace []TracePoint
 }
 
@@ -201,6 +201,16 @@ func ratio(a, b float64) float64 {
 		return 0
 	}
 	return a / b
+}
+
+// TracePoint is one step of the busy-ranks trace of a simulated run: the
+// average number of ranks working on tasks between Start and End (virtual
+// seconds from the start of the run, or of the first run when outcomes are
+// added).
+type TracePoint struct {
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+	Busy  float64 `json:"busy"`
 }
 
 // add sums the report of a later run into r, appending its trace shifted

@@ -57,7 +57,7 @@ func runMesh(c *cli.Context) error {
 		return cmdutil.Usagef("unexpected arguments %q (see dht mesh --help)", c.Args().Slice())
 	}
 	if c.String("machine") == "help" {
-		fmt.Fprintf(c.App.Writer, "machine models (their overhead, latency, hop and byte times; every one can be set by its flag):\n%s", lb.DescribeMachines())
+		fmt.Fprintf(c.App.Writer, "machine models (their overhead, latency, hop and byte times; every one can be set by its flag):\n%s", lb.DescribeMachines(nil))
 		return nil
 	}
 	mi, err := lb.LookupMachine(c.String("machine"))

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -83,14 +81,15 @@ func newApp() *cli.App {
 			&cli.StringSliceFlag{Name: "korf", Usage: "solve instance `N` of Korf's 100 (1..100, or a range A-B; repeatable)"},
 			&cli.StringFlag{Name: "data", Usage: "read Korf's table from `PATH` instead of the built-in one"},
 			&cli.StringFlag{Name: "file", Usage: "solve the instances in file `F` (- for standard input), one per line, 16 numbers each"}),
-		Action: cmdutil.Action(cmdutil.Spec[[]instance]{App: "fifteen", Read: read, Solve: solve, Sample: sample, Resumable: true}),
+		Action: cmdutil.Action(cmdutil.Spec[[]instance]{App: "fifteen", Read: read, Solve: solve, Sample: sample, Resumable: true,
+			NodeCosts: parallel.NodeCosts()}),
 	}
 }
 
-// sample is the task --calibrate times: the last failing iteration's
+// sample is the app --calibrate times: the last failing iteration's
 // threshold guess for the first instance, h + 20 below a length it cannot
 // reach, searched depth first (any iteration's nodes cost alike).
-func sample(ins []instance) (lb.Task, error) {
+func sample(ins []instance) (lb.App, error) {
 	if len(ins) == 0 {
 		return nil, errors.New("no instance")
 	}
@@ -99,7 +98,7 @@ func sample(ins []instance) (lb.Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	return it.Root(), nil
+	return it, nil
 }
 
 // output is the JSON object printed per instance.
@@ -134,37 +133,25 @@ func read(c *cli.Context, _ cmdutil.Common) ([]instance, error) {
 	return ins, nil
 }
 
-// position is the State of a suspended fifteen run: the instance being
-// solved (the ones before are printed) and its solver's state.
-type position struct {
-	Index int
-	Inner []byte
-}
-
 func solve(r *cmdutil.Run, ins []instance) error {
 	var mismatch error
 	first := 0
 	var resume *lb.Suspended
 	if s := r.Resume(); s != nil {
-		var pos position
-		if err := gob.NewDecoder(bytes.NewReader(s.State)).Decode(&pos); err != nil || pos.Index < 0 || pos.Index >= len(ins) {
-			return fmt.Errorf("%w: fifteen: position %d of %d instances (%v)", lb.ErrBadState, pos.Index, len(ins), err)
+		// The instance being solved (the ones before are printed).
+		st, err := parallel.DecodeState(s.State)
+		if err != nil || st.Instance < 0 || st.Instance >= len(ins) {
+			return fmt.Errorf("%w: fifteen: instance %d of %d (%v)", lb.ErrBadState, st.Instance, len(ins), err)
 		}
-		inner := *s
-		first, inner.State, resume = pos.Index, pos.Inner, &inner
+		first, resume = st.Instance, s
 	}
 	for i := first; i < len(ins); i++ {
 		in := ins[i]
 		cfg := r.Config()
 		cfg.Resume, resume = resume, nil
-		out, err := solveOne(r, in, cfg)
+		out, err := solveOne(r, in, cfg, i)
 		var s *lb.Suspended
 		if errors.As(err, &s) {
-			var b bytes.Buffer
-			if err := gob.NewEncoder(&b).Encode(position{Index: i, Inner: s.State}); err != nil {
-				return fmt.Errorf("fifteen: %w", err)
-			}
-			s.State = b.Bytes()
 			return s
 		}
 		if err != nil {
@@ -180,10 +167,10 @@ func solve(r *cmdutil.Run, ins []instance) error {
 	return mismatch
 }
 
-// solveOne solves one instance with the flags' balancer; collective unless
-// the balancer is seq.
-func solveOne(r *cmdutil.Run, in instance, cfg lb.Config) (output, error) {
-	out := output{Header: r.Header(), FastInit: r.Options.FastInit && !r.Seq(), Instance: in.Label, Start: in.Start.String()}
+// solveOne solves one instance, the index-th of the command's, with the
+// flags' balancer; collective unless the balancer is seq.
+func solveOne(r *cmdutil.Run, in instance, cfg lb.Config, index int) (output, error) {
+	out := output{Header: r.Header(), FastInit: r.FastInit() && !r.Seq(), Instance: in.Label, Start: in.Start.String()}
 	if in.Korf > 0 {
 		out.TableLength, out.TableNodes = in.Table.Optimal, in.Table.Nodes
 	}
@@ -196,7 +183,7 @@ func solveOne(r *cmdutil.Run, in instance, cfg lb.Config) (output, error) {
 		}
 		res = parallel.FromSequential(s)
 	} else {
-		p, o, err := parallel.Solve(r.World, in.Start, cfg)
+		p, o, err := parallel.SolveNumbered(r.World, in.Start, cfg, index)
 		if err != nil {
 			return out, err
 		}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -45,13 +43,14 @@ report.`,
 		Flags: append(cmdutil.Flags(),
 			&cli.IntFlag{Name: "count", Usage: "instead, count the rulers of length ≤ `L`, pruned with the known optimal lengths of shorter rulers: exhaustive, so nodes and the certificate are the same on any --np, balancer, world and restart"},
 			&cli.BoolFlag{Name: "prove-bounds", Usage: "with --count: find and prove the optimal lengths of the shorter rulers by branch-and-bound first (reported apart as steps, never in nodes) instead of taking them from the table of known optimal rulers"}),
-		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "golomb", Read: read, Solve: solve, Sample: sample, Resumable: true}),
+		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "golomb", Read: read, Solve: solve, Sample: sample, Resumable: true,
+			NodeCosts: ruler.NodeCosts()}),
 	}
 }
 
 // sample is the task --calibrate times: the search for a shortest ruler
 // with the instance's marks, bounded by its known length.
-func sample(in instance) (lb.Task, error) {
+func sample(in instance) (lb.App, error) {
 	known, err := ruler.Known()
 	if err != nil {
 		return nil, err
@@ -64,7 +63,7 @@ func sample(in instance) (lb.Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.Root(), nil
+	return p, nil
 }
 
 // instance is what to search for; it travels from rank 0 to the others.
@@ -157,43 +156,35 @@ func certificate(marks, maxLen int, o ruler.Outcome) string {
 	return cert.New(fmt.Sprintf("golomb --count %d %d", maxLen, marks), o.Nodes, o.Digest, uint64(o.Solutions)).String()
 }
 
-// phase is the State of a suspended golomb search: the shortest rulers'
-// steps (Inner, ruler.SolveParallel's State), or with --count the count
-// after the steps done.
-type phase struct {
-	Counting bool
-	Steps    []ruler.Step // Counting: the steps before the count
-	Inner    []byte       // !Counting: the steps' own state
-}
-
-// suspend puts the phase in the State of a suspended search's error.
-func suspend(err error, ph phase) error {
+// suspendCount records in the error of a suspended count the steps done
+// before it (ruler.State, the one state of a suspended golomb search; a
+// suspended search for the shortest rulers records its own).
+func suspendCount(err error, steps []ruler.Step) error {
 	var s *lb.Suspended
 	if !errors.As(err, &s) {
 		return err
 	}
-	if !ph.Counting {
-		ph.Inner = s.State
+	var e error
+	if s.State, e = (ruler.State{Counting: true, Steps: steps}).MarshalBinary(); e != nil {
+		return e
 	}
-	var b bytes.Buffer
-	if e := gob.NewEncoder(&b).Encode(ph); e != nil {
-		return fmt.Errorf("golomb: %w", e)
-	}
-	s.State = b.Bytes()
 	return s
 }
 
 // decodePhase decodes and checks the State of a suspended golomb search of
 // in; its errors match lb.ErrBadState (a malformed checkpoint).
-func decodePhase(state []byte, in instance) (phase, error) {
-	var ph phase
-	if err := gob.NewDecoder(bytes.NewReader(state)).Decode(&ph); err != nil {
-		return ph, fmt.Errorf("%w: golomb: %w", lb.ErrBadState, err)
+func decodePhase(state []byte, in instance) (ruler.State, error) {
+	ph, err := ruler.DecodeState(state)
+	if err != nil {
+		return ph, err
 	}
 	if ph.Counting != (in.Count > 0) && ph.Counting {
 		return ph, fmt.Errorf("%w: golomb: a count's checkpoint, but no --count", lb.ErrBadState)
 	}
-	if ph.Counting {
+	if ph.Counting && !in.ProveBounds && len(ph.Steps) != 0 {
+		return ph, fmt.Errorf("%w: golomb: %d steps before a count bounded by the table", lb.ErrBadState, len(ph.Steps))
+	}
+	if ph.Counting && in.ProveBounds {
 		// The steps bound the count: they must be the shortest rulers of
 		// 1 … MARKS−1 marks, as SolveFrom checks its own.
 		if len(ph.Steps) != in.Marks-1 {
@@ -210,7 +201,7 @@ func decodePhase(state []byte, in instance) (phase, error) {
 
 func solve(r *cmdutil.Run, in instance) error {
 	// A resumed run continues the phase it was suspended in.
-	var resumed phase
+	var resumed ruler.State
 	resume := r.Resume()
 	if resume != nil {
 		var err error
@@ -225,14 +216,10 @@ func solve(r *cmdutil.Run, in instance) error {
 			return steps, nil, err
 		}
 		cfg := r.Config()
-		cfg.Resume = nil
-		if resume != nil && !resumed.Counting {
-			inner := *resume
-			inner.State = resumed.Inner
-			cfg.Resume = &inner
+		if resumed.Counting {
+			cfg.Resume = nil
 		}
-		steps, o, err := ruler.SolveParallel(r.World, m, cfg)
-		return steps, o, suspend(err, phase{})
+		return ruler.SolveParallel(r.World, m, cfg)
 	}
 	if in.Count > 0 {
 		return count(r, in, resumed, search)
@@ -257,7 +244,7 @@ func solve(r *cmdutil.Run, in instance) error {
 // shorter rulers: the table's, or with --prove-bounds those that the
 // steps of search find first (checked against the table). Its nodes are
 // the counting search's alone.
-func count(r *cmdutil.Run, in instance, resumed phase, search func(int) ([]ruler.Step, *lb.Outcome, error)) error {
+func count(r *cmdutil.Run, in instance, resumed ruler.State, search func(int) ([]ruler.Step, *lb.Outcome, error)) error {
 	out := output{Header: r.Header(), Marks: in.Marks, CountUpTo: in.Count, Bounds: "table"}
 	g, err := ruler.KnownBounds(in.Marks)
 	if err != nil {
@@ -295,7 +282,7 @@ func count(r *cmdutil.Run, in instance, resumed phase, search func(int) ([]ruler
 			cfg.Resume = nil
 		}
 		if res, stats, err = ruler.CountParallel(r.World, in.Marks, g, in.Count, cfg); err != nil {
-			return suspend(err, phase{Counting: true, Steps: steps})
+			return suspendCount(err, steps)
 		}
 	}
 	out.Seconds = time.Since(start).Seconds()

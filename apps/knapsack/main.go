@@ -67,7 +67,8 @@ func newApp() *cli.App {
 		Flags: append(cmdutil.Flags(),
 			&cli.StringFlag{Name: "search", Value: knap.Core.String(), Usage: "the branch-and-bound search: core (Pisinger's expanding core) or hs (Horowitz–Sahni, seed 002's)"},
 			&cli.Int64Flag{Name: "scale", Usage: "read decimal numbers and multiply them by `S` ≥ 1, rounding to the nearest integer (0: integers only)"}),
-		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "knapsack", Read: read, Solve: solve, Resumable: true}),
+		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "knapsack", Read: read, Solve: solve, Sample: sample, Resumable: true,
+			NodeCosts: knap.NodeCosts()}),
 		Commands: []*cli.Command{{
 			Name:  "gen",
 			Usage: "write a random instance to standard output",
@@ -106,6 +107,15 @@ type instance struct {
 	Search knap.Search
 	Scale  int64
 	In     knap.Instance
+}
+
+// sample is the app --calibrate times: the instance's search from its root.
+func sample(in instance) (lb.App, error) {
+	a, err := knap.NewApp(&in.In, in.Search)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 func read(c *cli.Context, cm cmdutil.Common) (instance, error) {

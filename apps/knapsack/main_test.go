@@ -143,7 +143,7 @@ func TestSolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := solveJSON(t, in, "", "--world", "sim", "--machine", "gcel", "--np", "16", "--search", "hs", committed)
-	if ns := gcel.For("knapsack").NodeNS; r.Profit != want || r.Machine == nil || r.Machine.Name != "gcel" || r.Machine.NodeNS != ns || ns == gcel.Machine.NodeNS {
+	if ns := gcel.For(knap.NodeCosts()).NodeNS; r.Profit != want || r.Machine == nil || r.Machine.Name != "gcel" || r.Machine.NodeNS != ns || ns == gcel.Machine.NodeNS {
 		t.Errorf("on the GCel: %+v, want knapsack's node cost %g", r, ns)
 	}
 }

@@ -86,7 +86,8 @@ func newApp() *cli.App {
 			&cli.IntFlag{Name: "granularity", Value: d.Gran, Usage: "-g: SHA-1 evaluations `G` per child, ≥ 1"},
 			&cli.StringFlag{Name: "kernel", Value: tree.BestKernel().String(), DefaultText: tree.BestKernel().String() + ", the fastest this processor has",
 				Usage: "hash children with kernel `K`: avx512 (16 at a time), avx2 (8) or crypto/sha1 (one, like the reference)"}),
-		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "uts", Read: read, Solve: solve, Sample: calibrationSample, Resumable: true}),
+		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "uts", Read: read, Solve: solve, Sample: calibrationSample, Resumable: true,
+			NodeCosts: tree.NodeCosts()}),
 	}
 }
 
@@ -195,9 +196,9 @@ type output struct {
 	cmdutil.Report
 }
 
-// calibrationSample is the task --calibrate times: the whole tree, searched depth
-// first with the instance's kernel from its root.
-func calibrationSample(in instance) (lb.Task, error) {
+// calibrationSample is the app --calibrate times: the whole tree, searched
+// depth first with the instance's kernel from its root.
+func calibrationSample(in instance) (lb.App, error) {
 	if in.List {
 		return nil, cmdutil.Usagef("--calibrate: --tree help counts no tree")
 	}
@@ -209,7 +210,7 @@ func calibrationSample(in instance) (lb.Task, error) {
 	if err := a.SetKernel(in.Kernel); err != nil {
 		return nil, err
 	}
-	return a.Root(), nil
+	return a, nil
 }
 
 func solve(r *cmdutil.Run, in instance) error {

@@ -202,7 +202,7 @@ func TestSimulated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := cluster.For("uts").NodeNS
+	want := cluster.For(tree.NodeCosts()).NodeNS
 	if want == cluster.Machine.NodeNS {
 		t.Fatalf("the cluster model has no node cost of its own for uts (%g ns, the default)", want)
 	}

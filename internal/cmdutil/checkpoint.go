@@ -40,9 +40,12 @@ const ExitCheckpointed = 3
 // uts, integrate), and a golomb --count no longer runs the steps of the
 // shorter rulers first; a version 2 file would resume with a digest of
 // zero for the part done, so it is refused.
+// Version 4: the balancer's options are its own (lb.OptionValues by flag
+// name), not one struct shared by all balancers; golomb's and fifteen's
+// states are encoded once (ruler.State, parallel.State).
 const (
 	checkpointMagic   = "TREELBCK"
-	checkpointVersion = 3
+	checkpointVersion = 4
 	checkpointHeader  = len(checkpointMagic) + 4 + 8
 )
 
@@ -54,12 +57,14 @@ type Checkpoint struct {
 	Build    string // the build that wrote it (version.Get)
 	Instance []byte // the instance, gob-encoded as the command's Spec reads it
 	Balancer string
-	Options  lb.Options
-	Budget   int64
-	Seed     uint64
-	Ranks    int    // the ranks of the run that wrote it (information)
-	World    string // and its world
-	Written  time.Time
+	// Options are the balancer's options that differ from its defaults,
+	// by flag name, as lb.OptionValues writes them.
+	Options map[string]string
+	Budget  int64
+	Seed    uint64
+	Ranks   int    // the ranks of the run that wrote it (information)
+	World   string // and its world
+	Written time.Time
 	// The suspended search: the solver's state, the result so far, the open
 	// tasks, the nodes so far and the incumbent; --restart resumes it.
 	lb.Suspended
@@ -125,6 +130,28 @@ func (c *Checkpoint) UnmarshalBinary(b []byte) error {
 	}
 	*c = d
 	return nil
+}
+
+// BalancerOptions returns the options the checkpoint records for info, its
+// balancer: info's defaults with the recorded values set. It fails for an
+// option the balancer does not declare and a value out of range.
+func (c *Checkpoint) BalancerOptions(info lb.Info) (lb.Options, error) {
+	o := info.Options
+	names := make([]string, 0, len(c.Options))
+	for name := range c.Options {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		var err error
+		if o, err = lb.SetOption(o, name, c.Options[name]); err != nil {
+			return nil, fmt.Errorf("balancer %s: %w", info.Name, err)
+		}
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 // MaxCheckpointBytes is the largest checkpoint payload a restart reads
@@ -447,10 +474,11 @@ func checkRestart(k *Checkpoint, cm Common, ownBalancer bool, size int) error {
 	if err != nil {
 		return fmt.Errorf("balancer %q: this build does not have it", k.Balancer)
 	}
-	if err := k.Options.Validate(); err != nil {
+	o, err := k.BalancerOptions(info)
+	if err != nil {
 		return err
 	}
-	cm.Balancer, cm.info, cm.Options = k.Balancer, info, k.Options
+	cm.Balancer, cm.info, cm.Options = k.Balancer, info, o
 	if err := cm.checkSize(size); err != nil {
 		return err
 	}
@@ -595,8 +623,9 @@ func setCheckpointing[I any](r *Run, signalled *atomic.Bool, k *Checkpoint, in I
 	if k != nil {
 		c := r.Context
 		if !c.IsSet("balancer") {
-			r.Balancer, r.Options = k.Balancer, k.Options
-			r.info, _ = lb.Lookup(k.Balancer) // checked by loadRestart
+			r.Balancer = k.Balancer
+			r.info, _ = lb.Lookup(k.Balancer)        // checked by loadRestart
+			r.Options, _ = k.BalancerOptions(r.info) // so are these
 		}
 		if !c.IsSet("budget") {
 			r.Budget = k.Budget
@@ -667,7 +696,7 @@ func (r *Run) suspended(s *lb.Suspended) (int, string) {
 		return ExitLimit, fmt.Sprintf("stopped at %s after %d nodes of the search in progress, before its end; it is not saved (give --checkpoint FILE to resume it later)", limit, s.Nodes)
 	}
 	k := &Checkpoint{App: CommandPath(r.Context), Build: version.Get().String(), Instance: r.ckpt.instance,
-		Balancer: r.Balancer, Options: r.Options, Budget: r.Budget, Seed: r.Seed, Ranks: r.Ranks(), World: r.WorldName(),
+		Balancer: r.Balancer, Options: lb.OptionValues(r.Options), Budget: r.Budget, Seed: r.Seed, Ranks: r.Ranks(), World: r.WorldName(),
 		Written: time.Now().UTC(), Suspended: *s}
 	if err := WriteCheckpoint(r.ckpt.file, k); err != nil {
 		return 1, err.Error()

@@ -3,11 +3,13 @@ package cmdutil
 import (
 	"encoding/binary"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/lb/sim"
 )
 
 // fuzzTree is the app of FuzzCheckpointFields' resumed searches: a small
@@ -17,7 +19,7 @@ func fuzzTree() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(3, 6, lbte
 // suspendedTree returns a real suspended search of fuzzTree on two
 // simulated ranks: its partial result and open tasks.
 func suspendedTree(t testing.TB) *lb.Suspended {
-	w, err := lb.NewSim(2, lb.SimConfig{Seed: 1})
+	w, err := sim.New(2, sim.Config{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,8 +53,17 @@ func FuzzCheckpointFields(f *testing.F) {
 	f.Add("", "koso", int64(-1), int64(-1), []byte(nil), []byte(nil), []byte(nil), []byte(nil), uint8(0), uint8(0), int64(0), false)
 	f.Add("t", "ps", int64(1<<62), int64(1<<62), []byte(nil), partial[:len(partial)/2], task[:len(task)/2], task, uint8(31), uint8(255), int64(0), false)
 	f.Fuzz(func(t *testing.T, app, balancer string, budget, nodes int64, state, partial, task0, task1 []byte, levels, clusters uint8, inc int64, hasInc bool) {
+		// The options the balancer declares (others are refused by name).
+		opts := map[string]string{}
+		if info, err := lb.Lookup(balancer); err == nil {
+			for name, v := range map[string]int{"levels": int(levels), "clusters": int(clusters)} {
+				if lb.HasOption(info.Options, name) {
+					opts[name] = strconv.Itoa(v)
+				}
+			}
+		}
 		k := &Checkpoint{App: app, Build: "fuzz", Instance: []byte{1}, Balancer: balancer, Budget: budget, Seed: 1, Ranks: 2, World: "sim",
-			Options:   lb.Options{SplitLevels: int(levels), Clusters: int(clusters)},
+			Options:   opts,
 			Suspended: lb.Suspended{State: state, Partial: partial, Nodes: nodes, Incumbent: inc, HasIncumbent: hasInc}}
 		for _, x := range [][]byte{task0, task1} {
 			if x != nil {
@@ -74,11 +85,12 @@ func FuzzCheckpointFields(f *testing.F) {
 			return // refused: exit status 2
 		}
 		info, _ := lb.Lookup(d.Balancer)
-		w, err := lb.NewSim(2, lb.SimConfig{Seed: 1, MaxEvents: 1e6})
+		bopts, _ := d.BalancerOptions(info) // checkRestart checked them
+		w, err := sim.New(2, sim.Config{Seed: 1, MaxEvents: 1e6})
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := lb.Config{Balancer: info.New, Options: d.Options, Budget: min(d.Budget, 100), Seed: 1, Resume: &d.Suspended}
+		cfg := lb.Config{Balancer: info.New, Options: bopts, Budget: min(d.Budget, 100), Seed: 1, Resume: &d.Suspended}
 		_, _, err = lb.Run(w, cfg, fuzzTree)
 		if err != nil && !errors.Is(err, lb.ErrBadTasks) && !errors.Is(err, lb.ErrBadState) {
 			t.Fatalf("resuming %s with %d tasks: an error that is not a malformed checkpoint's: %v", d.Balancer, len(d.Tasks), err)

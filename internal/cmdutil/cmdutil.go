@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/treelb/treelb/internal/version"
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/sim"
 	"github.com/treelb/treelb/mpi"
 )
 
@@ -31,8 +33,8 @@ const (
 )
 
 // MaxNP is the most ranks --np accepts: the embedded world and the
-// simulator keep every rank in this process (lb.MaxSimRanks).
-const MaxNP = lb.MaxSimRanks
+// simulator keep every rank in this process (sim.MaxRanks).
+const MaxNP = sim.MaxRanks
 
 // Common is the parsed common flags. The zero value is not meaningful; use
 // Parse.
@@ -46,8 +48,10 @@ type Common struct {
 	Quiet    bool
 	Progress bool // --progress: progress lines on rank 0 even when stderr is no terminal
 	Budget   int64
-	Options  lb.Options
-	Idle     mpi.Idle // how waiting ranks wait under MPI (--idle)
+	// Options are the balancer's own options (its lb.Info.Options type),
+	// from the flags it declares; nil under Seq and without balancers.
+	Options lb.Options
+	Idle    mpi.Idle // how waiting ranks wait under MPI (--idle)
 	// Checkpoint is the file of --checkpoint, CheckpointEvery the period
 	// of --checkpoint-every (0: on signals only), Restart the file of
 	// --restart.
@@ -62,10 +66,23 @@ type Common struct {
 	StartupTimeout time.Duration
 	info           lb.Info     // the balancer, unless Seq
 	sim            *simOptions // the simulation flags, with --world sim
+	calibrate      bool        // --calibrate
 }
 
-// optionFlags are the balancer options' flags, by the names lb.Info uses.
-var optionFlags = []string{"fast-init", "queue-limit", "pair-sync", "ask-lower", "shuffle-below", "levels", "perm", "clusters"}
+// optionFlags are the balancer options' flags: every name a registered
+// balancer's options declare (lb.OptionNames), each once, in the order of
+// the balancers.
+func optionFlags() []string {
+	var names []string
+	for _, info := range lb.Balancers() {
+		for _, n := range lb.OptionNames(info.Options) {
+			if !contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
 
 // Flags returns the flags every app that runs a balancer shares, defined
 // once here, in their --help categories (run, balancer, simulation,
@@ -78,7 +95,7 @@ func Flags() []cli.Flag {
 	return categorized([]cli.Flag{
 		&cli.IntFlag{Name: "np", Value: runtime.NumCPU(), Usage: fmt.Sprintf("ranks of the embedded or simulated world, 1..%d (under mpirun/srun the launcher's size; a different --np is an error)", MaxNP)},
 		&cli.StringFlag{Name: "idle", Usage: "under MPI, how waiting ranks wait: spin, yield (poll and sleep, for more ranks than cores) or auto (yield when the launcher put more ranks on the node than it has CPUs); default: $" + mpi.IdleEnv + ", else auto"},
-		&cli.StringFlag{Name: "world", Value: world, Usage: "where the ranks run: embedded (goroutines), mpi (the -tags mpi build under mpirun or srun) or sim (simulated, virtual time)"},
+		&cli.StringFlag{Name: "world", Value: world, Usage: worldUsage()},
 		&cli.StringFlag{Name: "balancer", Aliases: []string{"b"}, Value: "rp", Usage: "load balancer: seq (sequential solver) or one of " + strings.Join(lb.Names(), ", ") + "; 'help' lists them"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the ranks' random sources"},
 		&cli.BoolFlag{Name: "json", Usage: "print JSON on stdout"},
@@ -133,9 +150,6 @@ var errHelpShown = errors.New("help shown")
 func Parse(c *cli.Context) (Common, error) {
 	cm := Common{NP: c.Int("np"), World: c.String("world"), Balancer: c.String("balancer"), Seed: c.Uint64("seed"),
 		JSON: c.Bool("json"), Stats: c.Bool("stats"), Quiet: c.Bool("quiet"), Progress: c.Bool("progress"), Budget: c.Int64("budget"),
-		Options: lb.Options{FastInit: c.Bool("fast-init"), QueueLimit: c.Int("queue-limit"),
-			PairSync: c.Bool("pair-sync"), AskLower: c.Bool("ask-lower"), ShuffleBelow: c.Float64("shuffle-below"),
-			SplitLevels: c.Int("levels"), Permutation: c.String("perm"), Clusters: c.Int("clusters")},
 		StartupTimeout: DefaultStartupTimeout}
 	// A command may define only some of the common flags.
 	if !defines(c, "world") {
@@ -150,9 +164,6 @@ func Parse(c *cli.Context) (Common, error) {
 	if !defines(c, "budget") {
 		cm.Budget = lb.DefaultBudget
 	}
-	if !defines(c, "perm") {
-		cm.Options.Permutation = "gf"
-	}
 	cm.Checkpoint, cm.CheckpointEvery, cm.Restart = c.String("checkpoint"), c.Duration("checkpoint-every"), c.String("restart")
 	for _, name := range textFlags {
 		if defines(c, name) && c.IsSet(name) && strings.TrimSpace(c.String(name)) == "" {
@@ -163,17 +174,8 @@ func Parse(c *cli.Context) (Common, error) {
 		fmt.Fprintf(c.App.Writer, "balancers:\n  %-10s the plain sequential solver, one rank, no balancer\n%s", Seq, lb.Describe())
 		return cm, errHelpShown
 	}
-	switch cm.World {
-	case WorldEmbedded, WorldSim:
-		if mpi.WorldName == "mpi" && cm.World == WorldEmbedded {
-			return cm, Usagef("--world embedded: this is the MPI build (-tags mpi); build without the tag for the embedded world")
-		}
-	case WorldMPI:
-		if mpi.WorldName != "mpi" {
-			return cm, Usagef("--world mpi: this build has no MPI; build with 'make mpi' (-tags mpi) and start it with mpirun or srun")
-		}
-	default:
-		return cm, Usagef("--world %q: need embedded, mpi or sim", cm.World)
+	if _, err := lookupWorld(cm.World); err != nil {
+		return cm, err
 	}
 	if err := parseSim(c, &cm); err != nil {
 		return cm, err
@@ -197,9 +199,6 @@ func Parse(c *cli.Context) (Common, error) {
 			return cm, Usagef("--idle: %v", err)
 		}
 	}
-	if err := checkOptions(cm.Options); err != nil {
-		return cm, err
-	}
 	if err := parseLimits(c, &cm); err != nil {
 		return cm, err
 	}
@@ -215,7 +214,7 @@ func Parse(c *cli.Context) (Common, error) {
 		return cm, nil // a command without balancers
 	}
 	if cm.Balancer == Seq {
-		for _, name := range optionFlags {
+		for _, name := range optionFlags() {
 			if c.IsSet(name) {
 				return cm, Usagef("--%s: the sequential solver (--balancer seq) has no balancer options", name)
 			}
@@ -227,10 +226,8 @@ func Parse(c *cli.Context) (Common, error) {
 		return cm, Usagef("unknown balancer %q (try --balancer help)", cm.Balancer)
 	}
 	cm.info = info
-	for _, name := range optionFlags {
-		if c.IsSet(name) && !contains(info.Options, name) {
-			return cm, Usagef("--%s: balancer %s does not use it (it takes %s)", name, info.Name, optionList(info.Options))
-		}
+	if cm.Options, err = balancerOptions(c, info); err != nil {
+		return cm, err
 	}
 	if cm.NP > 0 {
 		return cm, cm.checkSize(cm.NP)
@@ -238,20 +235,75 @@ func Parse(c *cli.Context) (Common, error) {
 	return cm, nil
 }
 
-// checkOptions checks the balancer options as lb.Options.Validate does,
-// naming the flag of a bad one.
+// balancerOptions returns the options of the balancer info that the flags
+// of c set: its options type's defaults, with every option flag given on
+// the command line (a usage error for a flag the balancer does not
+// declare, and for a value out of range).
+func balancerOptions(c *cli.Context, info lb.Info) (lb.Options, error) {
+	o := info.Options
+	for _, name := range optionFlags() {
+		if !c.IsSet(name) {
+			continue
+		}
+		if !lb.HasOption(o, name) {
+			return nil, Usagef("--%s: balancer %s does not use it (it takes %s)", name, info.Name, optionList(lb.OptionNames(info.Options)))
+		}
+		var err error
+		if o, err = lb.SetOption(o, name, flagText(c, name)); err != nil {
+			return nil, Usagef("--%s: %v", name, err)
+		}
+	}
+	if err := checkOptions(o); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// flagText returns the value of the flag called name as text, as
+// lb.SetOption reads it.
+func flagText(c *cli.Context, name string) string {
+	switch v := c.Value(name).(type) {
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case int:
+		return strconv.Itoa(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return fmt.Sprint(c.Value(name))
+}
+
+// FastInit reports whether the run's balancer starts with fast
+// initialisation (--fast-init of the balancers that declare it).
+func (cm Common) FastInit() bool {
+	v, _ := lb.OptionValue(cm.Options, "fast-init")
+	return v == "true"
+}
+
+// checkOptions checks a balancer's options as their Validate does, naming
+// the flag of a bad one.
 func checkOptions(o lb.Options) error {
-	switch {
-	case o.QueueLimit < 0:
-		return Usagef("--queue-limit %d: must not be negative (0: 2·√P)", o.QueueLimit)
-	case o.Clusters < 0:
-		return Usagef("--clusters %d: must not be negative", o.Clusters)
-	case o.SplitLevels < 0 || o.SplitLevels > lb.MaxSplitLevels:
-		return Usagef("--levels %d: %d split levels: need 0 (the default) to %d", o.SplitLevels, o.SplitLevels, lb.MaxSplitLevels)
-	case o.Permutation != "" && o.Permutation != "gf" && o.Permutation != "lcg":
-		return Usagef("--perm %q: need gf or lcg", o.Permutation)
-	case !(o.ShuffleBelow >= 0 && o.ShuffleBelow <= 1):
-		return Usagef("--shuffle-below %g: need a fraction from 0 to 1", o.ShuffleBelow)
+	num := func(name string) float64 {
+		v, _ := lb.OptionValue(o, name)
+		x, _ := strconv.ParseFloat(v, 64) // "" (the default) is 0
+		return x
+	}
+	perm, _ := lb.OptionValue(o, "perm")
+	switch q, c, k, sb := num("queue-limit"), num("clusters"), num("levels"), num("shuffle-below"); {
+	case q < 0:
+		return Usagef("--queue-limit %g: must not be negative (0: 2·√P)", q)
+	case c < 0:
+		return Usagef("--clusters %g: must not be negative", c)
+	case k < 0 || k > lb.MaxSplitLevels:
+		return Usagef("--levels %g: %g split levels: need 0 (the default) to %d", k, k, lb.MaxSplitLevels)
+	case perm != "" && perm != "gf" && perm != "lcg":
+		return Usagef("--perm %q: need gf or lcg", perm)
+	case !(sb >= 0 && sb <= 1):
+		return Usagef("--shuffle-below %g: need a fraction from 0 to 1", sb)
 	}
 	if err := o.Validate(); err != nil {
 		return &UsageError{Err: err}
@@ -272,8 +324,9 @@ const maxLeavesPerRank = 1 << 24
 // checkSize checks the flags that depend on the number of ranks, size:
 // the leaves that --levels makes per rank.
 func (cm Common) checkSize(size int) error {
-	k := cm.Options.SplitLevels
-	if k == 0 || cm.info.Name == "" || !contains(cm.info.Options, "levels") || size < 1 {
+	v, ok := lb.OptionValue(cm.Options, "levels")
+	k, _ := strconv.Atoi(v)
+	if k <= 0 || !ok || cm.info.Name == "" || size < 1 {
 		return nil
 	}
 	if per := (uint64(1) << k) / uint64(size); per > maxLeavesPerRank {

@@ -260,11 +260,13 @@ func TestCheckMemory(t *testing.T) {
 // cost for the app and every flag's override; the simulation flags are
 // rejected outside --world sim, and bad machines and values are exit 2.
 func TestSimFlags(t *testing.T) {
+	costs := lb.NodeCosts{"cluster": 15.3, "gcel": 6130}
 	spec := Spec[int]{
-		App:  "golomb",
-		Read: func(*cli.Context, Common) (int, error) { return 0, nil },
+		App:       "golomb",
+		NodeCosts: costs,
+		Read:      func(*cli.Context, Common) (int, error) { return 0, nil },
 		Solve: func(r *Run, _ int) error {
-			m, err := r.SimMachine(r.App)
+			m, err := r.SimMachine()
 			if err != nil {
 				return err
 			}
@@ -276,7 +278,7 @@ func TestSimFlags(t *testing.T) {
 		},
 	}
 	gcel, _ := lb.LookupMachine("gcel")
-	g := gcel.For("golomb")
+	g := gcel.For(costs)
 	for _, tc := range []struct {
 		args string
 		code int

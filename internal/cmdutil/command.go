@@ -42,10 +42,16 @@ type Spec[I any] struct {
 	// resumes from Run.Resume's State. Without it, --checkpoint and
 	// --restart are usage errors.
 	Resumable bool
-	// Sample, when not nil, returns a task of the instance's sequential
-	// search that --calibrate works for a short time to measure the cost of
-	// a node on this machine (Calibrate). It should hold at least 10⁵ nodes.
-	Sample func(in I) (lb.Task, error)
+	// Sample, when not nil, returns an app of the instance's sequential
+	// search whose root --calibrate works for a short time to measure the
+	// cost of a node on this machine (Calibrate), and whose tasks it splits,
+	// encodes and decodes (CalibrateApp). It should hold at least 10⁵
+	// nodes.
+	Sample func(in I) (lb.App, error)
+	// NodeCosts are the app's node costs on the machine models of lb's
+	// catalogue (--world sim --machine NAME); a model's own node cost
+	// stands for those it does not give.
+	NodeCosts lb.NodeCosts
 }
 
 // Run is one rank's view of a command's run: the parsed flags, the world
@@ -65,6 +71,7 @@ type Run struct {
 	progress  *progressPrinter // rank 0's, when progress lines are on
 	traceRuns int              // reports written to the --trace file
 	ckpt      *ckpt            // with --checkpoint or --restart
+	costs     lb.NodeCosts     // Spec.NodeCosts
 }
 
 // Resume returns the suspended search the run continues (--restart, or
@@ -86,7 +93,7 @@ const ringRanks = 16
 // koso-star on more than ringRanks ranks without --fast-init keep few of
 // them busy: work moves one rank per split (lb's TestKOSOPlacement).
 func (r *Run) warnRing() {
-	if r.Quiet || r.World == nil || r.Rank() != 0 || r.Ranks() <= ringRanks || r.Options.FastInit ||
+	if r.Quiet || r.World == nil || r.Rank() != 0 || r.Ranks() <= ringRanks || r.FastInit() ||
 		(r.Balancer != "koso" && r.Balancer != "koso-star") {
 		return
 	}
@@ -120,6 +127,10 @@ func (r *Run) startProgress() func() {
 // one message (printed by rank 0) instead of leaving ranks waiting.
 func Action[I any](spec Spec[I]) cli.ActionFunc {
 	return func(c *cli.Context) error {
+		if c.App.Metadata == nil {
+			c.App.Metadata = map[string]any{}
+		}
+		c.App.Metadata[metaCosts] = spec.NodeCosts
 		cm, perr := Parse(c)
 		if errors.Is(perr, errHelpShown) {
 			return perr
@@ -146,9 +157,16 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			lock, err = prepareCheckpoint(cm.Checkpoint, strings.Join(argsOf(c), " "))
 			return err
 		}
-		if cm.World == WorldSim && perr == nil {
+		wk, werr := lookupWorld(cm.World) // Parse checked it
+		sampleOf := func(in I) func() (lb.App, error) {
+			if spec.Sample == nil {
+				return nil
+			}
+			return func() (lb.App, error) { return spec.Sample(in) }
+		}
+		if perr == nil && werr == nil && wk.oneProcess {
 			// One process: nothing to agree on.
-			r := &Run{Common: cm, App: spec.App, Context: c}
+			r := &Run{Common: cm, App: spec.App, Context: c, costs: spec.NodeCosts}
 			var in I
 			var k *Checkpoint
 			err := prepare()
@@ -162,7 +180,7 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			}
 			setCheckpointing(r, signalled, k, in)
 			if cm.Balancer != Seq && cm.Balancer != "" {
-				if r.World, err = newSimWorld(r.Common, spec, in); err != nil {
+				if r.World, err = wk.open(r, nil, sampleOf(in)); err != nil {
 					return &rejected{err}
 				}
 			}
@@ -190,7 +208,7 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 		err := mpi.RunWith(n, mpi.Options{StartupTimeout: cm.StartupTimeout}, func(comm *mpi.Comm) (err error) {
 			defer recoverRank(CommandPath(c), comm.Rank(), &err)
 			comm.SetIdle(cm.Idle)
-			r := &Run{Common: cm, App: spec.App, Comm: comm, Context: c}
+			r := &Run{Common: cm, App: spec.App, Comm: comm, Context: c, costs: spec.NodeCosts}
 			local := perr
 			if local == nil {
 				local = cm.checkSize(comm.Size())
@@ -224,6 +242,9 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 				return announce(comm, c.App, err)
 			}
 			setCheckpointing(r, signalled, loaded, in)
+			if cm.calibrate {
+				return r.calibrateWorld(sampleOf(in))
+			}
 			switch cm.Balancer {
 			case Seq:
 				if comm.Rank() != 0 {
@@ -231,7 +252,9 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 				}
 			case "":
 			default:
-				r.World = driver.New(comm)
+				if r.World, err = wk.open(r, comm, nil); err != nil {
+					return err
+				}
 			}
 			r.warnRing()
 			defer r.startProgress()()

@@ -7,78 +7,159 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"syscall"
-	"time"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/driver"
+	"github.com/treelb/treelb/lb/sim"
+	"github.com/treelb/treelb/mpi"
 )
 
 // DefaultMachine is the machine model of --world sim without --machine.
 const DefaultMachine = "cluster"
 
+// world is a world --world names, and how a command runs in it: in one
+// process that drives every rank (the simulator), or on every rank of an
+// mpi.Comm that mpi.Run starts (goroutines of the embedded build, or MPI
+// processes). A new world is an entry of worlds and the lb.World it opens.
+type world struct {
+	name, doc string
+	// available says why this build cannot run the world, nil when it can.
+	available func() error
+	// oneProcess: the world's ranks live in this process's one goroutine,
+	// and the command neither starts mpi.Run nor agrees on its input.
+	oneProcess bool
+	// open returns the lb.World of the run (on every rank unless
+	// oneProcess); comm is the rank's communicator, nil for oneProcess.
+	// sample is the app --calibrate times.
+	open func(r *Run, comm *mpi.Comm, sample func() (lb.App, error)) (lb.World, error)
+}
+
+// worlds returns the table of worlds, in the order --world lists them.
+func worlds() []world {
+	notMPI := func() error {
+		if mpi.WorldName == "mpi" {
+			return errors.New("this is the MPI build (-tags mpi); build without the tag for the embedded world")
+		}
+		return nil
+	}
+	isMPI := func() error {
+		if mpi.WorldName != "mpi" {
+			return errors.New("this build has no MPI; build with 'make mpi' (-tags mpi) and start it with mpirun or srun")
+		}
+		return nil
+	}
+	comm := func(_ *Run, c *mpi.Comm, _ func() (lb.App, error)) (lb.World, error) { return driver.New(c), nil }
+	return []world{
+		{name: WorldEmbedded, doc: "goroutines", available: notMPI, open: comm},
+		{name: WorldMPI, doc: "the -tags mpi build under mpirun or srun", available: isMPI, open: comm},
+		{name: WorldSim, doc: "simulated, virtual time", available: func() error { return nil }, oneProcess: true,
+			open: func(r *Run, _ *mpi.Comm, sample func() (lb.App, error)) (lb.World, error) {
+				return newSimWorld(r, sample)
+			}},
+	}
+}
+
+// lookupWorld returns the world called name, a usage error when there is
+// none or this build cannot run it.
+func lookupWorld(name string) (world, error) {
+	var names []string
+	for _, w := range worlds() {
+		if w.name == name {
+			if err := w.available(); err != nil {
+				return w, Usagef("--world %s: %v", name, err)
+			}
+			return w, nil
+		}
+		names = append(names, w.name)
+	}
+	return world{}, Usagef("--world %q: need %s", name, strings.Join(names, ", "))
+}
+
+// worldUsage is the usage of --world, from the table.
+func worldUsage() string {
+	var parts []string
+	for _, w := range worlds() {
+		parts = append(parts, fmt.Sprintf("%s (%s)", w.name, w.doc))
+	}
+	return "where the ranks run: " + strings.Join(parts, ", ")
+}
+
 // simFlags are the flags of the simulated world; the others reject them.
 var simFlags = []string{"machine", "node-ns", "overhead-ns", "latency-ns", "gap-ns", "byte-ns", "mesh", "hop-ns",
-	"contention", "store-forward", "jitter-ns", "split-ns", "calibrate", "trace", "max-events", "seq-nodes"}
+	"contention", "store-forward", "jitter-ns", "split-ns", "poll-ns", "send-ns", "recv-ns", "send-byte-ns",
+	"recv-byte-ns", "pause-ns", "max-pause-ns", "trace", "max-events", "seq-nodes"}
 
 // machineFloats are the flags that override a machine's times, with where
 // they go.
 var machineFloats = []struct {
-	name string
-	set  func(m *lb.Machine, v float64)
+	name, usage string
+	set         func(m *lb.Machine, v float64)
 }{
-	{"node-ns", func(m *lb.Machine, v float64) { m.NodeNS = v }},
-	{"overhead-ns", func(m *lb.Machine, v float64) { m.OverheadNS = v }},
-	{"latency-ns", func(m *lb.Machine, v float64) { m.LatencyNS = v }},
-	{"gap-ns", func(m *lb.Machine, v float64) { m.GapNS = v }},
-	{"byte-ns", func(m *lb.Machine, v float64) { m.ByteNS = v }},
-	{"hop-ns", func(m *lb.Machine, v float64) { m.HopNS = v }},
-	{"jitter-ns", func(m *lb.Machine, v float64) { m.JitterNS = v }},
-	{"split-ns", func(m *lb.Machine, v float64) { m.SplitNS = v }},
+	{"node-ns", "virtual ns per node (default: the machine's figure for the app)", func(m *lb.Machine, v float64) { m.NodeNS = v }},
+	{"overhead-ns", "CPU ns to send, and to receive, one message (LogP's o)", func(m *lb.Machine, v float64) { m.OverheadNS = v }},
+	{"latency-ns", "fixed ns of a message's delay (LogP's L)", func(m *lb.Machine, v float64) { m.LatencyNS = v }},
+	{"gap-ns", "least ns between two messages leaving a rank (LogP's g)", func(m *lb.Machine, v float64) { m.GapNS = v }},
+	{"byte-ns", "ns per byte on a link (1/bandwidth)", func(m *lb.Machine, v float64) { m.ByteNS = v }},
+	{"hop-ns", "ns per hop on the mesh", func(m *lb.Machine, v float64) { m.HopNS = v }},
+	{"jitter-ns", "random extra delay of a message, uniform up to this many ns", func(m *lb.Machine, v float64) { m.JitterNS = v }},
+	{"split-ns", "CPU ns of one split of a task (pieces given away, and static placement's and --fast-init's halvings on the way to their pieces); 0 (the models' value): splits cost nothing", func(m *lb.Machine, v float64) { m.SplitNS = v }},
+	{"poll-ns", "CPU ns of the poll for messages after every work slice (an Iprobe that finds none); 0 in the models", func(m *lb.Machine, v float64) { m.PollNS = v }},
+	{"send-ns", "CPU ns of the loop per message sent, beyond --overhead-ns (Isend and its test); 0 in the models", func(m *lb.Machine, v float64) { m.SendNS = v }},
+	{"recv-ns", "CPU ns of the loop per message received, beyond --overhead-ns (the probe that finds it, Recv); 0 in the models", func(m *lb.Machine, v float64) { m.RecvNS = v }},
+	{"send-byte-ns", "CPU ns per byte of a message's data at its sender (encoding); 0 in the models", func(m *lb.Machine, v float64) { m.SendByteNS = v }},
+	{"recv-byte-ns", "CPU ns per byte of a message's data at its receiver (decoding); 0 in the models", func(m *lb.Machine, v float64) { m.RecvByteNS = v }},
+	{"pause-ns", "request throttling: the first pause of a request after a rejection, doubling up to --max-pause-ns; 0 (the models'): no throttling", func(m *lb.Machine, v float64) { m.PauseNS = v }},
+	{"max-pause-ns", "request throttling: the longest pause", func(m *lb.Machine, v float64) { m.MaxPauseNS = v }},
 }
 
-// simFlagList returns the flags of the simulated world.
+// simFlagList returns the flags of the simulated world, and --calibrate.
 func simFlagList() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "machine", Value: DefaultMachine, Usage: "--world sim: the machine model, one of unit, gcel, cluster, test; 'help' lists them with their parameters"},
-		&cli.Float64Flag{Name: "node-ns", Usage: "--world sim: virtual ns per node (default: the machine's figure for the app)"},
-		&cli.Float64Flag{Name: "overhead-ns", Usage: "--world sim: CPU ns to send, and to receive, one message (LogP's o)"},
-		&cli.Float64Flag{Name: "latency-ns", Usage: "--world sim: fixed ns of a message's delay (LogP's L)"},
-		&cli.Float64Flag{Name: "gap-ns", Usage: "--world sim: least ns between two messages leaving a rank (LogP's g)"},
-		&cli.Float64Flag{Name: "byte-ns", Usage: "--world sim: ns per byte on a link (1/bandwidth)"},
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "machine", Value: DefaultMachine, Usage: "--world sim: the machine model, one of unit, gcel, cluster, test, or a JSON `FILE` that --calibrate printed; 'help' lists them with their parameters"},
+	}
+	for _, f := range machineFloats {
+		flags = append(flags, &cli.Float64Flag{Name: f.name, Usage: "--world sim: " + f.usage})
+	}
+	return append(flags,
 		&cli.IntFlag{Name: "mesh", Usage: "--world sim: columns of a 2-D mesh the ranks fill row by row; 0: no topology"},
-		&cli.Float64Flag{Name: "hop-ns", Usage: "--world sim: ns per hop on the mesh"},
 		&cli.BoolFlag{Name: "contention", Usage: "--world sim: mesh links carry one message at a time (--contention=false: never busy)"},
 		&cli.BoolFlag{Name: "store-forward", Usage: "--world sim: every hop receives the whole message before passing it on"},
-		&cli.Float64Flag{Name: "jitter-ns", Usage: "--world sim: random extra delay of a message, uniform up to this many ns"},
-		&cli.Float64Flag{Name: "split-ns", Usage: "--world sim: CPU ns of one split of a task (pieces given away, and static placement's and --fast-init's halvings on the way to their pieces); 0 (the models' value): splits cost nothing"},
-		&cli.BoolFlag{Name: "calibrate", Usage: "--world sim: measure the node cost with a short run of the app's sequential search on this machine"},
+		&cli.BoolFlag{Name: "calibrate", Usage: "measure this machine's costs (node, split, encoding and decoding by bytes with the app's search; poll, send, receive, latency, bandwidth and throttling with the world's messages) and print the model as JSON, which --machine FILE loads: with --world sim on stderr, then simulate with it; in the embedded and MPI worlds on stdout, instead of the search"},
 		&cli.StringFlag{Name: "trace", Usage: "--world sim: write the busy ranks over virtual time to CSV `FILE`"},
 		&cli.Int64Flag{Name: "max-events", Usage: "--world sim: fail a simulation past this many events (0: 10⁹)"},
 		&cli.Int64Flag{Name: "seq-nodes", Usage: "--world sim: the nodes the sequential solver (--balancer seq) expands on this instance, the baseline of the speedup (give one instance per command): without it the output has no speedup, only the run's own work (work_virtual_seconds)"},
-	}
+	)
 }
 
 // simOptions is the parsed simulation flags.
 type simOptions struct {
 	info      lb.MachineInfo
+	file      string             // the machine's file, when --machine named one
 	floats    map[string]float64 // the machine times set by flags
 	mesh      *int
 	contend   *bool
 	storeFwd  *bool
-	calibrate bool
 	trace     string
 	maxEvents int64
 	seqNodes  int64 // --seq-nodes, 0 when not given
 }
 
 // parseSim reads the simulation flags of c into cm: an error for any of them
-// outside --world sim, an unknown machine or a bad value.
+// outside --world sim, an unknown machine, an unreadable machine file or a
+// bad value.
 func parseSim(c *cli.Context, cm *Common) error {
 	if defines(c, "machine") && c.String("machine") == "help" {
-		fmt.Fprintf(c.App.Writer, "machine models of --world sim (every parameter can be set by its flag):\n%s", lb.DescribeMachines())
+		fmt.Fprintf(c.App.Writer, "machine models of --world sim (every parameter can be set by its flag; node costs are the command's app's):\n%s", lb.DescribeMachines(nodeCostsOf(c)))
 		return errHelpShown
+	}
+	if defines(c, "calibrate") {
+		cm.calibrate = c.Bool("calibrate")
+		if cm.calibrate && c.IsSet("node-ns") {
+			return Usagef("--calibrate and --node-ns: give one of them")
+		}
 	}
 	if cm.World != WorldSim {
 		for _, name := range simFlags {
@@ -92,11 +173,19 @@ func parseSim(c *cli.Context, cm *Common) error {
 	if defines(c, "machine") {
 		name = c.String("machine")
 	}
+	so := &simOptions{floats: map[string]float64{}}
 	info, err := lb.LookupMachine(name)
 	if err != nil {
-		return Usagef("--machine %q: unknown (try --machine help)", name)
+		if !strings.HasSuffix(name, ".json") && !strings.ContainsRune(name, os.PathSeparator) {
+			return Usagef("--machine %q: unknown (try --machine help, or give a JSON file)", name)
+		}
+		m, err := ReadMachine(name)
+		if err != nil {
+			return err
+		}
+		info, so.file = lb.MachineInfo{Name: m.Name, Doc: "loaded from " + name, Machine: m}, name
 	}
-	so := &simOptions{info: info, floats: map[string]float64{}}
+	so.info = info
 	for _, f := range machineFloats {
 		if defines(c, f.name) && c.IsSet(f.name) {
 			so.floats[f.name] = c.Float64(f.name)
@@ -114,12 +203,6 @@ func parseSim(c *cli.Context, cm *Common) error {
 		v := c.Bool("store-forward")
 		so.storeFwd = &v
 	}
-	if defines(c, "calibrate") {
-		so.calibrate = c.Bool("calibrate")
-		if so.calibrate && c.IsSet("node-ns") {
-			return Usagef("--calibrate and --node-ns: give one of them")
-		}
-	}
 	if defines(c, "trace") {
 		so.trace = c.String("trace")
 	}
@@ -134,20 +217,53 @@ func parseSim(c *cli.Context, cm *Common) error {
 		}
 	}
 	cm.sim = so
-	if _, err := cm.SimMachine(""); err != nil {
+	if _, err := cm.overrides(so.info.Machine); err != nil {
 		return err
 	}
 	return nil
 }
 
-// SimMachine returns the machine of --world sim for app: the model's
-// parameters, its node cost for app, and the flags' overrides. It fails
-// (a *UsageError) for a bad parameter, and outside --world sim.
-func (cm Common) SimMachine(app string) (lb.Machine, error) {
-	if cm.sim == nil {
+// nodeCostsOf returns the node costs of the command of c (Spec.NodeCosts),
+// which Action keeps in the app's metadata.
+func nodeCostsOf(c *cli.Context) lb.NodeCosts {
+	costs, _ := c.App.Metadata[metaCosts].(lb.NodeCosts)
+	return costs
+}
+
+const metaCosts = "treelb.nodecosts"
+
+// ReadMachine reads a machine model from the JSON file at path, as
+// --calibrate prints it (lb.ParseMachine); a *UsageError names the file and
+// what is wrong.
+func ReadMachine(path string) (lb.Machine, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return lb.Machine{}, Usagef("--machine: %v", err)
+	}
+	m, err := lb.ParseMachine(b)
+	if err != nil {
+		return lb.Machine{}, Usagef("--machine %s: %v", path, err)
+	}
+	return m, nil
+}
+
+// SimMachine returns the machine of --world sim for the run's app: the
+// model's parameters with the app's node cost for it (Spec.NodeCosts; a
+// machine file's own), and the flags' overrides. It fails (a *UsageError)
+// for a bad parameter, and outside --world sim.
+func (r *Run) SimMachine() (lb.Machine, error) {
+	if r.sim == nil {
 		return lb.Machine{}, Usagef("not a simulated world")
 	}
-	m := cm.sim.info.For(app)
+	m := r.sim.info.Machine
+	if r.sim.file == "" {
+		m = r.sim.info.For(r.costs)
+	}
+	return r.Common.overrides(m)
+}
+
+// overrides returns m with the flags' overrides, validated.
+func (cm Common) overrides(m lb.Machine) (lb.Machine, error) {
 	for _, f := range machineFloats {
 		if v, ok := cm.sim.floats[f.name]; ok {
 			f.set(&m, v)
@@ -168,63 +284,24 @@ func (cm Common) SimMachine(app string) (lb.Machine, error) {
 	return m, nil
 }
 
-// newSimWorld returns the simulated world of the flags for spec's app and
-// the instance in (calibrating the node cost with spec.Sample when
-// --calibrate asks).
-func newSimWorld[I any](cm Common, spec Spec[I], in I) (lb.World, error) {
-	m, err := cm.SimMachine(spec.App)
+// newSimWorld returns the simulated world of the flags for the run's app,
+// on the machine that --calibrate measures with the app sample returns
+// when it asks.
+func newSimWorld(r *Run, sample func() (lb.App, error)) (lb.World, error) {
+	m, err := r.SimMachine()
 	if err != nil {
 		return nil, err
 	}
-	if cm.sim.calibrate {
-		if spec.Sample == nil {
-			return nil, Usagef("--calibrate: %s has no sequential sample to calibrate with", spec.App)
-		}
-		t, err := spec.Sample(in)
-		if err != nil {
-			return nil, fmt.Errorf("calibrating: %w", err)
-		}
-		if m.NodeNS, err = Calibrate(t, calibrationTime); err != nil {
+	if r.calibrate {
+		if m, err = r.calibrateSim(sample); err != nil {
 			return nil, err
 		}
 	}
-	w, err := lb.NewSim(cm.NP, lb.SimConfig{Seed: cm.Seed, Machine: m, MaxEvents: cm.sim.maxEvents, Trace: cm.sim.trace != ""})
+	w, err := sim.New(r.NP, sim.Config{Seed: r.Seed, Machine: m, MaxEvents: r.sim.maxEvents, Trace: r.sim.trace != ""})
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}
 	return w, nil
-}
-
-// calibrationTime is how long --calibrate works the sample.
-const calibrationTime = 300 * time.Millisecond
-
-// calibrationMin is the fewest nodes a calibration accepts.
-const calibrationMin = 100000
-
-// Calibrate works task, a piece of an app's sequential search, for about d
-// of CPU time (in slices of 10⁵ nodes, or until it is exhausted) and
-// returns the CPU nanoseconds per node of this process. It fails when the
-// task holds fewer than 10⁵ nodes.
-func Calibrate(task lb.Task, d time.Duration) (float64, error) {
-	start := cpuTime()
-	var nodes int64
-	for !task.Empty() && cpuTime()-start < d {
-		nodes += task.Work(100000)
-	}
-	spent := cpuTime() - start
-	if nodes < calibrationMin {
-		return 0, Usagef("--calibrate: the instance has %d nodes, too few to time (need %d); give --node-ns", nodes, calibrationMin)
-	}
-	return float64(spent.Nanoseconds()) / float64(nodes), nil
-}
-
-// cpuTime returns the CPU time this process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // SimReport is the part of an app's JSON output that the simulator adds:

@@ -3,11 +3,13 @@
 // rank's communicator as an lb.World, so that solvers written against
 // lb.World run under mpirun and srun as they do in the other worlds.
 //
-// A rank's driver loop works one slice of Config.Budget nodes, sends what
-// the balancer put in its outbox (non-blocking sends), and takes every
-// message that arrived (Iprobe) before the next slice; an idle rank blocks
-// in Probe until a message arrives (seed 002, Fig. 1: "blockingly"), so idle
-// ranks do not steal the core from busy ones. Blocking collectives are used
+// A rank is an lb.Rank, and its driver loop the I/O around it: it works one
+// slice of Config.Budget nodes, sends what the rank put in its outbox
+// (non-blocking sends), and takes every message that arrived (Iprobe)
+// before the next slice; an idle rank blocks in Probe until a message
+// arrives (seed 002, Fig. 1: "blockingly"), so idle ranks do not steal the
+// core from busy ones, or until its next tick (20 µs of wall time) is due.
+// Blocking collectives are used
 // only before the search (a barrier) and after it: the ranks' results,
 // statistics and times are reduced to rank 0 along a binomial tree and the
 // combination is broadcast, so no rank ever holds O(P) data but rank 0's
@@ -31,10 +33,6 @@ const (
 	tagFinish = lb.NumKinds
 	tagResume = lb.NumKinds + 1
 )
-
-// duePoll is how often an idle rank 0 polls Config.CheckpointDue while it
-// waits for messages.
-const duePoll = 20 * time.Millisecond
 
 // World is an lb.World over one rank's communicator. Make one with New; it
 // belongs to the rank's goroutine and is not safe for concurrent use.
@@ -61,124 +59,94 @@ func (w *World) Comm() *mpi.Comm { return w.c }
 // Run runs job on every rank of the communicator; see lb.World.
 func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 	c := w.c
-	app := job.NewApp()
 	cfg := job.Config
-	var share [][]byte
-	if cfg.Resume != nil {
-		cfg.Resume.Prime(app)
-		var err error
-		if share, err = w.deal(app, cfg.Resume); err != nil {
-			return nil, err
-		}
+	throttle := 0
+	if throttles(c) {
+		throttle = int(maxPauseFor(c.Size(), runtime.GOMAXPROCS(0)) / tick)
 	}
-	b, err := lb.NewBalancer(cfg.Balancer, lb.Env{Rank: c.Rank(), Size: c.Size(), App: app,
-		Rand: lb.NewRand(cfg.Seed, c.Rank()), Seed: cfg.Seed, Options: cfg.Options})
+	r, err := lb.NewRank(job, lb.RankConfig{Rank: c.Rank(), Size: c.Size(), MaxPause: throttle,
+		DueEvery: int(duePoll / tick), ProgressBase: w.nodes})
 	if err != nil {
 		return nil, err
 	}
-	budget := cfg.Budget
-	if budget <= 0 {
-		budget = lb.DefaultBudget
+	var share [][]byte
+	if cfg.Resume != nil {
+		if share, err = w.deal(r.App(), cfg.Resume); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.Barrier(); err != nil {
 		return nil, fmt.Errorf("lb: %w", err)
 	}
-	d := loop{c: c, b: b, throttle: throttles(c), maxPause: maxPauseFor(c.Size(), runtime.GOMAXPROCS(0)),
-		resume: cfg.Resume != nil, share: share}
-	if c.Rank() == 0 {
-		d.due = cfg.CheckpointDue
-	}
-	if p, ok := b.(lb.Progresser); ok && cfg.Progress != nil && c.Rank() == 0 {
-		d.progress = &progress{p: p, report: cfg.Progress, every: lb.ProgressEvery(cfg), base: w.nodes}
+	d := loop{c: c, r: r}
+	if cfg.Progress != nil && c.Rank() == 0 {
+		d.every = lb.ProgressEvery(cfg)
 	}
 	start := time.Now()
-	if err := d.run(app, budget); err != nil {
+	if err := d.run(share); err != nil {
 		return nil, fmt.Errorf("lb: rank %d: %w", c.Rank(), err)
 	}
-	seconds := time.Since(start).Seconds()
-	st := *b.Stats()
-	st.WorkSeconds, st.IdleSeconds = d.work.Seconds(), d.idle.Seconds()
-	res, err := job.Result(app)
+	f, err := r.End(d.work.Seconds(), d.idle.Seconds(), time.Since(start).Seconds())
 	if err != nil {
 		return nil, err
 	}
-	f := &lb.Finish{Result: res, Stats: st, Seconds: seconds}
-	if err := f.SetEnd(app, b); err != nil {
+	if f.Result, err = r.Result(); err != nil {
 		return nil, err
 	}
-	out, err := w.finish(job, app, f)
+	out, err := w.finish(job, r.App(), &f)
 	if err != nil {
 		return nil, err
 	}
 	w.nodes += out.Total.Nodes
-	if d.progress != nil {
-		cfg.Progress(lb.Progress{Nodes: w.nodes, Ranks: c.Size(), Incumbent: d.progress.last.Incumbent, HasBound: d.progress.last.HasBound})
+	if d.every > 0 {
+		last := r.LastProgress()
+		cfg.Progress(lb.Progress{Nodes: w.nodes, Ranks: c.Size(), Incumbent: last.Incumbent, HasBound: last.HasBound})
 	}
 	return out, nil
 }
 
-// progress is rank 0's side of progress reports: it asks the balancers for a
-// snapshot every so often and passes complete ones on.
-type progress struct {
-	p      lb.Progresser
-	report func(lb.Progress)
-	every  time.Duration
-	base   int64 // nodes of the earlier runs
-	next   time.Time
-	last   lb.Progress
-}
-
-// tick asks for a snapshot when one is due and reports a new complete one.
-func (p *progress) tick(now time.Time) {
-	if s, ok := p.p.Progress(); ok && s != p.last {
-		p.last = s
-		s.Nodes += p.base
-		p.report(s)
-	}
-	if now.After(p.next) {
-		p.next = now.Add(p.every)
-		p.p.RequestProgress()
-	}
-}
-
-// loop is one rank's driver loop.
+// loop is one rank's driver loop: the I/O around its lb.Rank.
 type loop struct {
 	c       *mpi.Comm
-	b       lb.Balancer
+	r       *lb.Rank
 	pending []*mpi.Request
 	work    time.Duration
 	idle    time.Duration
-
-	// Request throttling when ranks outnumber cores (see throttles): a
-	// request that follows a rejection is held back for a pause that
-	// doubles with every rejection in a row, from minPause to maxPause,
-	// and the pause ends when work arrives.
-	throttle  bool
-	maxPause  time.Duration
-	pause     time.Duration
-	held      *lb.Msg
-	heldUntil time.Time
-
-	progress *progress // rank 0 with Config.Progress, else nil
-
-	resume bool        // start with share, a resumed search's tasks
-	share  [][]byte    // (encoded), instead of the root
-	due    func() bool // rank 0: Config.CheckpointDue until it fired
+	ticked  time.Time     // the wall time up to which the rank was told its ticks
+	every   time.Duration // rank 0 with Config.Progress: the interval of snapshots
+	next    time.Time     // and when the next is due
 }
 
-// The pauses of request throttling: from minPause, doubling up to
-// pausePerRank for every rank beyond a core, at least 2 ms, so that the
-// idle ranks' requests together stay well below what the cores can route
-// while busy ranks work: at most cores/pausePerRank requests a second
-// (40 000 on two cores) whatever the number of ranks. (An upper bound on
-// the pause, 100 ms until issue 23, let that rate grow with the ranks past
-// 2000 per core, and the idle ranks' requests then starved the busy ones:
-// the embedded world's time per rank grew with P, golomb --np 16384 10 on
-// two cores took 486 s instead of 88 s.)
-const (
-	minPause     = 20 * time.Microsecond
-	pausePerRank = 50 * time.Microsecond
-)
+// tick is the length of the rank's logical idle tick (lb.Rank.Tick): the
+// shortest pause of request throttling.
+const tick = 20 * time.Microsecond
+
+// duePoll is how often an idle rank 0 polls Config.CheckpointDue while it
+// waits for messages.
+const duePoll = 20 * time.Millisecond
+
+// pausePerRank makes the longest pause of request throttling grow with the
+// ranks beyond a core, at least 2 ms, so that the idle ranks' requests
+// together stay well below what the cores can route while busy ranks work:
+// at most cores/pausePerRank requests a second (40 000 on two cores)
+// whatever the number of ranks. (An upper bound on the pause, 100 ms until
+// issue 23, let that rate grow with the ranks past 2000 per core, and the
+// idle ranks' requests then starved the busy ones: the embedded world's
+// time per rank grew with P, golomb --np 16384 10 on two cores took 486 s
+// instead of 88 s.)
+const pausePerRank = 50 * time.Microsecond
+
+// Throttling returns the request throttling of size ranks on cores cores
+// in the embedded world: the pause of a tick (the first pause after a
+// rejection) and the longest pause, and false when the ranks do not
+// outnumber the cores (no throttling). The simulator's machine models it
+// with lb.Machine.PauseNS and MaxPauseNS.
+func Throttling(size, cores int) (first, longest time.Duration, ok bool) {
+	if size <= cores {
+		return 0, 0, false
+	}
+	return tick, maxPauseFor(size, cores), true
+}
 
 // maxPauseFor returns the longest pause for size ranks on cores cores.
 func maxPauseFor(size, cores int) time.Duration {
@@ -188,12 +156,11 @@ func maxPauseFor(size, cores int) time.Duration {
 // throttles reports whether the ranks of c outnumber the cores they run on:
 // the embedded world's goroutine ranks beyond GOMAXPROCS, or MPI ranks
 // that wait by yielding (mpi.IdleYield, which auto chooses on an
-// oversubscribed node). Then an idle rank's requests are throttled: each
-// rejection is answered by the next request immediately in random polling
-// (seed 002, Fig. 1), and idle ranks that share a core with busy ones would
-// otherwise spend it asking each other for work that none of them has. A
-// held request is a message the network delays; the balancer does not see
-// the difference.
+// oversubscribed node). Then an idle rank's requests are throttled
+// (lb.RankConfig.MaxPause): each rejection is answered by the next request
+// immediately in random polling (seed 002, Fig. 1), and idle ranks that
+// share a core with busy ones would otherwise spend it asking each other
+// for work that none of them has.
 func throttles(c *mpi.Comm) bool {
 	if mpi.WorldName == "embedded" {
 		return c.Size() > runtime.GOMAXPROCS(0)
@@ -201,49 +168,34 @@ func throttles(c *mpi.Comm) bool {
 	return c.Idle() == mpi.IdleYield
 }
 
-// checkDue suspends the search once Config.CheckpointDue says so.
-func (d *loop) checkDue() error {
-	if d.due == nil || d.b.Done() || !d.due() {
-		return nil
-	}
-	d.due = nil
-	if s, ok := d.b.(lb.Suspender); ok {
-		s.Suspend()
-	}
-	return d.flush()
-}
-
-func (d *loop) run(app lb.App, budget int64) error {
-	if d.resume {
-		if err := lb.StartShare(d.b, app, d.share); err != nil {
-			return err
-		}
-		d.share = nil
-	} else {
-		d.b.Start(app.Root())
+// run is the loop: work a slice, send, take every message that arrived
+// (Iprobe); when idle, block until a message arrives (seed 002 Fig. 1:
+// "blockingly") or the rank's next tick is due.
+func (d *loop) run(share [][]byte) error {
+	d.ticked = time.Now()
+	d.next = d.ticked.Add(d.every)
+	if err := d.r.Start(share); err != nil {
+		return err
 	}
 	if err := d.flush(); err != nil {
 		return err
 	}
-	for !d.b.Done() {
-		if err := d.checkDue(); err != nil {
-			return err
+	for !d.r.Done() {
+		if d.every > 0 {
+			if now := time.Now(); !now.Before(d.next) {
+				d.next = now.Add(d.every)
+				d.r.RequestProgress()
+			}
 		}
-		if d.progress != nil {
-			d.progress.tick(time.Now())
+		t0 := time.Now()
+		if _, ok := d.r.Work(); ok {
+			now := time.Now()
+			d.work += now.Sub(t0)
+			d.tick(now) // so that a request held after this slice waits its whole pause
 			if err := d.flush(); err != nil {
 				return err
 			}
-		}
-		if t := d.b.Task(); t != nil {
-			t0 := time.Now()
-			n := t.Work(budget)
-			d.work += time.Since(t0)
-			d.b.Tick(n)
-			if err := d.flush(); err != nil {
-				return err
-			}
-			for !d.b.Done() {
+			for !d.r.Done() {
 				st, ok, err := d.c.Iprobe(mpi.AnySource, mpi.AnyTag)
 				if err != nil {
 					return err
@@ -257,28 +209,25 @@ func (d *loop) run(app lb.App, budget int64) error {
 			}
 			continue
 		}
-		// Idle: block until a message arrives (seed 002 Fig. 1: "blockingly"),
-		// or the held request is due.
-		t0 := time.Now()
+		if err := d.flush(); err != nil { // the poll of the checkpoint may have suspended
+			return err
+		}
+		if d.r.Done() {
+			break
+		}
 		st, ok, err := d.wait()
 		d.idle += time.Since(t0)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			if d.held != nil && !time.Now().Before(d.heldUntil) {
-				if err := d.release(); err != nil {
-					return err
-				}
+		d.tick(time.Now())
+		if ok {
+			if err := d.receive(st); err != nil {
+				return err
 			}
-			continue
-		}
-		if err := d.receive(st); err != nil {
+		} else if err := d.flush(); err != nil {
 			return err
 		}
-	}
-	if d.held != nil {
-		return fmt.Errorf("done with a request to rank %d held back", d.held.To)
 	}
 	for _, r := range d.pending {
 		if _, err := r.Wait(); err != nil {
@@ -288,20 +237,23 @@ func (d *loop) run(app lb.App, budget int64) error {
 	return nil
 }
 
-// wait blocks until a message arrives, or until the held request or a
+// tick tells the rank the ticks that passed by now.
+func (d *loop) tick(now time.Time) {
+	if k := now.Sub(d.ticked) / tick; k > 0 {
+		d.ticked = d.ticked.Add(k * tick)
+		d.r.Tick(int(min(k, 1<<30)))
+	}
+}
+
+// wait blocks until a message arrives, or until the rank's next tick or a
 // progress snapshot is due (ok false).
 func (d *loop) wait() (mpi.Status, bool, error) {
 	var until time.Time
-	if d.held != nil {
-		until = d.heldUntil
+	if n := d.r.NextTick(); n > 0 {
+		until = d.ticked.Add(time.Duration(n) * tick)
 	}
-	if d.progress != nil && (until.IsZero() || d.progress.next.Before(until)) {
-		until = d.progress.next
-	}
-	if d.due != nil {
-		if poll := time.Now().Add(duePoll); until.IsZero() || poll.Before(until) {
-			until = poll
-		}
+	if d.every > 0 && (until.IsZero() || d.next.Before(until)) {
+		until = d.next
 	}
 	if until.IsZero() {
 		st, err := d.c.Probe(mpi.AnySource, mpi.AnyTag)
@@ -310,6 +262,7 @@ func (d *loop) wait() (mpi.Status, bool, error) {
 	return d.c.ProbeWithin(mpi.AnySource, mpi.AnyTag, time.Until(until))
 }
 
+// receive takes the message st announces and steps the rank with it.
 func (d *loop) receive(st mpi.Status) error {
 	if st.Tag <= 0 || st.Tag >= lb.NumKinds {
 		return fmt.Errorf("a message with tag %d from rank %d during the search", st.Tag, st.Source)
@@ -318,50 +271,25 @@ func (d *loop) receive(st mpi.Status) error {
 	if _, err := d.c.Recv(buf, st.Source, st.Tag); err != nil {
 		return err
 	}
-	if d.throttle {
-		switch lb.Kind(st.Tag) {
-		case lb.KReject:
-			d.pause = min(max(2*d.pause, minPause), d.maxPause)
-		case lb.KWork:
-			d.pause = 0
-		}
+	if err := d.r.Step(lb.Msg{From: st.Source, To: d.c.Rank(), Kind: lb.Kind(st.Tag), Data: buf}); err != nil {
+		return err
 	}
-	d.b.Deliver(lb.Msg{From: st.Source, To: d.c.Rank(), Kind: lb.Kind(st.Tag), Data: buf})
 	return d.flush()
 }
 
-// send starts sending m.
-func (d *loop) send(m lb.Msg) error {
-	r, err := d.c.Isend(m.Data, m.To, int(m.Kind))
+// flush starts sending the rank's outbox and forgets the sends that
+// completed.
+func (d *loop) flush() error {
+	out, err := d.r.Outbox()
 	if err != nil {
 		return err
 	}
-	d.pending = append(d.pending, r)
-	return nil
-}
-
-// release sends the held request.
-func (d *loop) release() error {
-	m := d.held
-	d.held = nil
-	return d.send(*m)
-}
-
-func (d *loop) flush() error {
-	for _, m := range d.b.Outbox() {
-		if d.held != nil && (m.To == d.held.To || time.Now().After(d.heldUntil)) {
-			// Keep the order of the pair (and never hold past the due time).
-			if err := d.release(); err != nil {
-				return err
-			}
-		}
-		if d.throttle && d.pause > 0 && m.Kind == lb.KRequest && d.held == nil {
-			d.held, d.heldUntil = &m, time.Now().Add(d.pause)
-			continue
-		}
-		if err := d.send(m); err != nil {
+	for _, m := range out {
+		r, err := d.c.Isend(m.Data, m.To, int(m.Kind))
+		if err != nil {
 			return err
 		}
+		d.pending = append(d.pending, r)
 	}
 	// Drop completed sends, keeping order.
 	k := 0

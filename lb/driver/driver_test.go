@@ -10,6 +10,7 @@ import (
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/lb/sim"
 	"github.com/treelb/treelb/mpi"
 )
 
@@ -162,7 +163,7 @@ func TestSuspendEmbedded(t *testing.T) {
 				}
 				resume = got
 			}
-			w, err := lb.NewSim(2, lb.SimConfig{Seed: 5})
+			w, err := sim.New(2, sim.Config{Seed: 5})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
+	"github.com/treelb/treelb/lb/sim"
 	"github.com/treelb/treelb/mpi"
 )
 
@@ -46,7 +47,7 @@ func ResumeChain[R any](t testing.TB, v Variant, budget int64, rng *rand.Rand, m
 			}
 		}
 	}
-	w, err := lb.NewSim(3, lb.SimConfig{Seed: 2})
+	w, err := sim.New(3, sim.Config{Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func ResumeChain[R any](t testing.TB, v Variant, budget int64, rng *rand.Rand, m
 		sus = next
 		check(sus)
 	}
-	w, err = lb.NewSim(7, lb.SimConfig{Seed: 3})
+	w, err = sim.New(7, sim.Config{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package lbtest
 import (
 	"fmt"
 	"math/bits"
+	"strconv"
 	"testing"
 
 	"github.com/treelb/treelb/lb"
@@ -21,7 +22,8 @@ func LargeP(t *testing.T, budget int64, seed uint64, f func(t *testing.T, cfg lb
 			}
 			t.Run(fmt.Sprintf("%s/P=%d", info.Name, p), func(t *testing.T) {
 				t.Parallel()
-				f(t, lb.Config{Balancer: info.New, Budget: budget, Seed: seed, Options: lb.Options{SplitLevels: bits.Len(uint(p-1)) + 2}}, p)
+				f(t, lb.Config{Balancer: info.New, Budget: budget, Seed: seed,
+					Options: WithOption(info, nil, "levels", strconv.Itoa(bits.Len(uint(p-1))+2))}, p)
 			})
 		}
 	}
@@ -41,7 +43,7 @@ func LargeEmbedded(t *testing.T, budget int64, seed uint64, f func(t *testing.T,
 	for _, info := range lb.Balancers() {
 		t.Run(fmt.Sprintf("%s/P=%d", info.Name, EmbeddedP), func(t *testing.T) {
 			f(t, lb.Config{Balancer: info.New, Budget: budget, Seed: seed,
-				Options: lb.Options{SplitLevels: bits.Len(uint(EmbeddedP-1)) + 1}}, EmbeddedP)
+				Options: WithOption(info, nil, "levels", strconv.Itoa(bits.Len(uint(EmbeddedP-1))+1))}, EmbeddedP)
 		})
 	}
 }

@@ -247,22 +247,48 @@ func Variants() []Variant {
 			}
 			return Variant{Name: name, Info: info, Options: o}
 		}
-		vs = append(vs, v("", lb.Options{}))
+		vs = append(vs, v("", info.Options))
 		switch info.Name {
 		case "rp":
-			vs = append(vs, v("fastinit", lb.Options{FastInit: true}), v("queue1", lb.Options{QueueLimit: 1}))
+			vs = append(vs, v("fastinit", lb.RPOptions{FastInit: true}), v("queue1", lb.RPOptions{QueueLimit: 1}))
 		case "ps":
-			vs = append(vs, v("pairsync", lb.Options{PairSync: true}), v("asklower", lb.Options{AskLower: true, PairSync: true}),
-				v("shufflebelow", lb.Options{ShuffleBelow: 0.5, FastInit: true}))
+			vs = append(vs, v("pairsync", lb.PSOptions{PairSync: true}), v("asklower", lb.PSOptions{AskLower: true, PairSync: true}),
+				v("shufflebelow", lb.PSOptions{ShuffleBelow: 0.5, FastInit: true}))
 		case "static":
-			vs = append(vs, v("lcg", lb.Options{Permutation: "lcg", SplitLevels: 9}))
+			vs = append(vs, v("lcg", lb.StaticOptions{Permutation: "lcg", Levels: 9}))
 		case "hybrid":
-			vs = append(vs, v("clusters3", lb.Options{Clusters: 3}))
+			vs = append(vs, v("clusters3", lb.HybridOptions{Clusters: 3}))
 		case "koso-star":
-			vs = append(vs, v("fastinit", lb.Options{FastInit: true}))
+			vs = append(vs, v("fastinit", lb.KOSOOptions{FastInit: true}))
 		}
 	}
 	return vs
+}
+
+// With returns the variant with its option called name set to value
+// (lb.SetOption), unchanged when the balancer has no such option; it
+// panics on a value that does not parse (a test's mistake).
+func (v Variant) With(name, value string) Variant {
+	v.Options = WithOption(v.Info, v.Options, name, value)
+	return v
+}
+
+// WithOption returns o, options of the balancer info, with the option
+// called name set to value, unchanged when the balancer has no such option
+// (nil o stands for the balancer's defaults); it panics on a value that
+// does not parse (a test's mistake).
+func WithOption(info lb.Info, o lb.Options, name, value string) lb.Options {
+	if o == nil {
+		o = info.Options
+	}
+	if !lb.HasOption(o, name) {
+		return o
+	}
+	o, err := lb.SetOption(o, name, value)
+	if err != nil {
+		panic(err)
+	}
+	return o
 }
 
 // Config returns the run configuration of the variant with the given

@@ -6,6 +6,7 @@ import (
 
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/lb/sim"
 )
 
 // TestCheckpointResume suspends IDA* on the easiest Korf instance at a
@@ -31,7 +32,7 @@ func TestCheckpointResume(t *testing.T) {
 // resume another.
 func TestResumeOtherBoard(t *testing.T) {
 	ins := easiest(t, 2)
-	w, _ := lb.NewSim(2, lb.SimConfig{})
+	w, _ := sim.New(2, sim.Config{})
 	cfg := lb.Config{Budget: 1000, CheckpointDue: lbtest.DueAfter(5)}
 	_, _, err := Solve(w, ins[0].State, cfg)
 	var s *lb.Suspended

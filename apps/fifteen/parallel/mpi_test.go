@@ -2,10 +2,12 @@ package parallel
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
+	"github.com/treelb/treelb/lb/lbtest"
 	"github.com/treelb/treelb/mpi"
 )
 
@@ -29,7 +31,7 @@ func TestUnderMpirun(t *testing.T) {
 		for _, info := range lb.Balancers() {
 			for _, fast := range []bool{false, true} {
 				for i, in := range ins {
-					cfg := lb.Config{Balancer: info.New, Options: lb.Options{FastInit: fast}, Seed: uint64(i)}
+					cfg := lb.Config{Balancer: info.New, Options: lbtest.WithOption(info, nil, "fast-init", strconv.FormatBool(fast)), Seed: uint64(i)}
 					got, _, err := Solve(driver.New(c), in.State, cfg)
 					if err == nil {
 						err = checkResult(in, got, seq[i])

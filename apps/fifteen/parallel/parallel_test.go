@@ -6,12 +6,14 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/treelb/treelb/apps/fifteen/puzzle"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/lb/sim"
 	"github.com/treelb/treelb/mpi"
 )
 
@@ -98,7 +100,7 @@ func TestEasiestAllBalancers(t *testing.T) {
 	}
 	for _, info := range lb.Balancers() {
 		for _, ranks := range []int{1, 2, 7} {
-			cfg := lb.Config{Balancer: info.New, Options: lb.Options{FastInit: ranks == 7}, RankStats: true}
+			cfg := lb.Config{Balancer: info.New, Options: lbtest.WithOption(info, nil, "fast-init", strconv.FormatBool(ranks == 7)), RankStats: true}
 			err := mpi.Run(ranks, func(c *mpi.Comm) error {
 				for i, in := range ins {
 					cfg.Seed = uint64(i + 1)
@@ -149,7 +151,7 @@ func TestFailingIterationsSimulated(t *testing.T) {
 						seed++
 					}
 					for _, want := range seq.Iterations {
-						cfg := lb.Config{Balancer: info.New, Options: lb.Options{FastInit: fast}, Budget: 300, Seed: seed}
+						cfg := lb.Config{Balancer: info.New, Options: lbtest.WithOption(info, nil, "fast-init", strconv.FormatBool(fast)), Budget: 300, Seed: seed}
 						if err := simulate(in.State, want, cfg, p, seed); err != nil {
 							t.Fatalf("korf %d %s fast=%v P=%d seed %d: %v", in.ID, info.Name, fast, p, seed, err)
 						}
@@ -163,7 +165,7 @@ func TestFailingIterationsSimulated(t *testing.T) {
 // simulate runs the iteration described by want on p simulated ranks and
 // checks its outcome.
 func simulate(s puzzle.State, want puzzle.IterStats, cfg lb.Config, p int, seed uint64) error {
-	w, err := lb.NewSim(p, lb.SimConfig{Seed: seed})
+	w, err := sim.New(p, sim.Config{Seed: seed})
 	if err != nil {
 		return err
 	}
@@ -316,7 +318,7 @@ func TestGoalAndBadBoards(t *testing.T) {
 		for _, ranks := range []int{1, 3} {
 			err := mpi.Run(ranks, func(c *mpi.Comm) error {
 				w := driver.New(c)
-				cfg := lb.Config{Balancer: info.New, Options: lb.Options{FastInit: ranks > 1}}
+				cfg := lb.Config{Balancer: info.New, Options: lbtest.WithOption(info, nil, "fast-init", strconv.FormatBool(ranks > 1))}
 				r, _, err := Solve(w, puzzle.Goal(), cfg)
 				if err != nil {
 					return err
@@ -360,7 +362,7 @@ func TestSimLargeP(t *testing.T) {
 		for _, want := range its {
 			var outs []*lb.Outcome
 			for range 2 {
-				w, err := lb.NewSim(p, lb.SimConfig{Seed: 5, Machine: mi.For("fifteen")})
+				w, err := sim.New(p, sim.Config{Seed: 5, Machine: mi.For(NodeCosts())})
 				if err != nil {
 					t.Fatal(err)
 				}

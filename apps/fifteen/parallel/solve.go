@@ -92,12 +92,37 @@ func FromSequential(r puzzle.Result) Result {
 	return out
 }
 
-// suspendedState is the State of a suspended Solve: the board, the
+// State is the state of a suspended Solve, lb.Suspended.State: the
+// instance's number among the command's (SolveNumbered), its board, the
 // threshold of the suspended iteration and the result of the ones before.
-type suspendedState struct {
+// It is the only state the command records.
+type State struct {
+	Instance  int
 	Start     puzzle.State
 	Threshold int
 	Result    Result
+}
+
+// stateData is a State as gob encodes it (State's own MarshalBinary would
+// recurse).
+type stateData State
+
+// MarshalBinary encodes the state (gob).
+func (s State) MarshalBinary() ([]byte, error) {
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(stateData(s)); err != nil {
+		return nil, fmt.Errorf("parallel: encoding the state of a suspended run: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// DecodeState decodes a State that MarshalBinary encoded.
+func DecodeState(b []byte) (State, error) {
+	var s State
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode((*stateData)(&s)); err != nil {
+		return State{}, fmt.Errorf("%w: parallel: %w", lb.ErrBadState, err)
+	}
+	return s, nil
 }
 
 // RunIteration runs the IDA* iteration from s with the given threshold on
@@ -135,6 +160,12 @@ func RunIteration(w lb.World, s puzzle.State, threshold int, cfg lb.Config) (Out
 // and in any world. The suspended iteration's seconds are those of its
 // last part.
 func Solve(w lb.World, s puzzle.State, cfg lb.Config) (Result, *lb.Outcome, error) {
+	return SolveNumbered(w, s, cfg, 0)
+}
+
+// SolveNumbered is Solve for the instance numbered instance among a
+// command's, which a suspension records in its State.
+func SolveNumbered(w lb.World, s puzzle.State, cfg lb.Config, instance int) (Result, *lb.Outcome, error) {
 	if err := s.Validate(); err != nil {
 		return Result{}, nil, fmt.Errorf("parallel: %w", err)
 	}
@@ -146,9 +177,9 @@ func Solve(w lb.World, s puzzle.State, cfg lb.Config) (Result, *lb.Outcome, erro
 	threshold := s.Manhattan()
 	resume := cfg.Resume
 	if resume != nil {
-		var st suspendedState
-		if err := gob.NewDecoder(bytes.NewReader(resume.State)).Decode(&st); err != nil {
-			return res, total, fmt.Errorf("%w: parallel: %w", lb.ErrBadState, err)
+		st, err := DecodeState(resume.State)
+		if err != nil {
+			return res, total, err
 		}
 		if st.Start != s || st.Threshold < threshold || st.Threshold > puzzle.MaxThreshold {
 			return res, total, fmt.Errorf("%w: parallel: a suspended run of %v at threshold %d, not of %v", lb.ErrBadState, st.Start, st.Threshold, s)
@@ -162,11 +193,9 @@ func Solve(w lb.World, s puzzle.State, cfg lb.Config) (Result, *lb.Outcome, erro
 		total.Add(out)
 		var sus *lb.Suspended
 		if errors.As(err, &sus) {
-			var b bytes.Buffer
-			if err := gob.NewEncoder(&b).Encode(suspendedState{Start: s, Threshold: threshold, Result: res}); err != nil {
-				return res, total, fmt.Errorf("parallel: %w", err)
+			if sus.State, err = (State{Instance: instance, Start: s, Threshold: threshold, Result: res}).MarshalBinary(); err != nil {
+				return res, total, err
 			}
-			sus.State = b.Bytes()
 			return res, total, sus
 		}
 		if err != nil {

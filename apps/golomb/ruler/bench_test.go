@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/sim"
 )
 
 // BenchmarkSimulator measures the simulated world against the sequential
@@ -64,7 +65,7 @@ func BenchmarkSimulator(b *testing.B) {
 			c0, runs := cpuSeconds(), 0
 			for b.Loop() {
 				runs++
-				w, err := lb.NewSim(p, lb.SimConfig{Seed: 1, Machine: mi.For("golomb")})
+				w, err := sim.New(p, sim.Config{Seed: 1, Machine: mi.For(NodeCosts())})
 				if err != nil {
 					b.Fatal(err)
 				}

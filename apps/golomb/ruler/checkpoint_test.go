@@ -9,6 +9,7 @@ import (
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/lb/sim"
 	"github.com/treelb/treelb/mpi"
 )
 
@@ -33,7 +34,7 @@ func TestCheckpointSolve(t *testing.T) {
 			var suspended []int // the steps suspended, by marks
 			var first []Step    // the steps done before the first suspension
 			for seg, p := range []int{3, 7} {
-				w, err := lb.NewSim(p, lb.SimConfig{Seed: uint64(seg + 1)})
+				w, err := sim.New(p, sim.Config{Seed: uint64(seg + 1)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -45,10 +46,11 @@ func TestCheckpointSolve(t *testing.T) {
 				if !errors.As(err, &s) {
 					t.Fatalf("segment %d not suspended: %v", seg, err)
 				}
-				done, err := decodeDone(s.State)
+				st, err := DecodeState(s.State)
 				if err != nil {
 					t.Fatal(err)
 				}
+				done := st.Steps
 				suspended = append(suspended, len(done)+1)
 				if seg == 0 {
 					first = done
@@ -96,7 +98,7 @@ func TestCheckpointCount(t *testing.T) {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(uint64(i), 16))
-			w, _ := lb.NewSim(3, lb.SimConfig{Seed: 4})
+			w, _ := sim.New(3, sim.Config{Seed: 4})
 			cfg := v.Config(200, 1)
 			cfg.CheckpointDue = lbtest.DueAfter(1 + rng.IntN(300))
 			_, _, err := CountParallel(w, n, g, maxLen, cfg)
@@ -122,7 +124,7 @@ func TestCheckpointCount(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, _ = lb.NewSim(16, lb.SimConfig{Seed: 5})
+			w, _ = sim.New(16, sim.Config{Seed: 5})
 			cfg = v.Config(200, 3)
 			cfg.Resume = s
 			got, out, err := CountParallel(w, n, g, maxLen, cfg)

@@ -14,18 +14,23 @@ import (
 // statistics of the steps are summed.
 //
 // A step suspended for a checkpoint (cfg.CheckpointDue) ends the solver with
-// the *lb.Suspended error, whose State holds the steps done before; with
-// that error as cfg.Resume, SolveParallel continues the suspended step and
-// the ones after it, on any number of ranks and in any world.
+// the *lb.Suspended error, whose State (a State) holds the steps done
+// before; with that error as cfg.Resume, SolveParallel continues the
+// suspended step and the ones after it, on any number of ranks and in any
+// world.
 func SolveParallel(w lb.World, n int, cfg lb.Config) ([]Step, *lb.Outcome, error) {
 	total := new(lb.Outcome)
 	resume := cfg.Resume
 	var done []Step
 	if resume != nil {
-		var err error
-		if done, err = decodeDone(resume.State); err != nil {
+		st, err := DecodeState(resume.State)
+		if err != nil {
 			return nil, nil, err
 		}
+		if st.Counting {
+			return nil, nil, fmt.Errorf("%w: ruler: a suspended count, not a search for the shortest rulers", lb.ErrBadState)
+		}
+		done = st.Steps
 	}
 	steps, err := SolveFrom(n, done, func(p *Problem, before []Step) (Outcome, error) {
 		c := cfg
@@ -34,11 +39,9 @@ func SolveParallel(w lb.World, n int, cfg lb.Config) ([]Step, *lb.Outcome, error
 		total.Add(out)
 		var s *lb.Suspended
 		if errors.As(err, &s) {
-			var b bytes.Buffer
-			if err := gob.NewEncoder(&b).Encode(before); err != nil {
-				return Outcome{}, fmt.Errorf("ruler: %w", err)
+			if s.State, err = (State{Steps: before}).MarshalBinary(); err != nil {
+				return Outcome{}, err
 			}
-			s.State = b.Bytes()
 			return Outcome{}, s
 		}
 		if err != nil {
@@ -73,12 +76,33 @@ func (p *Problem) fresh() lb.Reducer[Outcome] {
 	return q
 }
 
-// decodeDone decodes the State of a suspended SolveParallel: the steps done
-// before the suspended one.
-func decodeDone(state []byte) ([]Step, error) {
-	var done []Step
-	if err := gob.NewDecoder(bytes.NewReader(state)).Decode(&done); err != nil {
-		return nil, fmt.Errorf("%w: ruler: %w", lb.ErrBadState, err)
+// State is the state of a suspended golomb search, lb.Suspended.State: the
+// steps done, and whether the search suspended is the count after them
+// (Counting) rather than the step after them (SolveParallel). It is the
+// only state the command records.
+type State struct {
+	Counting bool
+	Steps    []Step
+}
+
+// stateData is a State as gob encodes it (State's own MarshalBinary would
+// recurse).
+type stateData State
+
+// MarshalBinary encodes the state (gob).
+func (s State) MarshalBinary() ([]byte, error) {
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(stateData(s)); err != nil {
+		return nil, fmt.Errorf("ruler: encoding the state of a suspended search: %w", err)
 	}
-	return done, nil
+	return b.Bytes(), nil
+}
+
+// DecodeState decodes a State that MarshalBinary encoded.
+func DecodeState(b []byte) (State, error) {
+	var s State
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode((*stateData)(&s)); err != nil {
+		return State{}, fmt.Errorf("%w: ruler: %w", lb.ErrBadState, err)
+	}
+	return s, nil
 }

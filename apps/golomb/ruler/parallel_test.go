@@ -9,6 +9,7 @@ import (
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/lb/sim"
 	"github.com/treelb/treelb/mpi"
 )
 
@@ -106,7 +107,7 @@ func TestFakeNetwork(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/P=%d", v.Name, ranks), func(t *testing.T) {
 				t.Parallel()
 				for seed := uint64(1); seed <= 3; seed++ {
-					w, err := lb.NewSim(ranks, lb.SimConfig{Seed: seed})
+					w, err := sim.New(ranks, sim.Config{Seed: seed})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -160,7 +161,7 @@ func TestOptimalParallel(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				w, err := lb.NewSim(ranks*4, lb.SimConfig{Seed: 5})
+				w, err := sim.New(ranks*4, sim.Config{Seed: 5})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -259,7 +260,7 @@ func TestSimLargeP(t *testing.T) {
 	}
 	lbtest.LargeP(t, 200, 7, func(t *testing.T, cfg lb.Config, p int) {
 		run := func() (*lb.Outcome, error) {
-			w, err := lb.NewSim(p, lb.SimConfig{Seed: 7, Machine: mi.For("golomb")})
+			w, err := sim.New(p, sim.Config{Seed: 7, Machine: mi.For(NodeCosts())})
 			if err != nil {
 				return nil, err
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/treelb/treelb/apps/integrate/internal/bagsched"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/lb/sim"
 )
 
 // check compares a parallel run with the sequential tree: the same nodes,
@@ -25,7 +26,7 @@ func check(got Result, out *lb.Outcome, want Result) error {
 // exist only once it is expanded), so static placement leaves the whole
 // tree to one rank, and hybrid spreads it only within that rank's cluster.
 func shares(v lbtest.Variant, ranks int) bool {
-	return ranks > 1 && v.Info.Name != "static" && !(v.Info.Name == "hybrid" && v.Options.Clusters >= ranks)
+	return ranks > 1 && v.Info.Name != "static" && !(v.Info.Name == "hybrid" && v.Options.(lb.HybridOptions).Clusters >= ranks)
 }
 
 // busy returns the number of ranks that expanded nodes (with
@@ -41,7 +42,7 @@ func busy(out *lb.Outcome) int {
 }
 
 // TestParallelSim: every balancer variant at 1, 2, 7 and 16 ranks of the
-// seeded fake network (lb.NewSim, which delays and reorders messages), on
+// seeded fake network (sim.New, which delays and reorders messages), on
 // two trees and three network seeds each, expands exactly the sequential
 // tree, and the work is shared (see shares): slices of 20 nodes make the
 // balancers move work often.
@@ -54,7 +55,7 @@ func TestParallelSim(t *testing.T) {
 	bagsched.EachVariant(t, true, func(t *testing.T, v lbtest.Variant, ranks int) {
 		for i, p := range trees {
 			for seed := uint64(1); seed <= 3; seed++ {
-				w, err := lb.NewSim(ranks, lb.SimConfig{Seed: seed})
+				w, err := sim.New(ranks, sim.Config{Seed: seed})
 				if err != nil {
 					t.Fatal(err)
 				}

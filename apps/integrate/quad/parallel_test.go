@@ -8,6 +8,7 @@ import (
 	"github.com/treelb/treelb/apps/integrate/internal/bagsched"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/lb/sim"
 )
 
 // exactCase is an integration with its exact value and a bound s ≥ ∫|f|
@@ -63,7 +64,7 @@ func checkParallel(c exactCase, want, got Result, out *lb.Outcome) error {
 }
 
 // TestParallelSim: every balancer variant at 1, 2, 7 and 16 ranks of the
-// seeded fake network (lb.NewSim), two network seeds, integrates every
+// seeded fake network (sim.New), two network seeds, integrates every
 // case to the sequential tree and integral, bit for bit, within the
 // tolerance of the exact value. Slices of 20 nodes move work often.
 func TestParallelSim(t *testing.T) {
@@ -75,7 +76,7 @@ func TestParallelSim(t *testing.T) {
 	bagsched.EachVariant(t, true, func(t *testing.T, v lbtest.Variant, ranks int) {
 		for i, c := range cases {
 			for seed := uint64(1); seed <= 2; seed++ {
-				w, err := lb.NewSim(ranks, lb.SimConfig{Seed: seed})
+				w, err := sim.New(ranks, sim.Config{Seed: seed})
 				if err != nil {
 					t.Fatal(err)
 				}

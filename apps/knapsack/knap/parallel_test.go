@@ -9,6 +9,7 @@ import (
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/lb/sim"
 	"github.com/treelb/treelb/mpi"
 )
 
@@ -104,7 +105,7 @@ func checkParallel(w lb.World, pc parallelCase, s Search, cfg lb.Config) error {
 }
 
 // TestParallelFakeNetwork: under every balancer variant, on 1, 2 and 7
-// ranks of the seeded fake network (lb.NewSim, which delays and reorders
+// ranks of the seeded fake network (sim.New, which delays and reorders
 // messages between pairs) and several seeds, both searches find the DP
 // optimum of random instances of every class, with feasible items that
 // sum to it; and with the optimum known on every rank from the start they
@@ -116,7 +117,7 @@ func TestParallelFakeNetwork(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/P=%d", v.Name, ranks), func(t *testing.T) {
 				t.Parallel()
 				for seed := uint64(1); seed <= 3; seed++ {
-					w, err := lb.NewSim(ranks, lb.SimConfig{Seed: seed})
+					w, err := sim.New(ranks, sim.Config{Seed: seed})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -175,7 +176,7 @@ func TestParallelSeedClass(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := lb.NewSim(7, lb.SimConfig{Seed: seed})
+			w, err := sim.New(7, sim.Config{Seed: seed})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,7 +195,7 @@ func TestParallelSeedClass(t *testing.T) {
 // TestParallelRejects: an invalid instance fails on every rank before any
 // message is sent.
 func TestParallelRejects(t *testing.T) {
-	w, err := lb.NewSim(2, lb.SimConfig{})
+	w, err := sim.New(2, sim.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/lb/sim"
 	"github.com/treelb/treelb/mpi"
 )
 
@@ -82,7 +83,7 @@ func TestFakeNetwork(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/P=%d", pc.name, v.Name, ranks), func(t *testing.T) {
 					t.Parallel()
 					seed := uint64(ranks)
-					w, err := lb.NewSim(ranks, lb.SimConfig{Seed: seed})
+					w, err := sim.New(ranks, sim.Config{Seed: seed})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -142,7 +143,7 @@ func TestSimLargeP(t *testing.T) {
 		for _, pc := range cs {
 			var outs [2]*lb.Outcome
 			for i := range outs {
-				w, err := lb.NewSim(p, lb.SimConfig{Seed: 11, Machine: mi.For("uts")})
+				w, err := sim.New(p, sim.Config{Seed: 11, Machine: mi.For(NodeCosts())})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -146,32 +146,20 @@ func Invariant(t *testing.T, exec Exec, args []string, fingerprint Fingerprint) 
 }
 
 // OptionFlags returns the command-line flags that set the balancer options
-// o (those that differ from the zero value), as cmdutil.Flags names them.
+// o (those that differ from the defaults), as cmdutil.Flags names them
+// (lb.OptionValues), in the order the options' type declares them.
 func OptionFlags(o lb.Options) []string {
 	var f []string
-	if o.FastInit {
-		f = append(f, "--fast-init")
-	}
-	if o.QueueLimit != 0 {
-		f = append(f, "--queue-limit", strconv.Itoa(o.QueueLimit))
-	}
-	if o.Clusters != 0 {
-		f = append(f, "--clusters", strconv.Itoa(o.Clusters))
-	}
-	if o.SplitLevels != 0 {
-		f = append(f, "--levels", strconv.Itoa(o.SplitLevels))
-	}
-	if o.Permutation != "" {
-		f = append(f, "--perm", o.Permutation)
-	}
-	if o.PairSync {
-		f = append(f, "--pair-sync")
-	}
-	if o.AskLower {
-		f = append(f, "--ask-lower")
-	}
-	if o.ShuffleBelow != 0 {
-		f = append(f, "--shuffle-below", strconv.FormatFloat(o.ShuffleBelow, 'g', -1, 64))
+	values := lb.OptionValues(o)
+	for _, name := range lb.OptionNames(o) {
+		v, ok := values[name]
+		switch {
+		case !ok:
+		case v == "true":
+			f = append(f, "--"+name)
+		default:
+			f = append(f, "--"+name, v)
+		}
 	}
 	return f
 }

@@ -1,39 +1,39 @@
 package cmdtest
 
 import (
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/treelb/treelb/lb"
 )
 
-// TestOptionFlags: every field of lb.Options, set alone, gives a flag, so
-// that Invariant runs every variant with its own options; and the flags are
-// the command line's names.
+// TestOptionFlags: every option of every registered balancer, set alone,
+// gives its flag (and a value unless it is a switch), so that Invariant
+// runs every variant with its own options; and the flags are the command
+// line's names; the defaults give none.
 func TestOptionFlags(t *testing.T) {
-	typ := reflect.TypeFor[lb.Options]()
-	for i := range typ.NumField() {
-		var o lb.Options
-		f := reflect.ValueOf(&o).Elem().Field(i)
-		switch f.Kind() {
-		case reflect.Bool:
-			f.SetBool(true)
-		case reflect.Int:
-			f.SetInt(3)
-		case reflect.Float64:
-			f.SetFloat(0.5)
-		case reflect.String:
-			f.SetString("lcg")
-		default:
-			t.Fatalf("field %s of kind %v", typ.Field(i).Name, f.Kind())
+	for _, info := range lb.Balancers() {
+		for _, name := range lb.OptionNames(info.Options) {
+			value := map[string]string{"fast-init": "true", "pair-sync": "true", "ask-lower": "true",
+				"shuffle-below": "0.5", "perm": "lcg"}[name]
+			if value == "" {
+				value = "3"
+			}
+			o, err := lb.SetOption(info.Options, name, value)
+			if err != nil {
+				t.Fatalf("%s --%s %s: %v", info.Name, name, value, err)
+			}
+			flags := OptionFlags(o)
+			want := []string{"--" + name, value}
+			if value == "true" {
+				want = want[:1]
+			}
+			if strings.Join(flags, " ") != strings.Join(want, " ") {
+				t.Errorf("%s with --%s %s: flags %q", info.Name, name, value, flags)
+			}
 		}
-		flags := OptionFlags(o)
-		if len(flags) == 0 || !strings.HasPrefix(flags[0], "--") {
-			t.Errorf("lb.Options.%s set: flags %q", typ.Field(i).Name, flags)
+		if got := OptionFlags(info.Options); len(got) != 0 {
+			t.Errorf("%s's defaults: %q", info.Name, got)
 		}
-	}
-	if got := OptionFlags(lb.Options{}); len(got) != 0 {
-		t.Errorf("the zero options: %q", got)
 	}
 }

@@ -1,9 +1,9 @@
-package lb
+package sim
 
-// simEvent is one event of the simulator: at virtual time at (ps), of a
+// event is one event of the simulator: at virtual time at (ps), of a
 // class (the order of events at the same time) and a sequence number (the
 // order within a class), for rank; msg indexes the message of an arrival.
-type simEvent struct {
+type event struct {
 	at   int64
 	key  uint64 // class<<classShift | sequence number
 	rank int32
@@ -13,27 +13,29 @@ type simEvent struct {
 // The classes of events, in their order at equal times: work slices and
 // message handling end first, then messages arrive, then idle ranks start
 // their next slice. So with zero delays (the unit machine) every message
-// sent at the end of a step is delivered before the next step starts.
+// sent at the end of a step is delivered before the next step starts. A
+// tick of throttling comes after the arrivals of its time.
 const (
 	classCPU    = iota // a rank's CPU is free again
 	classArrive        // a message arrives
+	classTick          // an idle rank's tick (throttling)
 	classStart         // a rank may start a slice
 	classShift  = 62
 )
 
-func (e *simEvent) class() int { return int(e.key >> classShift) }
+func (e *event) class() int { return int(e.key >> classShift) }
 
 // eventHeap is a 4-ary min-heap of events by (at, key), typed so that
 // pushing and popping neither box nor allocate beyond the slice's growth;
 // four children per node halve the depth of a binary heap and keep the
 // children of a node in one or two cache lines. O(log n) per operation.
-type eventHeap []simEvent
+type eventHeap []event
 
 func (h eventHeap) less(i, j int) bool {
 	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].key < h[j].key
 }
 
-func (h *eventHeap) push(e simEvent) {
+func (h *eventHeap) push(e event) {
 	*h = append(*h, e)
 	q := *h
 	i := len(q) - 1
@@ -47,7 +49,7 @@ func (h *eventHeap) push(e simEvent) {
 	}
 }
 
-func (h *eventHeap) pop() simEvent {
+func (h *eventHeap) pop() event {
 	q := *h
 	e := q[0]
 	n := len(q) - 1

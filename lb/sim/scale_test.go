@@ -1,13 +1,15 @@
-package lb_test
+package sim_test
 
 import (
 	"fmt"
 	"math/bits"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/lb/sim"
 )
 
 // TestSimLargeP runs every balancer variant on 1024 simulated ranks of the
@@ -37,13 +39,13 @@ func TestSimLargeP(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/P=%d", v.Name, p), func(t *testing.T) {
 				t.Parallel()
 				run := func() (*lb.Outcome, error) {
-					w, err := lb.NewSim(p, lb.SimConfig{Seed: 3, Machine: mi.For("")})
+					w, err := sim.New(p, sim.Config{Seed: 3, Machine: mi.Machine})
 					if err != nil {
 						return nil, err
 					}
 					cfg := v.Config(200, 3)
-					if cfg.Options.SplitLevels == 0 {
-						cfg.Options.SplitLevels = bits.Len(uint(p-1)) + 2
+					if k, ok := lb.OptionValue(cfg.Options, "levels"); ok && k == "" {
+						cfg.Options = lbtest.WithOption(v.Info, cfg.Options, "levels", strconv.Itoa(bits.Len(uint(p-1))+2))
 					}
 					got, out, err := lb.Run(w, cfg, func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(3, depth, lbtest.Count) })
 					if err != nil {

@@ -1,14 +1,6 @@
-package lb
+package sim
 
-// TracePoint is one step of the busy-ranks trace of a simulated run: the
-// average number of ranks working on tasks between Start and End (virtual
-// seconds from the start of the run, or of the first run when outcomes are
-// added).
-type TracePoint struct {
-	Start float64 `json:"start"`
-	End   float64 `json:"end"`
-	Busy  float64 `json:"busy"`
-}
+import "github.com/treelb/treelb/lb"
 
 // traceBuckets is the most buckets a busy trace keeps; past it, pairs of
 // buckets merge and the width doubles.
@@ -62,14 +54,14 @@ func (t *busyTrace) double() {
 }
 
 // points returns the trace up to virtual time end (ps), in seconds.
-func (t *busyTrace) points(end int64) []TracePoint {
-	var out []TracePoint
+func (t *busyTrace) points(end int64) []lb.TracePoint {
+	var out []lb.TracePoint
 	var c int64
 	for i := int64(0); i < traceBuckets && i*t.w < end; i++ {
 		c += t.cnt[i]
 		busy := t.w*c - t.off[i]
 		hi := min((i+1)*t.w, end)
-		out = append(out, TracePoint{Start: float64(i*t.w) / 1e12, End: float64(hi) / 1e12, Busy: float64(busy) / float64(hi-i*t.w)})
+		out = append(out, lb.TracePoint{Start: float64(i*t.w) / 1e12, End: float64(hi) / 1e12, Busy: float64(busy) / float64(hi-i*t.w)})
 	}
 	return out
 }

@@ -1,0 +1,31 @@
+package tree
+
+import (
+	"testing"
+
+	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/lbtest"
+)
+
+// TestTaskContract: the tasks of a small binomial and a small geometric
+// tree keep lb.Task's promises (lbtest.TestApp), exhaustively; Work
+// generates whole batches of up to 16 nodes, so up to 15 more than its
+// budget.
+func TestTaskContract(t *testing.T) {
+	for _, name := range []string{"T1", "T3"} {
+		t.Run(name, func(t *testing.T) {
+			s, _ := SampleNamed(name)
+			p := s.Params()
+			if p.Type == Binomial {
+				p.B = 60
+			} else {
+				p.Depth = 5
+			}
+			tr, err := New(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lbtest.TestApp(t, func() lb.App { return NewApp(tr) }, lbtest.AppOptions{Exhaustive: true, Overshoot: lanes - 1})
+		})
+	}
+}

@@ -1,0 +1,349 @@
+package lbtest
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/treelb/treelb/lb"
+)
+
+// AppOptions says what TestApp may expect of an app.
+type AppOptions struct {
+	// Exhaustive says that the app's search visits the same nodes however
+	// it is split, worked and moved (no pruning by an incumbent that
+	// depends on the order, no early stop): TestApp then checks that the
+	// nodes of the parts of every split add up to the whole's.
+	Exhaustive bool
+	// MaxNodes bounds the nodes TestApp works in all (0: 10⁷); the root's
+	// search should hold fewer than a tenth of them, so that every check
+	// runs to the end.
+	MaxNodes int64
+	// Overshoot is how many nodes more than its budget a Work may expand
+	// (Task.Work: "at most about budget"), as an app that works in
+	// batches documents it; 0 holds Work to its budget.
+	Overshoot int64
+}
+
+// TestApp checks that newApp's tasks keep the promises of lb.Task, as
+// testing/fstest.TestFS checks a file system; each check is a subtest of t.
+// newApp returns a new App of one small instance, one per simulated rank
+// (the checks move tasks between them):
+//
+//   - work: Work(b) expands at most b nodes (b + AppOptions.Overshoot), 0
+//     only when the task is Empty (or b is 0), and an Empty task stays
+//     Empty and works nothing;
+//   - split: a piece Split returns is not Empty when it is not nil, an
+//     Empty task does not split, and, for exhaustive searches, the parts of
+//     every split made anywhere in the search (the root's, pieces' of
+//     pieces, between slices of random sizes) hold exactly the root's
+//     nodes: the parts are disjoint and cover it;
+//   - encoding: AppendBinary appends to its argument, and a task decoded
+//     by another rank's App (Unmarshal) encodes to the same bytes, works
+//     the same nodes (exhaustive) and splits the same;
+//   - halve: when tasks are lb.Halvers, Halve(true) leaves the piece Split
+//     gives and Halve(false) what Split keeps (their encodings), and
+//     Reroot makes a task the root again.
+func TestApp(t *testing.T, newApp func() lb.App, opt AppOptions) {
+	t.Helper()
+	c, err := newAppCheck(newApp, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ck := range c.checks() {
+		t.Run(ck.name, func(t *testing.T) {
+			if err := ck.run(); errors.Is(err, errSkip) {
+				t.Skip(err)
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// CheckApp runs TestApp's checks and returns what they found, all of it
+// (nil when the app keeps every promise).
+func CheckApp(newApp func() lb.App, opt AppOptions) error {
+	c, err := newAppCheck(newApp, opt)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, ck := range c.checks() {
+		if err := ck.run(); err != nil && !errors.Is(err, errSkip) {
+			errs = append(errs, fmt.Errorf("%s: %w", ck.name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// errSkip is a check that does not apply.
+var errSkip = errors.New("does not apply")
+
+type appCheck struct {
+	newApp func() lb.App
+	opt    AppOptions
+	total  int64 // the root's nodes
+}
+
+func newAppCheck(newApp func() lb.App, opt AppOptions) (*appCheck, error) {
+	if opt.MaxNodes <= 0 {
+		opt.MaxNodes = 1e7
+	}
+	c := &appCheck{newApp: newApp, opt: opt}
+	total, err := c.whole(newApp().Root())
+	if err != nil {
+		return nil, fmt.Errorf("working the root: %w", err)
+	}
+	if total == 0 {
+		return nil, errors.New("the root's search expands no node: give TestApp an instance with work")
+	}
+	if opt.Exhaustive && 10*total > opt.MaxNodes {
+		return nil, fmt.Errorf("the root holds %d nodes, more than a tenth of MaxNodes %d: give a smaller instance", total, opt.MaxNodes)
+	}
+	c.total = total
+	return c, nil
+}
+
+func (c *appCheck) checks() []struct {
+	name string
+	run  func() error
+} {
+	return []struct {
+		name string
+		run  func() error
+	}{{"work", c.work}, {"split", c.split}, {"encoding", c.encoding}, {"halve", c.halve}}
+}
+
+// whole works t to the end in slices of 1000 nodes and returns its nodes,
+// failing on a slice that breaks Work's promises.
+func (c *appCheck) whole(t lb.Task) (int64, error) {
+	var n int64
+	for !t.Empty() {
+		k := t.Work(1000)
+		if k < 0 || k > 1000+c.opt.Overshoot {
+			return n, fmt.Errorf("Work(1000) returned %d", k)
+		}
+		if k == 0 && !t.Empty() {
+			return n, fmt.Errorf("Work(1000) expanded nothing of a task that is not Empty")
+		}
+		if n += k; n > c.opt.MaxNodes {
+			return n, fmt.Errorf("more than %d nodes", c.opt.MaxNodes)
+		}
+	}
+	if k := t.Work(1000); k != 0 {
+		return n, fmt.Errorf("an Empty task worked %d nodes", k)
+	}
+	if !t.Empty() {
+		return n, fmt.Errorf("an Empty task is not Empty after Work")
+	}
+	if p := t.Split(); p != nil && !p.Empty() {
+		return n, fmt.Errorf("an Empty task split off a piece with work")
+	}
+	return n, nil
+}
+
+func (c *appCheck) work() error {
+	for _, b := range []int64{1, 7, 1000} {
+		task := c.newApp().Root()
+		var n int64
+		for !task.Empty() && n < c.opt.MaxNodes {
+			k := task.Work(b)
+			if k < 0 || k > b+c.opt.Overshoot {
+				return fmt.Errorf("Work(%d) returned %d", b, k)
+			}
+			if k == 0 && !task.Empty() {
+				return fmt.Errorf("Work(%d) expanded nothing of a task that is not Empty, after %d nodes", b, n)
+			}
+			n += k
+		}
+		if k := task.Work(0); k < 0 || k > c.opt.Overshoot {
+			return fmt.Errorf("Work(0) returned %d", k)
+		}
+		if c.opt.Exhaustive && n != c.total {
+			return fmt.Errorf("slices of %d nodes: %d nodes, slices of 1000: %d", b, n, c.total)
+		}
+	}
+	return nil
+}
+
+// split splits the root at random moments into a tree of pieces, each
+// worked for random slices, and checks that the parts cover the root.
+func (c *appCheck) split() error {
+	for seed := range uint64(4) {
+		rng := rand.New(rand.NewPCG(seed, 0x5b1f))
+		var nodes int64
+		splits := 0
+		pending := []lb.Task{c.newApp().Root()}
+		for len(pending) > 0 {
+			task := pending[len(pending)-1]
+			pending = pending[:len(pending)-1]
+			for !task.Empty() {
+				k := task.Work(1 + rng.Int64N(max(1, c.total/8)))
+				nodes += k
+				if nodes > c.opt.MaxNodes {
+					return fmt.Errorf("seed %d: more than %d nodes", seed, c.opt.MaxNodes)
+				}
+				if rng.IntN(2) == 0 {
+					continue
+				}
+				empty := task.Empty()
+				p := task.Split()
+				if p == nil {
+					continue
+				}
+				if empty {
+					return fmt.Errorf("seed %d: an Empty task split", seed)
+				}
+				if p.Empty() {
+					return fmt.Errorf("seed %d: Split returned an Empty piece (return nil instead)", seed)
+				}
+				splits++
+				if rng.IntN(2) == 0 {
+					// The piece travels to another rank.
+					b, err := p.AppendBinary(nil)
+					if err != nil {
+						return fmt.Errorf("seed %d: encoding a piece: %v", seed, err)
+					}
+					if p, err = c.newApp().Unmarshal(b); err != nil {
+						return fmt.Errorf("seed %d: decoding a piece: %v", seed, err)
+					}
+				}
+				pending = append(pending, p)
+			}
+		}
+		if c.opt.Exhaustive && nodes != c.total {
+			return fmt.Errorf("seed %d: %d splits, the parts hold %d nodes, the root %d", seed, splits, nodes, c.total)
+		}
+		if seed == 0 && splits == 0 {
+			return fmt.Errorf("the root's search never split")
+		}
+	}
+	return nil
+}
+
+// encoding checks AppendBinary and Unmarshal at several moments of the
+// search.
+func (c *appCheck) encoding() error {
+	task := c.newApp().Root()
+	prefix := []byte("prefix")
+	for step := 0; !task.Empty() && step < 50; step++ {
+		b, err := task.AppendBinary(bytes.Clone(prefix))
+		if err != nil {
+			return fmt.Errorf("step %d: AppendBinary: %v", step, err)
+		}
+		if !bytes.HasPrefix(b, prefix) {
+			return fmt.Errorf("step %d: AppendBinary did not append", step)
+		}
+		b = b[len(prefix):]
+		other, err := c.newApp().Unmarshal(bytes.Clone(b))
+		if err != nil {
+			return fmt.Errorf("step %d: Unmarshal: %v", step, err)
+		}
+		again, err := other.AppendBinary(nil)
+		if err != nil || !bytes.Equal(again, b) {
+			return fmt.Errorf("step %d: a decoded task encodes to %x, the original to %x (%v)", step, again, b, err)
+		}
+		if other.Empty() != task.Empty() {
+			return fmt.Errorf("step %d: decoded Empty %v, original %v", step, other.Empty(), task.Empty())
+		}
+		// Both split alike.
+		p, q := task.Split(), other.Split()
+		if (p == nil) != (q == nil) {
+			return fmt.Errorf("step %d: the original split %v, the decoded %v", step, p != nil, q != nil)
+		}
+		if p != nil {
+			pb, err1 := p.AppendBinary(nil)
+			qb, err2 := q.AppendBinary(nil)
+			if err1 != nil || err2 != nil || !bytes.Equal(pb, qb) {
+				return fmt.Errorf("step %d: the pieces of the original and the decoded differ: %x, %x", step, pb, qb)
+			}
+			// Put the piece back by working it, so that nodes add up.
+			if _, err := c.whole(p); err != nil {
+				return fmt.Errorf("step %d: a piece: %v", step, err)
+			}
+		}
+		if c.opt.Exhaustive && step%10 == 9 {
+			// The decoded task works the same nodes as the original.
+			tb, _ := task.AppendBinary(nil)
+			x, _ := c.newApp().Unmarshal(tb)
+			y, _ := c.newApp().Unmarshal(tb)
+			nx, err1 := c.whole(x)
+			ny, err2 := c.whole(y)
+			if err1 != nil || err2 != nil || nx != ny {
+				return fmt.Errorf("step %d: two decodings of one task work %d and %d nodes (%v, %v)", step, nx, ny, err1, err2)
+			}
+		}
+		task.Work(1 + c.total/40)
+	}
+	return nil
+}
+
+// halve checks Halve against Split, and Reroot, for Halvers.
+func (c *appCheck) halve() error {
+	if _, ok := c.newApp().Root().(lb.Halver); !ok {
+		return fmt.Errorf("the tasks are no lb.Halver: %w", errSkip)
+	}
+	app := c.newApp()
+	task := app.Root()
+	rootEnc, err := task.AppendBinary(nil)
+	if err != nil {
+		return err
+	}
+	var failed error
+	clone := func(x lb.Task) lb.Halver {
+		b, err := x.AppendBinary(nil)
+		if err == nil {
+			var y lb.Task
+			if y, err = c.newApp().Unmarshal(b); err == nil {
+				if h, ok := y.(lb.Halver); ok {
+					return h
+				}
+				err = fmt.Errorf("a decoded task %T is no lb.Halver", y)
+			}
+		}
+		failed = cmp.Or(failed, err)
+		return x.(lb.Halver)
+	}
+	enc := func(x lb.Task) []byte {
+		b, err := x.AppendBinary(nil)
+		failed = cmp.Or(failed, err)
+		return b
+	}
+	for step := 0; step < 40; step++ {
+		give, keep := clone(task), clone(task)
+		p := task.Split()
+		if failed != nil {
+			return failed
+		}
+		g, k := give.Halve(true), keep.Halve(false)
+		if g != (p != nil) || k != (p != nil) {
+			return fmt.Errorf("step %d: Split gave %v, Halve(true) reports %v, Halve(false) %v", step, p != nil, g, k)
+		}
+		if p != nil && !bytes.Equal(enc(give), enc(p)) {
+			return fmt.Errorf("step %d: Halve(true) left %x, Split gave %x", step, enc(give), enc(p))
+		}
+		if !bytes.Equal(enc(keep), enc(task)) {
+			return fmt.Errorf("step %d: Halve(false) left %x, Split kept %x", step, enc(keep), enc(task))
+		}
+		if p == nil && task.Empty() {
+			break
+		}
+		task.Work(1 + c.total/60)
+	}
+	h := task.(lb.Halver)
+	h.Reroot()
+	if got := enc(h); !bytes.Equal(got, rootEnc) {
+		return fmt.Errorf("Reroot: %x, the root %x", got, rootEnc)
+	}
+	if c.opt.Exhaustive {
+		n, err := c.whole(h)
+		if err != nil || n != c.total {
+			return fmt.Errorf("a rerooted task works %d nodes (%v), the root %d", n, err, c.total)
+		}
+	}
+	return nil
+}

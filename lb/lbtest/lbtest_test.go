@@ -1,0 +1,136 @@
+package lbtest_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/lbtest"
+)
+
+// TestTreeApp: the test tree keeps lb.Task's promises in every mode
+// (lbtest.TestApp), exhaustively in Count mode.
+func TestTreeApp(t *testing.T) {
+	t.Run("count", func(t *testing.T) {
+		lbtest.TestApp(t, func() lb.App { return lbtest.NewTree(3, 14, lbtest.Count) }, lbtest.AppOptions{Exhaustive: true})
+	})
+	t.Run("bound", func(t *testing.T) {
+		lbtest.TestApp(t, func() lb.App { return lbtest.NewTree(3, 14, lbtest.Bound) }, lbtest.AppOptions{})
+	})
+}
+
+// TestRangeApp: so does the range, a Halver.
+func TestRangeApp(t *testing.T) {
+	lbtest.TestApp(t, func() lb.App { return lbtest.NewRange(100000) }, lbtest.AppOptions{Exhaustive: true})
+}
+
+// faulty is a range app with one fault, for TestCheckAppFinds.
+type faulty struct {
+	fault string
+	n     uint64
+}
+
+type faultyTask struct {
+	app    *faulty
+	lo, hi uint64
+}
+
+func (a *faulty) Root() lb.Task { return &faultyTask{a, 0, a.n} }
+
+func (a *faulty) Unmarshal(b []byte) (lb.Task, error) {
+	if len(b) != 16 {
+		return nil, errors.New("faulty: bad task")
+	}
+	t := &faultyTask{a, binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}
+	if a.fault == "decode" && t.hi-t.lo > 2 {
+		t.hi-- // loses a node in transit
+	}
+	return t, nil
+}
+
+func (t *faultyTask) Work(budget int64) int64 {
+	if t.app.fault == "stall" && t.hi-t.lo == 3 {
+		return 0 // no progress, not empty
+	}
+	n := min(uint64(budget), t.hi-t.lo)
+	t.lo += n
+	if t.app.fault == "overshoot" && n > 0 && budget == 1 {
+		return 2
+	}
+	return int64(n)
+}
+
+func (t *faultyTask) Empty() bool { return t.lo >= t.hi }
+
+func (t *faultyTask) split() (lo, mid, hi uint64, ok bool) {
+	if t.hi-t.lo < 2 {
+		return 0, 0, 0, false
+	}
+	return t.lo, t.lo + (t.hi-t.lo)/2, t.hi, true
+}
+
+func (t *faultyTask) Split() lb.Task {
+	_, mid, hi, ok := t.split()
+	if !ok {
+		return nil
+	}
+	switch t.app.fault {
+	case "overlap":
+		return &faultyTask{t.app, mid, hi} // keeps it all
+	case "lossy":
+		t.hi = mid - 1 // drops a node
+		if t.hi < t.lo {
+			t.hi = t.lo
+		}
+		return &faultyTask{t.app, mid, hi}
+	}
+	t.hi = mid
+	return &faultyTask{t.app, mid, hi}
+}
+
+func (t *faultyTask) Halve(give bool) bool {
+	_, mid, _, ok := t.split()
+	if !ok {
+		return false
+	}
+	if give != (t.app.fault == "halve") {
+		t.lo = mid
+	} else {
+		t.hi = mid
+	}
+	return true
+}
+
+func (t *faultyTask) Reroot() { t.lo, t.hi = 0, t.app.n }
+
+func (t *faultyTask) AppendBinary(b []byte) ([]byte, error) {
+	if t.app.fault == "append" {
+		b = nil // forgets what it was given
+	}
+	return binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(b, t.lo), t.hi), nil
+}
+
+// TestCheckAppFinds: CheckApp finds each fault of an app that breaks a
+// promise of lb.Task, and none in the same app without a fault.
+func TestCheckAppFinds(t *testing.T) {
+	for fault, want := range map[string]string{
+		"":          "",
+		"overlap":   "split",
+		"lossy":     "split",
+		"decode":    "encoding",
+		"halve":     "halve",
+		"append":    "did not append",
+		"overshoot": "Work(1) returned 2",
+		"stall":     "expanded nothing",
+	} {
+		err := lbtest.CheckApp(func() lb.App { return &faulty{fault: fault, n: 5000} }, lbtest.AppOptions{Exhaustive: true})
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("no fault: %v", err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("fault %s: %v, want an error about %q", fault, err, want)
+		}
+	}
+}
