@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -110,5 +111,49 @@ func TestCheckpointEvery(t *testing.T) {
 		if _, err := cmdutil.ReadCheckpoint(file, "golomb"); err != nil {
 			t.Fatalf("%s: %v", world, err)
 		}
+	}
+}
+
+// TestCheckpointEarlySignal: a SIGUSR1 that came while the command was
+// still starting, before it parsed --checkpoint (Main keeps it on the
+// channel under metaEarlySignal; here it is put there by hand), is a
+// checkpoint request like a later one: the run ends with status 3 and a
+// checkpoint that restarts to the uninterrupted count, not with status 0
+// as if nothing had been asked.
+func TestCheckpointEarlySignal(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "early.ckpt")
+	args := []string{"golomb", "9", "--count", "50", "--json", "--np", "2", "-q"}
+	run := func(early chan os.Signal, args ...string) (int, string, string) {
+		app := newApp()
+		var out, errOut bytes.Buffer
+		app.Writer, app.ErrWriter = &out, &errOut
+		if early != nil {
+			app.Metadata = map[string]any{cmdutil.MetaEarlySignal: early}
+		}
+		return cmdutil.Execute(app, args), out.String(), errOut.String()
+	}
+	code, seq, errOut := run(nil, append(args, "-b", "seq")...)
+	if code != 0 {
+		t.Fatalf("seq: exit %d: %s", code, errOut)
+	}
+	early := make(chan os.Signal, 1)
+	early <- syscall.SIGUSR1
+	if code, _, errOut := run(early, append(args, "--checkpoint", file)...); code != cmdutil.ExitCheckpointed {
+		t.Fatalf("SIGUSR1 before the start: exit %d, want %d; stderr %s", code, cmdutil.ExitCheckpointed, errOut)
+	}
+	code, got, errOut := run(nil, "golomb", "--restart", file, "--json")
+	if code != 0 {
+		t.Fatalf("restart: exit %d: %s", code, errOut)
+	}
+	var a, b countRun
+	if err := json.Unmarshal([]byte(seq), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(got), &b); err != nil {
+		t.Fatal(err)
+	}
+	if a != b {
+		t.Fatalf("restart after an early SIGUSR1: %+v, sequential %+v", b, a)
 	}
 }

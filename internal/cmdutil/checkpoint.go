@@ -404,13 +404,21 @@ func (k *ckpt) reached() bool {
 	return k.limit != ""
 }
 
+// MetaEarlySignal is the key in cli.App.Metadata of Main's SIGUSR1
+// channel (a chan os.Signal), which the run's signal catcher reads: a
+// signal on it, even one that came before the command parsed its flags,
+// is a checkpoint request (tests that call Execute put one there).
+const MetaEarlySignal = "treelb.earlysignal"
+
 // limited reports whether the run has a limit that may suspend it.
 func (k *ckpt) limited() bool { return k.maxNodes > 0 || !k.deadline.IsZero() }
 
 // catchSignals makes SIGUSR1 and SIGTERM set the returned flag instead of
 // ending the process, until stop is called. Only runs with --checkpoint
 // catch them: without, a signal ends the job at once as it always did.
-func catchSignals() (flag *atomic.Bool, stop func()) {
+// A signal on early (Main's SIGUSR1 channel, nil in tests that call
+// Execute) counts too, including one that came before this call.
+func catchSignals(early <-chan os.Signal) (flag *atomic.Bool, stop func()) {
 	flag = new(atomic.Bool)
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGUSR1, syscall.SIGTERM)
@@ -419,6 +427,8 @@ func catchSignals() (flag *atomic.Bool, stop func()) {
 		for {
 			select {
 			case <-ch:
+				flag.Store(true)
+			case <-early:
 				flag.Store(true)
 			case <-done:
 				return

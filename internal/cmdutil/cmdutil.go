@@ -385,6 +385,16 @@ func (cm Common) Config() lb.Config {
 // the close reports (a full NFS disk) is not lost either.
 func Main(app *cli.App) {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	// A SIGUSR1 that comes before the command has parsed --checkpoint
+	// (a batch system's signal at start-up) is kept for it: the Go
+	// runtime would drop it, and the run would end with status 0 and no
+	// checkpoint. The runs without --checkpoint ignore it, as Go does.
+	early := make(chan os.Signal, 1)
+	signal.Notify(early, syscall.SIGUSR1)
+	if app.Metadata == nil {
+		app.Metadata = map[string]any{}
+	}
+	app.Metadata[MetaEarlySignal] = early
 	setMemoryLimit()
 	app.Writer = newChecked(os.Stdout, "standard output")
 	code := Execute(app, os.Args)
@@ -488,9 +498,21 @@ func execute(app *cli.App, args []string) int {
 	if !errors.As(err, &q) && (speaks || !errors.As(err, &le)) {
 		fmt.Fprintf(errWriter(app), "%s: %v\n", app.Name, err)
 	}
+	if !speaks && errors.As(err, &le) {
+		// A launcher ends the whole job when the first task exits
+		// non-zero (Open MPI's mpirun at once, killing the rest): a
+		// silent task that exits first can take task 0 down before it
+		// has said why. Task 0's exit ends this wait early, by the same
+		// rule, so it costs nothing when task 0 speaks.
+		time.Sleep(silentTaskGrace)
+	}
 	var ec mpi.ExitCoder
 	if errors.As(err, &ec) {
 		return ec.ExitCode()
 	}
 	return 1
 }
+
+// silentTaskGrace is how long a task that must not print a launch error
+// waits before it exits, so that the task that prints it goes first.
+const silentTaskGrace = 5 * time.Second

@@ -141,7 +141,8 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 		var signalled *atomic.Bool
 		if perr == nil && cm.Checkpoint != "" {
 			var stop func()
-			signalled, stop = catchSignals()
+			early, _ := c.App.Metadata[MetaEarlySignal].(chan os.Signal)
+			signalled, stop = catchSignals(early)
 			defer stop()
 		}
 		// Rank 0's lock on the checkpoint path, held until the command

@@ -76,6 +76,12 @@ func Refuses(t testing.TB, bin, want string, args ...string) {
 // Interrupt starts bin with args, sends it sig after the given time, and
 // returns what it printed and its exit status once it ends (-1 when a
 // signal ended it). It fails t when bin cannot be started.
+//
+// When args name --checkpoint FILE, the time counts from the moment the
+// command holds FILE's lock (it catches the checkpoint signals from then
+// on), or from its end: on a loaded machine the start-up of a process can
+// take longer than the time, and a signal before the command listens is
+// not the case under test.
 func Interrupt(t testing.TB, bin string, after time.Duration, sig os.Signal, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
@@ -84,10 +90,44 @@ func Interrupt(t testing.TB, bin string, after time.Duration, sig os.Signal, arg
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("%s %s: %v", filepath.Base(bin), strings.Join(args, " "), err)
 	}
-	time.Sleep(after)
-	cmd.Process.Signal(sig)
-	code = exitCode(t, cmd.Wait(), bin, args) // before reading what it printed
+	ended := make(chan error, 1)
+	go func() { ended <- cmd.Wait() }()
+	if file := flagValue(args, "--checkpoint"); file != "" {
+		for {
+			if _, err := os.Stat(file + ".lock"); err == nil {
+				break
+			}
+			select {
+			case err := <-ended:
+				ended <- err
+			case <-time.After(5 * time.Millisecond):
+				continue
+			}
+			break
+		}
+	}
+	select {
+	case err := <-ended:
+		ended <- err
+	case <-time.After(after):
+		cmd.Process.Signal(sig)
+	}
+	code = exitCode(t, <-ended, bin, args) // before reading what it printed
 	return o.String(), e.String(), code
+}
+
+// flagValue is the value of the flag name in args ("--name v" or
+// "--name=v"), or "".
+func flagValue(args []string, name string) string {
+	for i, a := range args {
+		if a == name && i+1 < len(args) {
+			return args[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // ProvenanceFields are the members of the "provenance" object that every
