@@ -299,6 +299,8 @@ run_launch_mistake() {
 # mpirun; needs the pkg-config file of the other implementation.
 launch_mistakes() {
 	local other
+	run_print_once golomb 4 USAGE: --help
+	run_print_once golomb 4 "golomb version" --version
 	run_launch_mistake golomb embedded 2 "this is the embedded build (goroutine ranks, no MPI), started by" 9
 	run_launch_once golomb embedded 8 "this is the embedded build" 9
 	other=$([ "$impl" = openmpi ] && echo mpich || echo openmpi)
@@ -311,6 +313,23 @@ launch_mistakes() {
 	mpich) run_launch_mistake golomb openmpi 2 "this is an Open MPI build, started by MPICH's mpiexec (Hydra) -np 2" 9 ;;
 	esac
 	run_launch_once golomb "$other" 8 "this is an" 9
+}
+
+# run_print_once APP NP WANT ARGS...: the $impl build of apps/APP under
+# mpirun -np NP prints WANT once (--help and --version come before any
+# world starts, from every task alike: task 0 alone prints them).
+run_print_once() {
+	local app=$1 np=$2 want=$3 bin="$work/$1.$impl" rc=0 n
+	shift 3
+	timeout -k 10 60 $(impl_mpirun "$impl") -np "$np" "$bin" "$@" >"$work/log" 2>&1 || rc=$?
+	n=$(grep -cF -- "$want" "$work/log" || true)
+	if [ "$rc" -eq 0 ] && [ "$n" -eq 1 ]; then
+		echo "ok   $app $* [$impl mpirun -np $np]: printed once"
+	else
+		cat "$work/log"
+		echo "FAIL $app $* [$impl mpirun -np $np]: exit status $rc, '$want' $n times; want 0 and once"
+		failures+=("printed once: $app $* under $impl")
+	fi
 }
 
 # run_launch_once APP BUILD NP WANT ARGS...: apps/APP built for BUILD under
