@@ -30,6 +30,11 @@ type RPOptions struct {
 	// many arrived in one polling interval (seed 002, §4.2); 0 means
 	// 2·⌈√P⌉.
 	QueueLimit int `flag:"queue-limit"`
+	// Drain replaces the local rejection by the radical variant of §4.2:
+	// a rank whose queue exceeds the queue limit (c·√P, c = 2 by default)
+	// interrupts the whole computation until the system holds no request,
+	// all of them rejected, then every rank resumes.
+	Drain bool `flag:"drain"`
 }
 
 // Validate checks the queue limit.

@@ -105,6 +105,7 @@ func Flags() []cli.Flag {
 		&cli.Int64Flag{Name: "budget", Value: lb.DefaultBudget, Usage: "nodes of work between two polls (Δt)"},
 		&cli.BoolFlag{Name: "fast-init", Usage: "rp, ps, koso, koso-star: every rank splits the broadcast root log P times (seed 002 §4.3)"},
 		&cli.IntFlag{Name: "queue-limit", Usage: "rp, rp-local, hybrid: reject requests without splitting past this many per poll (0: 2·√P)"},
+		&cli.BoolFlag{Name: "drain", Usage: "rp: a queue past --queue-limit interrupts the whole search until no request is left in the system, instead of rejecting locally (seed 002 §4.2)"},
 		&cli.BoolFlag{Name: "pair-sync", Usage: "ps: synchronise only pairs after a phase, all ranks once per cycle"},
 		&cli.BoolFlag{Name: "ask-lower", Usage: "ps: idle ranks also ask along lower dimensions"},
 		&cli.Float64Flag{Name: "shuffle-below", Usage: "ps: shuffle only when fewer than this fraction of ranks are busy (0: always)"},
