@@ -445,3 +445,77 @@ func TestLocalizedNeighbourSets(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalizedVariants (seed 002 §6.2): the variants of rp-local that the
+// paper reports as slower than global random polling behave as described.
+// With a fixed communication radius every request stays within that ring
+// distance, however many are sent; with a growth factor g below 2 the
+// neighbour set grows from 4 by ⌊g·s⌋ (at least one rank) per request
+// until it spans every rank; without the randomized initial placement,
+// rank r starts with the fast-initialisation piece r.
+func TestLocalizedVariants(t *testing.T) {
+	const p = 1000
+	b, err := newRPLocal(Env{Rank: 3, Size: p, App: rangeApp{n: 10}, Rand: NewRand(1, 3), Options: RPLocalOptions{Radius: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := b.(*rpLocal)
+	far := 0
+	for range 2000 {
+		to := l.pick()
+		d := min((to-l.rank+p)%p, (l.rank-to+p)%p)
+		if to == l.rank || d > 5 {
+			t.Fatalf("radius 5: asked rank %d from rank %d", to, l.rank)
+		}
+		if d == 5 {
+			far++
+		}
+	}
+	if far == 0 {
+		t.Error("radius 5: never asked at distance 5")
+	}
+
+	b, err = newRPLocal(Env{Rank: 3, Size: p, App: rangeApp{n: 10}, Rand: NewRand(1, 3), Options: RPLocalOptions{Growth: 1.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l = b.(*rpLocal)
+	want := []int{4, 6, 9, 13, 19, 28, 42, 63, 94, 141, 211, 316, 474, 711, 1066, 4}
+	for i, w := range want {
+		if l.set != w {
+			t.Fatalf("growth 1.5: set %d before request %d, want %d", l.set, i, w)
+		}
+		l.pick()
+	}
+
+	app := rangeApp{n: 1 << 20}
+	for _, ordered := range []bool{false, true} {
+		moved := 0
+		for r := range 64 {
+			b, err := newRPLocal(Env{Rank: r, Size: 64, App: app, Rand: NewRand(1, r), Seed: 1, Options: RPLocalOptions{OrderedInit: ordered}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := b.(*rpLocal).initial(app.Root())
+			own := fastInitPiece(app.Root(), r, 64, nil)
+			if len(got) != 1 {
+				t.Fatalf("ordered %v: rank %d starts with %d tasks", ordered, r, len(got))
+			}
+			if *got[0].(*rangeTask) != *own.(*rangeTask) {
+				moved++
+			}
+		}
+		if ordered && moved != 0 {
+			t.Errorf("ordered: %d of 64 ranks hold another rank's piece", moved)
+		}
+		if !ordered && moved < 32 {
+			t.Errorf("randomized placement: only %d of 64 ranks hold another rank's piece", moved)
+		}
+	}
+
+	for _, o := range []RPLocalOptions{{Radius: -1}, {Growth: 1}, {Growth: 0.5}, {Growth: math.NaN()}, {Radius: 3, Growth: 1.5}} {
+		if o.Validate() == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+}
