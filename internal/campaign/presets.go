@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -97,6 +98,18 @@ func Presets() []Preset {
 					"fifteen --korf 1", "fifteen --korf 14"},
 				Seeds: []int64{1}, Repeats: 1},
 			CSV: "results/seed002-drain/seed002-drain.csv", Title: "seed 002 §4.2: queue control, rejection against drain", Height: "marks,length", Jobs: 2},
+		{Name: "isoefficiency", Doc: "seeds 000/001 Fig. 2: the problem size that holds an efficiency as P grows, static, hybrid (clusters) and rp on UTS geometric trees, simulated GCel (results/isoefficiency/)",
+			Defaults: Plan{Worlds: []string{"sim:gcel --budget 1000"}, NPs: []int{16, 64, 256, 1024},
+				Balancers: []string{"static", "hybrid --clusters 8", "rp"},
+				Instances: []string{"uts --tree-type 1 --shape 3 --branching 4 --root-seed 19 --depth 6",
+					"uts --tree-type 1 --shape 3 --branching 4 --root-seed 19 --depth 7",
+					"uts --tree-type 1 --shape 3 --branching 4 --root-seed 19 --depth 8",
+					"uts --tree-type 1 --shape 3 --branching 4 --root-seed 19 --depth 9",
+					"uts --tree-type 1 --shape 3 --branching 4 --root-seed 19 --depth 10",
+					"uts --tree-type 1 --shape 3 --branching 4 --root-seed 19 --depth 11"},
+				Seeds: []int64{1}, Repeats: 1},
+			CSV: "results/isoefficiency/isoefficiency.csv", Title: "isoefficiency: static, hybrid, rp on UTS geometric trees", Height: "depth", Jobs: 2,
+			Make: isoefficiencyKeys},
 		{Name: "scale-gcel", Doc: "every balancer from 64 to 4096 simulated GCel PEs (results/scale-gcel/)",
 			Defaults: Plan{Worlds: []string{"sim:gcel --budget 1000"}, NPs: []int{64, 256, 1024, 4096},
 				Balancers: []string{"rp", "rp --fast-init", "rp-local", "ps", "static --levels 16", "hybrid --levels 16", "koso", "koso --fast-init",
@@ -213,6 +226,38 @@ func korfInstances(plan Plan, p Params) (Setup, error) {
 	}
 	keys, err := plan.Keys()
 	return Setup{Keys: keys}, err
+}
+
+// isoefficiencyKeys adds to the plan's runs, at every P, seed 001's §6
+// algorithm as specified: one subproblem per rank (hybrid --levels
+// ⌈log₂ P⌉) and log^α P clusters polling inside, α = 1
+// (--clusters ⌈log₂ P⌉).
+func isoefficiencyKeys(plan Plan, _ Params) (Setup, error) {
+	keys, err := plan.Keys()
+	if err != nil {
+		return Setup{}, err
+	}
+	have := map[string]bool{}
+	for _, k := range keys {
+		have[k.String()] = true
+	}
+	for _, np := range plan.NPs {
+		l := max(1, bits.Len(uint(np-1)))
+		q := plan
+		q.NPs = []int{np}
+		q.Balancers = []string{fmt.Sprintf("hybrid --levels %d --clusters %d", l, l)}
+		more, err := q.Keys()
+		if err != nil {
+			return Setup{}, err
+		}
+		for _, k := range more {
+			if !have[k.String()] {
+				have[k.String()] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	return Setup{Keys: keys}, nil
 }
 
 // knapsackInstances fills the plan's instances with the sanders instances
