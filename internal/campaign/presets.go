@@ -78,7 +78,7 @@ func Presets() []Preset {
 			Make: korfInstances},
 		{Name: "seed002-local-variants", Doc: "seed 002 §6.2: the neighbourhood variants of rp-local the paper rejected, Fig. 3's instances on 1024 simulated GCel PEs (results/seed002-local-variants/)",
 			Defaults: Plan{Worlds: []string{"sim:gcel", "sim:gcel --budget 1000"}, NPs: []int{1024},
-				Balancers: []string{"rp", "rp-local", "rp-local --radius 16", "rp-local --growth 1.25", "rp-local --ordered-init"},
+				Balancers: []string{"rp", "rp --fast-init", "rp-local", "rp-local --radius 16", "rp-local --growth 1.25", "rp-local --ordered-init"},
 				Seeds:     []int64{1}, Repeats: 1},
 			Params: []Param{{"korf", gcelKorf, "Korf's instances"}},
 			CSV:    "results/seed002-local-variants/seed002-local-variants.csv", Title: "seed 002 §6.2: rp-local's rejected variants, the 15-puzzle on the GCel",
