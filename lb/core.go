@@ -101,7 +101,7 @@ func (c *core) children() (first, n int) {
 }
 
 func counted(k Kind) bool {
-	return k == KWork || k == KBound || k == KStop || k == KSuspend || k == KLoad
+	return k == KWork || k == KBound || k == KStop || k == KSuspend || k == KLoad || k == KQueueFull
 }
 
 // send queues a message.

@@ -148,8 +148,8 @@ type Stopper interface {
 // Kind is the kind of a balancer message; drivers use it as the MPI tag.
 type Kind int
 
-// Message kinds. Work, Bound, Stop, Suspend and Load messages are counted
-// by termination detection; the others are control traffic.
+// Message kinds. Work, Bound, Stop, Suspend, Load and QueueFull messages are
+// counted by termination detection; the others are control traffic.
 const (
 	KRequest     Kind = iota + 1 // ask for work
 	KWork                        // a task
@@ -166,6 +166,8 @@ const (
 	KStatus                      // progress: asked down the tree
 	KStatusReply                 // progress: subtree's nodes and busy ranks, up the tree
 	KSuspend                     // suspend the whole search for a checkpoint: origin
+	KQueueFull                   // random polling's drain: a request queue grew too long, to rank 0
+	KQueueDrain                  // random polling's drain: start, drained or resume, along the tree
 	nKinds
 )
 
@@ -175,10 +177,11 @@ const (
 const NumKinds = int(nKinds)
 
 var kindNames = [...]string{"?", "request", "work", "reject", "bound", "stop", "wave", "report",
-	"terminate", "drained", "exit", "pair", "load", "status", "status-reply", "suspend"}
+	"terminate", "drained", "exit", "pair", "load", "status", "status-reply", "suspend",
+	"queue-full", "queue-drain"}
 
 // Counted reports whether termination detection counts messages of kind k:
-// work, bounds, stops, suspensions and loads.
+// work, bounds, stops, suspensions, loads and full queues.
 func (k Kind) Counted() bool { return counted(k) }
 
 func (k Kind) String() string {

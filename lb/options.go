@@ -30,20 +30,47 @@ type RPOptions struct {
 	// many arrived in one polling interval (seed 002, §4.2); 0 means
 	// 2·⌈√P⌉.
 	QueueLimit int `flag:"queue-limit"`
+	// Drain replaces the local rejection by the radical variant of §4.2:
+	// a rank whose queue exceeds the queue limit (c·√P, c = 2 by default)
+	// interrupts the whole computation until the system holds no request,
+	// all of them rejected, then every rank resumes.
+	Drain bool `flag:"drain"`
 }
 
 // Validate checks the queue limit.
 func (o RPOptions) Validate() error { return validQueue(o.QueueLimit) }
 
 // RPLocalOptions are localised random polling's (rp-local); its fast
-// initialisation is always on.
+// initialisation is always on. Radius, Growth and OrderedInit are the
+// variants seed 002 (§6.2) reports trying and finding slower than global
+// random polling.
 type RPLocalOptions struct {
 	// QueueLimit is RPOptions.QueueLimit.
 	QueueLimit int `flag:"queue-limit"`
+	// Radius fixes the neighbour set: an idle rank always asks within this
+	// ring distance of itself, and never globally; 0 means the growing set.
+	Radius int `flag:"radius"`
+	// Growth is the factor by which the neighbour set grows after every
+	// request (at least by one rank); 0 means 2, doubling. Values between
+	// 1 and 2 grow more slowly.
+	Growth float64 `flag:"growth"`
+	// OrderedInit gives rank r the fast-initialisation piece r, instead of
+	// placing the P pieces by a pseudo-random permutation.
+	OrderedInit bool `flag:"ordered-init"`
 }
 
-// Validate checks the queue limit.
-func (o RPLocalOptions) Validate() error { return validQueue(o.QueueLimit) }
+// Validate checks the queue limit, the radius and the growth factor.
+func (o RPLocalOptions) Validate() error {
+	switch {
+	case o.Radius < 0:
+		return fmt.Errorf("lb: radius %d: must not be negative (0: the growing neighbour set)", o.Radius)
+	case o.Growth != 0 && !(o.Growth > 1 && o.Growth <= 1<<20):
+		return fmt.Errorf("lb: growth %g: need a factor above 1, at most 2^20 (0: doubling)", o.Growth)
+	case o.Radius > 0 && o.Growth != 0:
+		return fmt.Errorf("lb: radius %d and growth %g: a fixed radius does not grow", o.Radius, o.Growth)
+	}
+	return validQueue(o.QueueLimit)
+}
 
 // PSOptions are poll-and-shuffle's (ps): the refinements of seed 002, §5.3.
 type PSOptions struct {

@@ -7,7 +7,8 @@ import "math"
 // log P times); an idle rank asks uniformly random ranks for work until one
 // sends a piece; a busy rank answers requests between work slices by
 // splitting, and idle ranks reject. More than QueueLimit requests within one
-// polling interval are rejected without splitting (§4.2). Requests and
+// polling interval are rejected without splitting (§4.2), or, with Drain,
+// make the whole system drain its requests (drain.go). Requests and
 // rejections carry the sender's incumbent (branch-and-bound), so that the
 // constant polling spreads a better bound to the busy ranks within about a
 // work slice, besides the tree that guarantees it reaches every rank.
@@ -20,6 +21,7 @@ type randomPolling struct {
 	requestFrom func() int             // picks the rank to ask
 	canAsk      bool                   // there is a rank to ask
 	initial     func(root Task) []Task // the tasks this rank starts with
+	drain       *drainer               // §4.2's drain variant, nil without it
 }
 
 func newRandomPolling(env Env) (Balancer, error) {
@@ -27,7 +29,12 @@ func newRandomPolling(env Env) (Balancer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newRP(env, o.QueueLimit, o.FastInit), nil
+	b := newRP(env, o.QueueLimit, o.FastInit)
+	if o.Drain {
+		b.drain = &drainer{}
+		b.idle = func() bool { return !b.drain.draining && b.Task() == nil }
+	}
+	return b, nil
 }
 
 // newRP returns random polling with the given queue limit (0: the default)
@@ -67,9 +74,14 @@ func (b *randomPolling) Task() Task {
 	if b.stopped {
 		b.tasks = b.tasks[:0]
 	}
-	if b.suspended {
+	if b.suspended || b.drain != nil && b.drain.draining {
 		return nil
 	}
+	return b.top()
+}
+
+// top returns the newest non-empty task, dropping empty ones.
+func (b *randomPolling) top() Task {
 	for len(b.tasks) > 0 {
 		t := b.tasks[len(b.tasks)-1]
 		if !t.Empty() {
@@ -102,6 +114,10 @@ func (b *randomPolling) Deliver(m Msg) {
 		case KReject:
 			b.learn(m.Data)
 			b.waiting = false
+		case KQueueFull, KQueueDrain:
+			if b.drain != nil {
+				b.drainMsg(m)
+			}
 		}
 	}
 	b.after()
@@ -112,6 +128,10 @@ func (b *randomPolling) answer(j int) {
 	t := b.Task()
 	b.reqInSlice++
 	b.stats.MaxQueue = max(b.stats.MaxQueue, int64(b.reqInSlice))
+	if t != nil && b.reqInSlice > b.queueLimit && b.drain != nil && !b.terminating {
+		b.queueFull()
+		t = nil
+	}
 	if t != nil && b.reqInSlice <= b.queueLimit && !b.terminating {
 		if piece := t.Split(); piece != nil && !piece.Empty() {
 			b.stats.Splits++
@@ -125,10 +145,14 @@ func (b *randomPolling) answer(j int) {
 
 // after asks for work when idle, then advances the shared machinery.
 func (b *randomPolling) after() {
-	if b.canAsk && !b.waiting && !b.terminating && !b.stopped && !b.suspended && b.Task() == nil {
+	draining := b.drain != nil && b.drain.draining
+	if b.canAsk && !b.waiting && !b.terminating && !b.stopped && !b.suspended && !draining && b.Task() == nil {
 		b.waiting = true
 		b.stats.RequestsSent++
 		b.send(b.requestFrom(), KRequest, b.stamp())
+	}
+	if b.drain != nil {
+		b.drainProgress()
 	}
 	b.progress()
 }

@@ -128,7 +128,7 @@ func TestFourCounterTermination(t *testing.T) {
 			t.Parallel()
 			for _, p := range []int{1, 2, 3, 5, 8, 13, 33} {
 				for seed := range uint64(seeds) {
-					if err := checkTermination(info, p, seed); err != nil {
+					if err := checkTermination(info, nil, p, seed, nil); err != nil {
 						t.Fatalf("P=%d seed %d: %v", p, seed, err)
 					}
 				}
@@ -137,14 +137,20 @@ func TestFourCounterTermination(t *testing.T) {
 	}
 }
 
-func checkTermination(info Info, p int, seed uint64) error {
+// checkTermination runs the balancer info with options opt (nil: its
+// defaults, fast initialisation on half of the seeds) on P ranks over a
+// random asynchronous schedule, and checks termination detection; watch,
+// when set, sees every message as it is sent.
+func checkTermination(info Info, opt Options, p int, seed uint64, watch func(Msg, []cored, *network) error) error {
 	rng := rand.New(rand.NewPCG(seed, 77))
 	app := rangeApp{n: 2000 + rng.Uint64N(3000)}
 	bs := make([]cored, p)
 	net := newNetwork(p)
-	opt := info.Options
-	if rng.IntN(2) == 0 && HasOption(opt, "fast-init") {
-		opt, _ = SetOption(opt, "fast-init", "true")
+	if opt == nil {
+		opt = info.Options
+		if rng.IntN(2) == 0 && HasOption(opt, "fast-init") {
+			opt, _ = SetOption(opt, "fast-init", "true")
+		}
 	}
 	for r := range bs {
 		b, err := NewBalancer(info.New, Env{Rank: r, Size: p, App: app, Rand: NewRand(seed, r), Seed: seed, Options: opt})
@@ -158,10 +164,14 @@ func checkTermination(info Info, p int, seed uint64) error {
 	waves, wavesAtQuiet := 0, 0 // waves rank 0 started, in all and until quiet
 	detected := false           // rank 0 decided to terminate
 	var lastProgress Progress
+	var watchErr error
 	send := func(ms []Msg) {
 		for _, m := range ms {
 			if m.From == 0 && m.Kind == KWave && m.To == 1 {
 				waves++
+			}
+			if watch != nil && watchErr == nil {
+				watchErr = watch(m, bs, net)
 			}
 		}
 		net.send(ms)
@@ -173,6 +183,9 @@ func checkTermination(info Info, p int, seed uint64) error {
 	for steps := 0; ; steps++ {
 		if steps > 1e6 {
 			return errors.New("no termination after a million events")
+		}
+		if watchErr != nil {
+			return watchErr
 		}
 		// Pick an event: a busy rank works a slice, or a message arrives.
 		var busy []int
@@ -209,9 +222,9 @@ func checkTermination(info Info, p int, seed uint64) error {
 			bs[m.To].Deliver(m)
 			send(bs[m.To].Outbox())
 		}
-		idle := true
+		idle := true // every rank idle, as termination detection sees it
 		for _, b := range bs {
-			if b.Task() != nil {
+			if b.Task() != nil || !b.base().idle() {
 				idle = false
 			}
 		}
@@ -228,6 +241,9 @@ func checkTermination(info Info, p int, seed uint64) error {
 			}
 		}
 	}
+	if watchErr != nil {
+		return watchErr
+	}
 	for r, b := range bs {
 		if !b.Done() {
 			return fmt.Errorf("rank %d not done", r)
@@ -240,6 +256,54 @@ func checkTermination(info Info, p int, seed uint64) error {
 		return errors.New("rank 0 never detected termination")
 	}
 	return nil
+}
+
+// TestQueueDrain (seed 002 §4.2, the "radical approach" to long request
+// queues): with Drain, a rank that meets more requests in one polling
+// interval than the queue limit c·√P interrupts the computation until the
+// system holds no request. On random asynchronous schedules with a queue
+// limit of 1 (drains are frequent): whenever rank 0 resumes the
+// computation, no request is in flight and no rank waits for an answer;
+// termination detection stays exact (checkTermination), every node is
+// worked once, and drains happen.
+func TestQueueDrain(t *testing.T) {
+	info, err := Lookup("rp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	drains := 0
+	watch := func(m Msg, bs []cored, net *network) error {
+		if m.Kind != KQueueDrain || m.From != 0 || len(m.Data) != 1 || m.Data[0] != drainResume {
+			return nil
+		}
+		if m.To == 1 {
+			drains++
+		}
+		for _, ms := range net.q {
+			for _, q := range ms {
+				if q.Kind == KRequest {
+					return fmt.Errorf("resume with a request from %d to %d in flight", q.From, q.To)
+				}
+			}
+		}
+		for r, b := range bs {
+			if b.(*randomPolling).waiting {
+				return fmt.Errorf("resume while rank %d waits for an answer", r)
+			}
+		}
+		return nil
+	}
+	for _, p := range []int{2, 3, 8, 13, 33} {
+		for seed := range uint64(8) {
+			opt := RPOptions{Drain: true, QueueLimit: 1, FastInit: seed%2 == 0}
+			if err := checkTermination(info, opt, p, seed, watch); err != nil {
+				t.Fatalf("P=%d seed %d: %v", p, seed, err)
+			}
+		}
+	}
+	if drains == 0 {
+		t.Error("no drain in any run")
+	}
 }
 
 // TestFastInitialisation (seed 002 §4.3): broadcasting the root and
@@ -378,6 +442,80 @@ func TestLocalizedNeighbourSets(t *testing.T) {
 		l.Deliver(Msg{From: 4, To: 3, Kind: KWork, Data: data})
 		if l.set != 4 {
 			t.Fatalf("P=%d: set %d after work arrived, want 4", p, l.set)
+		}
+	}
+}
+
+// TestLocalizedVariants (seed 002 §6.2): the variants of rp-local that the
+// paper reports as slower than global random polling behave as described.
+// With a fixed communication radius every request stays within that ring
+// distance, however many are sent; with a growth factor g below 2 the
+// neighbour set grows from 4 by ⌊g·s⌋ (at least one rank) per request
+// until it spans every rank; without the randomized initial placement,
+// rank r starts with the fast-initialisation piece r.
+func TestLocalizedVariants(t *testing.T) {
+	const p = 1000
+	b, err := newRPLocal(Env{Rank: 3, Size: p, App: rangeApp{n: 10}, Rand: NewRand(1, 3), Options: RPLocalOptions{Radius: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := b.(*rpLocal)
+	far := 0
+	for range 2000 {
+		to := l.pick()
+		d := min((to-l.rank+p)%p, (l.rank-to+p)%p)
+		if to == l.rank || d > 5 {
+			t.Fatalf("radius 5: asked rank %d from rank %d", to, l.rank)
+		}
+		if d == 5 {
+			far++
+		}
+	}
+	if far == 0 {
+		t.Error("radius 5: never asked at distance 5")
+	}
+
+	b, err = newRPLocal(Env{Rank: 3, Size: p, App: rangeApp{n: 10}, Rand: NewRand(1, 3), Options: RPLocalOptions{Growth: 1.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l = b.(*rpLocal)
+	want := []int{4, 6, 9, 13, 19, 28, 42, 63, 94, 141, 211, 316, 474, 711, 1066, 4}
+	for i, w := range want {
+		if l.set != w {
+			t.Fatalf("growth 1.5: set %d before request %d, want %d", l.set, i, w)
+		}
+		l.pick()
+	}
+
+	app := rangeApp{n: 1 << 20}
+	for _, ordered := range []bool{false, true} {
+		moved := 0
+		for r := range 64 {
+			b, err := newRPLocal(Env{Rank: r, Size: 64, App: app, Rand: NewRand(1, r), Seed: 1, Options: RPLocalOptions{OrderedInit: ordered}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := b.(*rpLocal).initial(app.Root())
+			own := fastInitPiece(app.Root(), r, 64, nil)
+			if len(got) != 1 {
+				t.Fatalf("ordered %v: rank %d starts with %d tasks", ordered, r, len(got))
+			}
+			if *got[0].(*rangeTask) != *own.(*rangeTask) {
+				moved++
+			}
+		}
+		if ordered && moved != 0 {
+			t.Errorf("ordered: %d of 64 ranks hold another rank's piece", moved)
+		}
+		if !ordered && moved < 32 {
+			t.Errorf("randomized placement: only %d of 64 ranks hold another rank's piece", moved)
+		}
+	}
+
+	for _, o := range []RPLocalOptions{{Radius: -1}, {Growth: 1}, {Growth: 0.5}, {Growth: math.NaN()}, {Radius: 3, Growth: 1.5}} {
+		if o.Validate() == nil {
+			t.Errorf("%+v accepted", o)
 		}
 	}
 }

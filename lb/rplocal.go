@@ -7,9 +7,17 @@ package lb
 // window of the ring of ranks); the set starts with 4 ranks, doubles after
 // every request, and goes back to 4 once every rank was reachable or work
 // arrived.
+//
+// The options give the variants §6.2 reports as slower than global random
+// polling: a fixed radius (the set never grows, no request goes
+// globally), a set growing by a factor below 2, and the pieces placed in
+// rank order (rank r starts with piece r, so neighbouring ranks hold
+// neighbouring subtrees).
 type rpLocal struct {
 	*randomPolling
-	set int
+	set    int
+	radius int     // fixed ring distance, 0: the growing set
+	growth float64 // the set's factor per request
 }
 
 func newRPLocal(env Env) (Balancer, error) {
@@ -17,13 +25,20 @@ func newRPLocal(env Env) (Balancer, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &rpLocal{randomPolling: newRP(env, o.QueueLimit, false), set: 4}
+	l := &rpLocal{randomPolling: newRP(env, o.QueueLimit, false), set: 4, radius: o.Radius, growth: o.Growth}
+	if l.growth == 0 {
+		l.growth = 2
+	}
 	l.requestFrom = l.pick
 	// Rank r starts with the fast-initialisation piece of the virtual rank
-	// v = π⁻¹(r), π shared by all ranks.
+	// v = π⁻¹(r), π shared by all ranks; with OrderedInit, v = r.
 	l.initial = func(root Task) []Task {
-		pi := newRankPerm(l.env.Seed, 0x10ca1, l.size)
-		if t := fastInitPiece(root, pi.inv(l.rank), l.size, l.env.cuts); t != nil {
+		v := l.rank
+		if !o.OrderedInit {
+			pi := newRankPerm(l.env.Seed, 0x10ca1, l.size)
+			v = pi.inv(l.rank)
+		}
+		if t := fastInitPiece(root, v, l.size, l.env.cuts); t != nil {
 			return []Task{t}
 		}
 		return nil
@@ -38,15 +53,23 @@ func (l *rpLocal) Deliver(m Msg) {
 	l.randomPolling.Deliver(m)
 }
 
-// pick chooses a rank of the neighbour set: within ring distance set/2.
+// pick chooses a rank of the neighbour set: within ring distance set/2,
+// or the fixed radius.
 func (l *rpLocal) pick() int {
 	p, s := l.size, l.set
-	if s >= p {
+	half := max(1, s/2)
+	switch {
+	case l.radius > 0:
+		half = l.radius
+		if 2*half >= p-1 { // the radius reaches every rank
+			return otherRank(l.env.Rand, l.rank, 0, p)
+		}
+	case s >= p:
 		l.set = 4
 		return otherRank(l.env.Rand, l.rank, 0, p)
+	default:
+		l.set = max(s+1, int(float64(s)*l.growth))
 	}
-	l.set *= 2
-	half := max(1, s/2)
 	off := 1 + l.env.Rand.IntN(half)
 	if l.env.Rand.IntN(2) == 0 {
 		off = -off

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -75,6 +76,13 @@ func Presets() []Preset {
 			Params: []Param{{"korf", gcelKorf, "Korf's instances"}},
 			CSV:    "results/seed002-fifteen-gcel/seed002-fifteen-gcel.csv", Title: "seed 002 Fig. 3: the 15-puzzle on the GCel", Height: "length", Jobs: 2,
 			Make: korfInstances},
+		{Name: "seed002-local-variants", Doc: "seed 002 §6.2: the neighbourhood variants of rp-local the paper rejected, Fig. 3's instances on 1024 simulated GCel PEs (results/seed002-local-variants/)",
+			Defaults: Plan{Worlds: []string{"sim:gcel", "sim:gcel --budget 1000"}, NPs: []int{1024},
+				Balancers: []string{"rp", "rp --fast-init", "rp-local", "rp-local --radius 16", "rp-local --growth 1.25", "rp-local --ordered-init"},
+				Seeds:     []int64{1}, Repeats: 1},
+			Params: []Param{{"korf", gcelKorf, "Korf's instances"}},
+			CSV:    "results/seed002-local-variants/seed002-local-variants.csv", Title: "seed 002 §6.2: rp-local's rejected variants, the 15-puzzle on the GCel",
+			Height: "length", Jobs: 2, Make: korfInstances},
 		{Name: "seed002-golomb", Doc: "seed 002 §6.1: shortest Golomb rulers on 1024 simulated GCel PEs (results/seed002-golomb/)",
 			Defaults: Plan{Worlds: []string{"sim:gcel", "sim:gcel --budget 1000"}, NPs: []int{1024}, Balancers: []string{"rp", "rp --fast-init", "rp-local", "ps"},
 				Instances: []string{"golomb 13", "golomb 12"}, Seeds: []int64{1}, Repeats: 1},
@@ -83,6 +91,25 @@ func Presets() []Preset {
 			Defaults: Plan{Worlds: []string{"sim:gcel", "sim:gcel --budget 1000"}, NPs: []int{1024}, Balancers: []string{"rp", "rp --fast-init", "rp-local", "ps"},
 				Instances: []string{"golomb --count 105 13", "golomb --count 84 12"}, Seeds: []int64{1}, Repeats: 1},
 			CSV: "results/seed002-golomb-count/seed002-golomb-count.csv", Title: "seed 002 §6.1: exhaustive Golomb counts", Height: "marks", Jobs: 2},
+		{Name: "seed002-drain", Doc: "seed 002 §4.2: rp's queue control, local rejection against the drain, on 1024 simulated GCel PEs (results/seed002-drain/)",
+			Defaults: Plan{Worlds: []string{"sim:gcel", "sim:gcel --budget 1000"}, NPs: []int{1024},
+				Balancers: []string{"rp", "rp --drain", "rp --queue-limit 1048576"},
+				Instances: []string{"golomb 12", "fifteen --korf 12", "fifteen --korf 30", "fifteen --korf 5", "fifteen --korf 44",
+					"fifteen --korf 1", "fifteen --korf 14"},
+				Seeds: []int64{1}, Repeats: 1},
+			CSV: "results/seed002-drain/seed002-drain.csv", Title: "seed 002 §4.2: queue control, rejection against drain", Height: "marks,length", Jobs: 2},
+		{Name: "isoefficiency", Doc: "seeds 000/001 Fig. 2: the problem size that holds an efficiency as P grows, static, hybrid (clusters) and rp on UTS geometric trees, simulated GCel (results/isoefficiency/)",
+			Defaults: Plan{Worlds: []string{"sim:gcel --budget 1000"}, NPs: []int{16, 64, 256, 1024},
+				Balancers: []string{"static", "hybrid --clusters 8", "rp"},
+				Instances: []string{"uts --tree-type 1 --shape 3 --branching 4 --root-seed 19 --depth 6",
+					"uts --tree-type 1 --shape 3 --branching 4 --root-seed 19 --depth 7",
+					"uts --tree-type 1 --shape 3 --branching 4 --root-seed 19 --depth 8",
+					"uts --tree-type 1 --shape 3 --branching 4 --root-seed 19 --depth 9",
+					"uts --tree-type 1 --shape 3 --branching 4 --root-seed 19 --depth 10",
+					"uts --tree-type 1 --shape 3 --branching 4 --root-seed 19 --depth 11"},
+				Seeds: []int64{1}, Repeats: 1},
+			CSV: "results/isoefficiency/isoefficiency.csv", Title: "isoefficiency: static, hybrid, rp on UTS geometric trees", Height: "depth", Jobs: 2,
+			Make: isoefficiencyKeys},
 		{Name: "scale-gcel", Doc: "every balancer from 64 to 4096 simulated GCel PEs (results/scale-gcel/)",
 			Defaults: Plan{Worlds: []string{"sim:gcel --budget 1000"}, NPs: []int{64, 256, 1024, 4096},
 				Balancers: []string{"rp", "rp --fast-init", "rp-local", "ps", "static --levels 16", "hybrid --levels 16", "koso", "koso --fast-init",
@@ -199,6 +226,38 @@ func korfInstances(plan Plan, p Params) (Setup, error) {
 	}
 	keys, err := plan.Keys()
 	return Setup{Keys: keys}, err
+}
+
+// isoefficiencyKeys adds to the plan's runs, at every P, seed 001's §6
+// algorithm as specified: one subproblem per rank (hybrid --levels
+// ⌈log₂ P⌉) and log^α P clusters polling inside, α = 1
+// (--clusters ⌈log₂ P⌉).
+func isoefficiencyKeys(plan Plan, _ Params) (Setup, error) {
+	keys, err := plan.Keys()
+	if err != nil {
+		return Setup{}, err
+	}
+	have := map[string]bool{}
+	for _, k := range keys {
+		have[k.String()] = true
+	}
+	for _, np := range plan.NPs {
+		l := max(1, bits.Len(uint(np-1)))
+		q := plan
+		q.NPs = []int{np}
+		q.Balancers = []string{fmt.Sprintf("hybrid --levels %d --clusters %d", l, l)}
+		more, err := q.Keys()
+		if err != nil {
+			return Setup{}, err
+		}
+		for _, k := range more {
+			if !have[k.String()] {
+				have[k.String()] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	return Setup{Keys: keys}, nil
 }
 
 // knapsackInstances fills the plan's instances with the sanders instances

@@ -22,7 +22,8 @@ const (
 var flagCategories = map[string]string{
 	"np": CategoryRun, "world": CategoryRun, "idle": CategoryRun, "seed": CategoryRun,
 	"balancer": CategoryBalancer, "budget": CategoryBalancer, "fast-init": CategoryBalancer,
-	"queue-limit": CategoryBalancer, "pair-sync": CategoryBalancer, "ask-lower": CategoryBalancer,
+	"queue-limit": CategoryBalancer, "drain": CategoryBalancer, "radius": CategoryBalancer, "growth": CategoryBalancer, "ordered-init": CategoryBalancer,
+	"pair-sync": CategoryBalancer, "ask-lower": CategoryBalancer,
 	"shuffle-below": CategoryBalancer, "levels": CategoryBalancer, "perm": CategoryBalancer,
 	"clusters": CategoryBalancer,
 	"json":     CategoryOutput, "stats": CategoryOutput, "quiet": CategoryOutput, "progress": CategoryOutput,

@@ -250,7 +250,10 @@ func Variants() []Variant {
 		vs = append(vs, v("", info.Options))
 		switch info.Name {
 		case "rp":
-			vs = append(vs, v("fastinit", lb.RPOptions{FastInit: true}), v("queue1", lb.RPOptions{QueueLimit: 1}))
+			vs = append(vs, v("fastinit", lb.RPOptions{FastInit: true}), v("queue1", lb.RPOptions{QueueLimit: 1}),
+				v("drain1", lb.RPOptions{Drain: true, QueueLimit: 1}))
+		case "rp-local":
+			vs = append(vs, v("radius2", lb.RPLocalOptions{Radius: 2}), v("growth-ordered", lb.RPLocalOptions{Growth: 1.5, OrderedInit: true}))
 		case "ps":
 			vs = append(vs, v("pairsync", lb.PSOptions{PairSync: true}), v("asklower", lb.PSOptions{AskLower: true, PairSync: true}),
 				v("shufflebelow", lb.PSOptions{ShuffleBelow: 0.5, FastInit: true}))

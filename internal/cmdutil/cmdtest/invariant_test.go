@@ -14,7 +14,7 @@ import (
 func TestOptionFlags(t *testing.T) {
 	for _, info := range lb.Balancers() {
 		for _, name := range lb.OptionNames(info.Options) {
-			value := map[string]string{"fast-init": "true", "pair-sync": "true", "ask-lower": "true",
+			value := map[string]string{"fast-init": "true", "pair-sync": "true", "ask-lower": "true", "drain": "true", "ordered-init": "true",
 				"shuffle-below": "0.5", "perm": "lcg"}[name]
 			if value == "" {
 				value = "3"
