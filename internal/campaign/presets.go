@@ -109,6 +109,7 @@ func Presets() []Preset {
 		utsRefPreset(),
 		utsRefMPIPreset(),
 		expknapPreset(),
+		validatePreset(),
 	}
 }
 
