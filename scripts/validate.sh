@@ -136,6 +136,8 @@ args() {
 	printf '%s\n' "${words[@]}"
 }
 
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git status --porcelain 2>/dev/null | grep -qv '^??' && echo " (with uncommitted changes)" || true)
 md="$out/validate.md"
 body="$tmp/body.md"
 : >"$body"
@@ -158,16 +160,14 @@ for w in "${ws[@]}"; do
 	for in in "${instances[@]}"; do ins+=(--instance "$in"); done
 	echo "validate.sh: $w: the runs (load $(load))" >&2
 	"$tmp/campaign" --preset validate --set world="$w" --set machines="$out/machines" --set budgets="$budgets" \
-		--set table="$out/$w.csv" --np "$np" --repeats "$repeats" --bin-dir "$bin" --launcher "$(launcher "$w")" \
+		--set table="$out/$w.csv" --set provenance="$cmdline at $commit$dirty on $(hostname), $(nproc) cores, $started" --np "$np" --repeats "$repeats" --bin-dir "$bin" --launcher "$(launcher "$w")" \
 		--csv "$out/$w-runs.csv" --plots none --timeout 600s "${ins[@]}" >"$tmp/$w.out"
 	# The preset's report is what follows its heading; the runner's generic
 	# speedup summary before it is left out.
-	sed -n '/^### The simulator against/,$p' "$tmp/$w.out" >>"$body"
+	{ echo; sed -n '/^### The simulator against/,$p' "$tmp/$w.out"; } >>"$body"
 	rm -f "$out/$w-runs-summary.csv"
 done
 
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git status --porcelain 2>/dev/null | grep -qv '^??' && echo " (with uncommitted changes)" || true)
 {
 	echo "# The simulator against real runs"
 	echo

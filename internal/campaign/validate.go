@@ -56,7 +56,8 @@ func validatePreset() Preset {
 		Params: []Param{{"world", "embedded", "the real world: embedded, openmpi or mpich (for MPI give --bin-dir of that build and --launcher)"},
 			{"machines", "results/validate/machines", "directory of the calibrated models, WORLD-APP.json"},
 			{"budgets", "10,100,1000,10000", "the budgets Δt in nodes, comma-separated"},
-			{"table", "", "also write the comparison as CSV to this `FILE`"}},
+			{"table", "", "also write the comparison as CSV to this `FILE`"},
+			{"provenance", "", "what made the campaign (scripts/validate.sh's command line, commit, machine): the last column of every row of the table"}},
 		CSV: "results/validate/validate.csv", Title: "the simulator against real runs",
 		Make: validateKeys}
 }
@@ -142,14 +143,14 @@ func validateKeys(plan Plan, p Params) (Setup, error) {
 			}
 		}
 	}
-	table := p["table"]
+	table, prov := p["table"], p["provenance"]
 	return Setup{Keys: keys, NoPlots: true, Report: func(w io.Writer, t *Table) error {
 		rows, err := Validation(t)
 		if err != nil {
 			return err
 		}
 		if table != "" {
-			if err := WriteValidation(table, rows); err != nil {
+			if err := WriteValidation(table, rows, prov); err != nil {
 				return err
 			}
 		}
@@ -302,11 +303,12 @@ func Validation(t *Table) ([]ValidationRow, error) {
 func ValidationColumns() []string {
 	return []string{"instance", "balancer", "np", "budget", "real_seconds_median", "real_seconds_min", "real_seconds_max", "repeats",
 		"wall_seconds_median", "load_min", "load_max", "sim_seconds", "error_pct", "nodes_real", "nodes_sim", "slices_real", "slices_sim",
-		"messages_real", "messages_sim", "node_ns_real", "node_ns_sim", "d_work_seconds", "d_rest_seconds", "explains"}
+		"messages_real", "messages_sim", "node_ns_real", "node_ns_sim", "d_work_seconds", "d_rest_seconds", "explains", "provenance"}
 }
 
-// WriteValidation writes the rows as CSV (ValidationColumns) to path.
-func WriteValidation(path string, rows []ValidationRow) error {
+// WriteValidation writes the rows as CSV (ValidationColumns) to path,
+// each with provenance in its last column.
+func WriteValidation(path string, rows []ValidationRow, provenance string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -318,7 +320,7 @@ func WriteValidation(path string, rows []ValidationRow) error {
 		w.Write([]string{r.Instance, r.Balancer, strconv.Itoa(r.NP), strconv.FormatInt(r.Budget, 10), g(r.Real.Median), g(r.Real.Min), g(r.Real.Max),
 			strconv.Itoa(r.Real.N), g(r.Wall.Median), g(r.LoadMin), g(r.LoadMax), g(r.Sim), g(r.ErrorPct), g(r.Nodes[0]), g(r.Nodes[1]),
 			g(r.Slices[0]), g(r.Slices[1]), g(r.Messages[0]), g(r.Messages[1]), g(r.NodeNS[0]), g(r.NodeNS[1]),
-			g(r.DWork), g(r.DRest), r.Explains})
+			g(r.DWork), g(r.DRest), r.Explains, provenance})
 	}
 	w.Flush()
 	if err := errors.Join(w.Error(), f.Close()); err != nil {

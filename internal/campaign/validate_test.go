@@ -3,6 +3,8 @@ package campaign
 import (
 	"bytes"
 	"math"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -120,6 +122,14 @@ func TestValidation(t *testing.T) {
 	}
 	if !strings.Contains(md.String(), "0 outside ±15 %") || !strings.Contains(md.String(), "meets the target") {
 		t.Errorf("markdown:\n%s", md.String())
+	}
+	path := filepath.Join(t.TempDir(), "v.csv")
+	if err := WriteValidation(path, rows, "made by a test"); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadTable(path)
+	if err != nil || len(back.Rows) != 1 || !slices.Equal(back.Columns, ValidationColumns()) || back.Get(0, "provenance") != "made by a test" || back.Get(0, "error_pct") != "-9.09091" {
+		t.Errorf("the table's CSV read back: %v, %+v", err, back)
 	}
 	// A miss twice as slow in the model, all of it in the work: node cost.
 	tab.Rows[3][tab.Col("virtual_seconds")] = "2.2"
