@@ -207,11 +207,12 @@ func Machines() []MachineInfo {
 		},
 		{
 			Name: "gcel",
-			Doc: "the Parsytec GCel of seed 002 §6: T805 transputers (30 MHz, 4 links of 20 Mbit/s) in a 32×32 mesh " +
-				"under PARIX, software store-and-forward routing, links shared (contention). The apps' node costs " +
-				"come from the seed's own figures where it gives them (golomb, §6.1), the others (fifteen, knapsack) " +
-				"from their cost relative to golomb's on the development machine; see lb/machine.go and each app's " +
-				"NodeCosts for the sources",
+			Doc: "the Parsytec GCel of seed 002 §6: transputers (T805, 4 links of 20 Mbit/s) in a 32×32 mesh " +
+				"under PARIX, software store-and-forward routing, links shared (contention). Sourced: the mesh (seed 002), " +
+				"the link rate (T805 databook) and golomb's node cost (fitted to seed 002 §6.1); assumed: the message " +
+				"overhead, latency and hop cost (no published PARIX figures), the other apps' node costs (by their cost " +
+				"relative to golomb's on the development machine) and no poll cost; see lb/machine.go, docs/simulator.md " +
+				"and each app's NodeCosts",
 			Machine: Machine{Name: "gcel", NodeNS: gcelNodeNS, OverheadNS: gcelOverheadNS, LatencyNS: gcelLatencyNS,
 				ByteNS: gcelByteNS, MeshWidth: 32, HopNS: gcelHopNS, Contention: true, StoreForward: true},
 		},
@@ -231,34 +232,48 @@ func Machines() []MachineInfo {
 	}
 }
 
-// The GCel's parameters. Sources:
+// The GCel's parameters, each with its source or marked an assumption
+// (docs/simulator.md, "The GCel model: sources and assumptions", has the
+// same list and the sensitivity of seed 002's reproductions to every
+// assumption: results/gcel-sensitivity).
 //
-//   - The machine: seed 002 §6.1 (a GCel/3 with a 32×32 mesh of
-//     transputers, at the Paderborn Center for Parallel Computing); a
-//     GigaCube holds 64 T805 transputers and the GC-3 at Paderborn 1024
-//     (geekdot.com, "GigaCube", the GC system description).
-//   - Links: INMOS serial links at 20 Mbit/s (INMOS, The Transputer
-//     Databook, 3rd ed. 1992, 72-TRN-203-02; the C004 and T414 data in the
-//     same family give 5/10/20 Mbit/s). A byte travels as 11 bits (start,
-//     flag, 8 data, stop) and is acknowledged by a 2-bit packet, which
-//     overlaps the next byte when streaming: 20e6/11 ≈ 1.8 MB/s, so
-//     ByteNS = 550 ns.
-//   - Routing: PARIX routes messages between non-neighbours in software on
-//     every transputer of the path (store and forward), one link per mesh
-//     direction per node.
-//   - Overhead, latency and per-hop cost: no published PARIX figures could
-//     be found with the tools at hand; these are estimates from the T805's
+//   - The machine [source: seed 002 §6.1]: "a Parsytec GCel/3 with a 32×32
+//     mesh of transputers", 1024 PEs. The seed names PARIX among PIGSeL's
+//     communication layers (§6.1) but not the processor's clock. That the
+//     transputers are T805s at 30 MHz is outside knowledge of the GCel
+//     [not verified here]; no parameter below depends on the clock (the
+//     node costs are fitted or derived, see them).
+//   - MeshWidth = 32 [source: seed 002 §6.1, the 32×32 mesh]. Above 1024
+//     ranks the mesh stays 32 columns wide (P = 4096: 32×128) [assumption:
+//     no such GCel is in the seed; an extrapolation].
+//   - ByteNS = 550 ns [source: the INMOS T805 link, 20 Mbit/s (INMOS, The
+//     Transputer Databook, 3rd ed. 1992, 72-TRN-203-02)]. A byte travels as
+//     11 bits (start, flag, 8 data, stop) and is acknowledged by a 2-bit
+//     packet, which overlaps the next byte when streaming: 20e6/11 ≈
+//     1.8 MB/s per direction, so 550 ns a byte [derived from the databook's
+//     link protocol].
+//   - StoreForward [assumption, inferred]: PARIX routes messages between
+//     non-neighbours in software on every transputer of the path, as the
+//     T805 has no hardware router; every hop receives the whole message.
+//   - Contention [modelling choice]: one message at a time per directed
+//     link (a T805 link carries one transfer per direction).
+//   - OverheadNS = 20 µs, LatencyNS = 10 µs, HopNS = 5 µs [assumptions]:
+//     no published PARIX figures could be found. Estimates from the T805's
 //     speed (about 30 MIPS peak, 1 µs process switches): a PARIX send or
 //     receive of a short message runs a few hundred instructions and a
-//     process switch or two (OverheadNS = 20 µs), the router process on an
-//     intermediate node takes a few µs before it forwards (HopNS = 5 µs),
-//     and setting up a virtual link costs LatencyNS = 10 µs. Every value
-//     can be overridden by a flag; the reproductions of seed 002 §6 test
-//     how much they matter.
+//     process switch or two (20 µs), setting up a virtual link costs 10 µs,
+//     and the router process on an intermediate node takes a few µs before
+//     it forwards (5 µs).
+//   - PollNS, SendNS, RecvNS, SendByteNS, RecvByteNS, SplitNS, PauseNS = 0
+//     [assumption]: the catalogue's model leaves the loop's own costs out.
+//     The presets gcel-dt and gcel-sensitivity add an assumed poll cost of
+//     5 µs (campaign.GCelPollNS) to show what it changes.
 //   - Node costs are the apps' (each app's NodeCosts gives its own, with
-//     its sources); the model's own NodeNS, for apps that give none, is
-//     golomb's, 6.13 µs, derived from seed 002 §6.1's figures (see
-//     apps/golomb/ruler).
+//     its sources): golomb's 6.13 µs [fitted to seed 002 §6.1's two
+//     speedups and times, apps/golomb/ruler]; fifteen's 1.04 µs and
+//     knapsack's 2.45 µs [assumptions: golomb's times their cost relative
+//     to golomb's on the development machine]. The model's own NodeNS, for
+//     apps that give none, is golomb's.
 const (
 	gcelNodeNS     = 6130
 	gcelOverheadNS = 20000

@@ -350,7 +350,7 @@ func InstanceArgs(instance string) ([]Arg, error) {
 // CommandOptions says how Command makes a command line.
 type CommandOptions struct {
 	BinDir   string   // directory of the commands ("": their names alone)
-	Launcher []string // prefix of every command line; {np} is replaced by P
+	Launcher []string // prefix of every real run's command line; {np} is replaced by P
 	// SeqNodes is the sequential solver's nodes on the instance, passed to
 	// a simulated run as --seq-nodes (0: not passed).
 	SeqNodes int64
@@ -360,7 +360,7 @@ type CommandOptions struct {
 }
 
 // Command returns the command line of the run k: the launcher (its {np}
-// replaced by P; none when empty), the binary BinDir/APP, --json, the
+// replaced by P; none when empty, and none for a simulated run), the binary BinDir/APP, --json, the
 // world's flags, the balancer and its options, --seed (not for the
 // baseline), --seq-nodes (simulated runs, when known) and the instance's
 // arguments. A foreign program (a reference solver, Foreign) gets the
@@ -371,8 +371,11 @@ func Command(k Key, o CommandOptions) ([]string, error) {
 		return nil, err
 	}
 	var cmd []string
-	for _, a := range o.Launcher {
-		cmd = append(cmd, strings.ReplaceAll(a, "{np}", strconv.Itoa(k.NP)))
+	if w.Real() {
+		// A simulated run is one process whatever its P: no launcher.
+		for _, a := range o.Launcher {
+			cmd = append(cmd, strings.ReplaceAll(a, "{np}", strconv.Itoa(k.NP)))
+		}
 	}
 	args, err := InstanceArgs(k.Instance)
 	if err != nil {

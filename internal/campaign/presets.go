@@ -132,10 +132,19 @@ func Presets() []Preset {
 				{"search", "hs", "--search: hs or core"}},
 			CSV: "results/knapsack-fig4-gcel/knapsack-fig4-gcel.csv", Title: "seed 002 Fig. 4: knapsack, sanders class, m = 2000", Jobs: 2,
 			Make: knapsackInstances},
+		{Name: "gcel-sensitivity", Doc: "how seed 002's reproductions on 1024 simulated GCel PEs move when each assumed parameter of the gcel model is halved or doubled (results/gcel-sensitivity/)",
+			Defaults: Plan{Worlds: gcelSensitivityWorlds(), NPs: []int{1024}, Balancers: []string{"rp"},
+				Instances: []string{"golomb --count 84 12", "golomb 12", "fifteen --korf 44", "fifteen --korf 7"}, Seeds: []int64{1}, Repeats: 1},
+			CSV: "results/gcel-sensitivity/gcel-sensitivity.csv", Title: "the gcel model's assumptions, halved and doubled", Height: "marks,length", Jobs: 2},
+		{Name: "gcel-dt", Doc: "seed 002 §6.2's Δt trade-off on 1024 simulated GCel PEs: the budget from 100 to 10⁴ nodes, without a poll cost, with an assumed 5 µs and with 50 µs (results/gcel-dt/)",
+			Defaults: Plan{Worlds: gcelDtWorlds(), NPs: []int{1024}, Balancers: []string{"rp"},
+				Instances: []string{"golomb --count 75 12", "golomb --count 84 12", "fifteen --korf 44", "fifteen --korf 7"}, Seeds: []int64{1}, Repeats: 1},
+			CSV: "results/gcel-dt/gcel-dt.csv", Title: "seed 002 §6.2: Δt on the GCel", Height: "marks,length", Jobs: 2},
 		seed003Preset(),
 		utsRefPreset(),
 		utsRefMPIPreset(),
 		expknapPreset(),
+		validatePreset(),
 	}
 }
 
@@ -303,4 +312,58 @@ func sandersInstances(s string) ([]string, error) {
 		return nil, errors.New("--set instances: no instance")
 	}
 	return out, nil
+}
+
+// GCelPollNS is the poll cost the GCel presets assume for PARIX on a T805
+// (the catalogue's gcel model has none): a non-blocking test of a
+// channel's message queue, a few hundred instructions and a process
+// switch or two at 30 MHz. No published figure was found; it is an
+// assumption, and gcel-sensitivity halves and doubles it.
+const GCelPollNS = 5000
+
+// gcelSensitivityWorlds returns the gcel model at Δt = 1000 as the
+// catalogue has it and with the assumed poll cost, then each assumed
+// parameter halved and doubled (on the model with the poll cost), and
+// every message cost doubled and halved at once, which leaves speedups as
+// halving and doubling the node cost would (a uniform scaling of every
+// time leaves speedups unchanged).
+func gcelSensitivityWorlds() []string {
+	mi, err := lb.LookupMachine("gcel")
+	if err != nil {
+		panic(err)
+	}
+	m := mi.Machine
+	base := "sim:gcel --budget 1000"
+	poll := fmt.Sprintf(" --poll-ns %d", GCelPollNS)
+	out := []string{base, base + poll}
+	for _, f := range []struct {
+		flag string
+		v    float64
+	}{{"--overhead-ns", m.OverheadNS}, {"--latency-ns", m.LatencyNS}, {"--hop-ns", m.HopNS}, {"--poll-ns", GCelPollNS}} {
+		for _, k := range []float64{0.5, 2} {
+			w := base
+			if f.flag != "--poll-ns" {
+				w += poll
+			}
+			out = append(out, w+fmt.Sprintf(" %s %g", f.flag, k*f.v))
+		}
+	}
+	for _, k := range []float64{2, 0.5} {
+		out = append(out, base+fmt.Sprintf(" --poll-ns %g --overhead-ns %g --latency-ns %g --hop-ns %g --byte-ns %g",
+			k*GCelPollNS, k*m.OverheadNS, k*m.LatencyNS, k*m.HopNS, k*m.ByteNS))
+	}
+	return out
+}
+
+// gcelDtWorlds returns the gcel model at Δt = 100 to 10⁴ nodes, without
+// a poll cost, with the assumed one, and with ten times that (what a poll
+// would have to cost for a small Δt to lose on the simulated GCel).
+func gcelDtWorlds() []string {
+	var out []string
+	for _, poll := range []string{"", fmt.Sprintf(" --poll-ns %d", GCelPollNS), fmt.Sprintf(" --poll-ns %d", 10*GCelPollNS)} {
+		for _, b := range []int{100, 300, 1000, 3000, 10000} {
+			out = append(out, fmt.Sprintf("sim:gcel --budget %d%s", b, poll))
+		}
+	}
+	return out
 }

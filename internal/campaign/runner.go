@@ -27,7 +27,7 @@ type Runner struct {
 	CSV      string        // the CSV file, read first and rewritten or appended after every run
 	JSONL    string        // if set, every run's output is also appended to this file, as it came
 	BinDir   string        // the directory of the commands (BinDir/golomb, …) and of foreign programs
-	Launcher []string      // prefix of every command line; {np} is replaced by P (e.g. srun -n {np})
+	Launcher []string      // prefix of every real run's command line (not a simulated one); {np} is replaced by P (e.g. srun -n {np})
 	Timeout  time.Duration // per run; 0: none
 	// Jobs is how many runs go at once (0 or 1: one). More than one is
 	// refused for real worlds, whose runs would disturb each other's times.

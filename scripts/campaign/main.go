@@ -82,7 +82,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	jobs := fs.Int("jobs", 1, "runs at once (simulated worlds only: real runs would disturb each other's times)")
 	binDir := fs.String("bin-dir", "", "directory of the commands (default: build them into a temporary directory)")
 	tags := fs.String("tags", "", "build tags of the commands built (e.g. mpi)")
-	launcher := fs.String("launcher", "", "prefix of every command line, {np} replaced by P (default for --world mpi: mpirun --oversubscribe -np {np})")
+	launcher := fs.String("launcher", "", "prefix of every real run's command line (not a simulated one), {np} replaced by P (default for --world mpi: mpirun --oversubscribe -np {np})")
 	jsonl := fs.String("jsonl", "", "also append every run's output to `FILE`")
 	inputs := fs.String("inputs", "", "keep the files that instances' <(...) make in `DIR` (default: a temporary directory)")
 	timeout := fs.Duration("timeout", 0, "per run (0: none)")

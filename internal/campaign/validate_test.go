@@ -1,0 +1,142 @@
+package campaign
+
+import (
+	"bytes"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The validate preset runs every configuration Repeats times in the real
+// world, with a sequential baseline per instance and repeat, and then once
+// in the simulator with the world's calibrated model; a simulated run gets
+// no launcher.
+func TestValidateKeys(t *testing.T) {
+	p, err := LookupPreset("validate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, err := p.Resolve([]string{"world=openmpi", "machines=m", "budgets=10,1000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := p.Defaults
+	plan.Instances = []string{"golomb 10", "uts --tree T1"}
+	s, err := p.Setup(plan, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 repeats × 2 instances × (1 baseline + 2 budgets × 2 P), then
+	// 2 instances × (1 + 2 × 2) simulated.
+	if want := 3*2*5 + 2*5; len(s.Keys) != want {
+		t.Fatalf("%d runs, want %d", len(s.Keys), want)
+	}
+	sawSim := false
+	for _, k := range s.Keys {
+		w, err := ParseWorld(k.World)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !w.Real() {
+			sawSim = true
+			if want := MachineFile("m", "openmpi", App(k.Instance)); w.Machine != want || k.Repeat != 0 {
+				t.Errorf("%s: want machine %s, repeat 0", k, want)
+			}
+			cmd, err := Command(k, CommandOptions{Launcher: []string{"mpirun", "-np", "{np}"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cmd[0] == "mpirun" {
+				t.Errorf("%s: a simulated run under the launcher: %q", k, cmd)
+			}
+		} else if sawSim {
+			t.Errorf("%s: a real run after the simulated ones", k)
+		} else if w.Name != "mpi" {
+			t.Errorf("%s: openmpi runs as %s, want mpi", k, w.Name)
+		}
+	}
+	for _, bad := range [][]string{{"world=lam"}, {"budgets=0"}, {"machines=a b"}} {
+		pa, err := p.Resolve(bad)
+		if err == nil {
+			_, err = p.Setup(plan, pa)
+		}
+		if err == nil {
+			t.Errorf("--set %s: no error", bad)
+		}
+	}
+	plan.Worlds = []string{"embedded"}
+	if _, err := p.Setup(plan, params); err == nil {
+		t.Error("--world with the validate preset: no error")
+	}
+}
+
+// Validation pairs the real runs' median with the simulated run, computes
+// the error, and names the larger part of a miss.
+func TestValidation(t *testing.T) {
+	tab := &Table{}
+	add := func(world, bal string, np int, seconds, nodes, work string) {
+		t.Helper()
+		f := []Field{{ColWorld, world}, {ColNP, itoa(np)}, {ColBalancer, bal}, {ColInstance, "golomb 10"}, {ColSeed, "1"}, {ColRepeat, "0"},
+			{ColLoadBefore, "0.50"}, {ColLoadAfter, "1.50"}, {ColWall, seconds}, {"nodes", nodes}, {"stats.total.work_seconds", work},
+			{"stats.total.slices", "100"}, {"stats.total.messages_sent", "10"}}
+		if strings.HasPrefix(world, "sim") {
+			f = append(f, Field{"virtual_seconds", seconds}, Field{"machine.node_ns", "10"})
+		} else {
+			f = append(f, Field{"seconds", seconds})
+		}
+		if _, err := tab.Add(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Real: 1.0, 1.2, 1.1 s at P = 2 (median 1.1), their work 2 s of 10⁸
+	// nodes (20 ns a node); simulated 1.0 s of 1 s of work (10 ns a node).
+	for _, s := range []string{"1.0", "1.2", "1.1"} {
+		add("embedded --stats --budget 10", "rp", 2, s, "100000000", "2.0")
+	}
+	add("sim:m/embedded-golomb.json --stats --budget 10", "rp", 2, "1.0", "100000000", "1.0")
+	// And a configuration that only ran for real: no row.
+	add("embedded --stats --budget 100", "rp", 2, "1.0", "100000000", "2.0")
+	rows, err := Validation(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 {
+		t.Fatalf("%d rows, want 1", len(rows))
+	}
+	r := rows[0]
+	if r.Real.Median != 1.1 || r.Real.N != 3 || r.Sim != 1.0 || math.Abs(r.ErrorPct-(-100.0/11)) > 1e-9 {
+		t.Errorf("median %g of %d, simulated %g, error %g %%", r.Real.Median, r.Real.N, r.Sim, r.ErrorPct)
+	}
+	if r.NodeNS != [2]float64{20, 10} || math.Abs(r.DWork-0.5) > 1e-9 || math.Abs(r.DRest-(-0.4)) > 1e-9 || r.Explains != "" {
+		t.Errorf("ns/node %v, Δwork %g, Δloop %g, explains %q", r.NodeNS, r.DWork, r.DRest, r.Explains)
+	}
+	if r.LoadMin != 0.5 || r.LoadMax != 1.5 {
+		t.Errorf("load %g–%g, want 0.5–1.5", r.LoadMin, r.LoadMax)
+	}
+	var md bytes.Buffer
+	if err := ValidationMarkdown(&md, "embedded", rows); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "0 outside ±15 %") || !strings.Contains(md.String(), "meets the target") {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+	path := filepath.Join(t.TempDir(), "v.csv")
+	if err := WriteValidation(path, rows, "made by a test"); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadTable(path)
+	if err != nil || len(back.Rows) != 1 || !slices.Equal(back.Columns, ValidationColumns()) || back.Get(0, "provenance") != "made by a test" || back.Get(0, "error_pct") != "-9.09091" {
+		t.Errorf("the table's CSV read back: %v, %+v", err, back)
+	}
+	// A miss twice as slow in the model, all of it in the work: node cost.
+	tab.Rows[3][tab.Col("virtual_seconds")] = "2.2"
+	tab.Rows[3][tab.Col("stats.total.work_seconds")] = "4.4"
+	if rows, err = Validation(tab); err != nil || rows[0].Explains != "node cost" {
+		t.Errorf("explains %q (%v), want node cost", rows[0].Explains, err)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# validate.sh: the simulator against real runs (docs/simulator.md,
+# "Validation against real runs"). For each real world (the embedded world,
+# and mpirun with Open MPI and with MPICH) it calibrates a model per app on
+# this machine (the command's --calibrate, 2 ranks of that world), then runs
+# the campaign preset `validate`: every instance at every P and budget Δt,
+# --repeats times in the real world and once simulated with the world's
+# calibrated model, and writes the comparison (measured median seconds with
+# their spread, the load before and after, simulated virtual seconds, the
+# error, and the counters that say which cost explains a miss).
+#
+#   scripts/validate.sh                                  # P = 1,2, 3 worlds, 4 apps: about 10 min on 2 idle cores (estimate)
+#   scripts/validate.sh --np 4,8,16                      # on a 16-core machine, unchanged otherwise
+#   scripts/validate.sh --worlds embedded,openmpi --apps golomb,uts --out /tmp/v   # a short run
+#   scripts/validate.sh --instance 'golomb --count 50 10' --repeats 1 --out /tmp/v # tiny, for debugging
+#
+# Flags: --np LIST (default 1,2), --worlds LIST (embedded, openmpi, mpich;
+# default all three), --apps LIST (golomb, fifteen, uts, knapsack: which of
+# the default instances; default all), --instance SPEC (repeatable: replaces
+# the default instances, a campaign instance spec), --budgets LIST (default
+# 10,100,1000,10000), --repeats N (default 3), --out DIR (default
+# results/validate), -h/--help.
+#
+# Writes into DIR: machines/WORLD-APP.json (the calibrated models),
+# WORLD-runs.csv (every run: the campaign runner's CSV, with each run's
+# command line, load, and provenance), WORLD.csv (the comparison,
+# campaign.ValidationColumns) and validate.md (this command line, the
+# commit, the machine and its load, then a table per world). The runs of a
+# world start afresh (its old CSVs are removed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+cmdline="scripts/validate.sh$(printf ' %q' "$@")"
+np=1,2
+worlds=embedded,openmpi,mpich
+apps=golomb,fifteen,uts,knapsack
+budgets=10,100,1000,10000
+repeats=3
+out=results/validate
+instances=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--np) np=${2:?--np needs a list}; shift 2 ;;
+	--worlds) worlds=${2:?--worlds needs a list}; shift 2 ;;
+	--apps) apps=${2:?--apps needs a list}; shift 2 ;;
+	--instance) instances+=("${2:?--instance needs a spec}"); shift 2 ;;
+	--budgets) budgets=${2:?--budgets needs a list}; shift 2 ;;
+	--repeats) repeats=${2:?--repeats needs a number}; shift 2 ;;
+	--out) out=${2:?--out needs a directory}; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "validate.sh: unknown argument $1 (--help lists the flags)" >&2; exit 2 ;;
+	esac
+done
+case $repeats in '' | *[!0-9]* | 0) echo "validate.sh: --repeats $repeats: want a number ≥ 1" >&2; exit 2 ;; esac
+# The default instances are the preset's (campaign.ValidateInstances), by app.
+declare -A default=(
+	[golomb]='golomb --count 85 12'
+	[fifteen]='fifteen --korf 7'
+	[uts]='uts --tree T1 --depth 11 --granularity 2'
+	[knapsack]='knapsack --search core <(knapsack gen --class sanders -m 2000 --seed 20)'
+)
+if [ ${#instances[@]} -eq 0 ]; then
+	IFS=, read -ra as <<<"$apps"
+	for a in "${as[@]}"; do
+		[ -n "${default[$a]:-}" ] || { echo "validate.sh: --apps: unknown app $a (golomb, fifteen, uts, knapsack)" >&2; exit 2; }
+		instances+=("${default[$a]}")
+	done
+fi
+IFS=, read -ra ws <<<"$worlds"
+for w in "${ws[@]}"; do
+	case $w in embedded | openmpi | mpich) ;; *) echo "validate.sh: --worlds: unknown world $w (embedded, openmpi, mpich)" >&2; exit 2 ;; esac
+done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$out/machines"
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+load_start=$(load)
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+
+# The commands: the campaign runner, the embedded build, each MPI build.
+go build -buildvcs=auto -o "$tmp/campaign" ./scripts/campaign
+pkgs=()
+for in in "${instances[@]}"; do
+	p=./apps/${in%% *}
+	[[ " ${pkgs[*]} " == *" $p "* ]] || pkgs+=("$p")
+done
+[[ " ${pkgs[*]} " == *" ./apps/knapsack "* ]] || ! [[ "${instances[*]}" == *"<(knapsack"* ]] || pkgs+=(./apps/knapsack)
+bindir() { echo "$tmp/bin/$1"; }
+for w in "${ws[@]}"; do
+	if [ "$w" = embedded ]; then
+		go build -buildvcs=auto -o "$(bindir embedded)/" "${pkgs[@]}"
+	else
+		scripts/mpi-build.sh --mpi "$w" --out "$(bindir "$w")" "${pkgs[@]}" >&2
+	fi
+done
+# knapsack gen for the inputs, from whichever build there is.
+gen_bin=$(bindir "${ws[0]}")
+
+# launcher WORLD: the launcher's words for the campaign ({np}: P).
+launcher() {
+	case $1 in
+	embedded) echo "" ;;
+	openmpi)
+		local root=""
+		[ "$(id -u)" = 0 ] && root="--allow-run-as-root"
+		echo "mpirun.openmpi $root --oversubscribe -np {np}" ;;
+	mpich) echo "mpirun.mpich -np {np}" ;;
+	esac
+}
+
+# args SPEC: the instance's arguments, each <(APP ARG...) made into a file.
+n_inputs=0
+args() {
+	local spec=${1#* } words=() w gen="" in_gen=no
+	read -ra ws_ <<<"$spec"
+	for w in "${ws_[@]}"; do
+		if [ $in_gen = no ] && [[ $w == "<("* ]]; then
+			in_gen=yes gen=${w#"<("}
+		elif [ $in_gen = yes ]; then
+			gen="$gen $w"
+		else
+			words+=("$w")
+		fi
+		if [ $in_gen = yes ] && [[ $w == *")" ]]; then
+			gen=${gen%)}
+			n_inputs=$((n_inputs + 1))
+			local f="$tmp/input-$n_inputs.txt"
+			# shellcheck disable=SC2086
+			"$gen_bin/${gen%% *}" ${gen#* } >"$f"
+			words+=("$f")
+			in_gen=no
+		fi
+	done
+	printf '%s\n' "${words[@]}"
+}
+
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git status --porcelain 2>/dev/null | grep -qv '^??' && echo " (with uncommitted changes)" || true)
+md="$out/validate.md"
+body="$tmp/body.md"
+: >"$body"
+for w in "${ws[@]}"; do
+	bin=$(bindir "$w")
+	read -ra launch <<<"$(launcher "$w" | sed 's/{np}/2/')"
+	echo "validate.sh: $w: calibrating (load $(load))" >&2
+	for in in "${instances[@]}"; do
+		app=${in%% *}
+		mapfile -t a < <(args "$in")
+		m=$out/machines/$w-$app.json
+		if [ "$w" = embedded ]; then
+			"$bin/$app" --calibrate --np 2 "${a[@]}" >"$m"
+		else
+			"${launch[@]}" "$bin/$app" --calibrate "${a[@]}" >"$m"
+		fi
+	done
+	rm -f "$out/$w-runs.csv" "$out/$w.csv"
+	ins=()
+	for in in "${instances[@]}"; do ins+=(--instance "$in"); done
+	echo "validate.sh: $w: the runs (load $(load))" >&2
+	"$tmp/campaign" --preset validate --set world="$w" --set machines="$out/machines" --set budgets="$budgets" \
+		--set table="$out/$w.csv" --set provenance="$cmdline at $commit$dirty on $(hostname), $(nproc) cores, $started" --np "$np" --repeats "$repeats" --bin-dir "$bin" --launcher "$(launcher "$w")" \
+		--csv "$out/$w-runs.csv" --plots none --timeout 600s "${ins[@]}" >"$tmp/$w.out"
+	# The preset's report is what follows its heading; the runner's generic
+	# speedup summary before it is left out.
+	{ echo; sed -n '/^### The simulator against/,$p' "$tmp/$w.out"; } >>"$body"
+	rm -f "$out/$w-runs-summary.csv"
+done
+
+{
+	echo "# The simulator against real runs"
+	echo
+	echo "Written by \`$cmdline\` at commit $commit$dirty, $started to $(date -u +%Y-%m-%dT%H:%M:%SZ),"
+	echo "on $(hostname) ($(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'))."
+	echo "Load average (1, 5, 15 min) at the start: $load_start; at the end: $(load)."
+	echo "Worlds: ${ws[*]}; P = $np; Δt = $budgets; $repeats repeats of every real run, one simulated run each"
+	echo "(the simulator is deterministic); balancer rp. The calibrated models are machines/WORLD-APP.json;"
+	echo "every run, with its command line, load and provenance, is in WORLD-runs.csv; the tables below are WORLD.csv."
+	cat "$body"
+} >"$md"
+echo "validate.sh: wrote $md" >&2
