@@ -65,7 +65,7 @@ test-race:
 	if [ -n "$$why" ]; then \
 		echo "SKIPPED: go test -race (the race detector needs cgo and a C compiler; $$why)"; \
 	else \
-		echo "$(GO) test -race -count=1 ./mpi ./internal/cmdutil" && $(GO) test -race -count=1 ./mpi ./internal/cmdutil && \
+		echo "$(GO) test -race -count=1 ./mpi ./runner" && $(GO) test -race -count=1 ./mpi ./runner && \
 		echo "$(GO) test -race -count=1 -short ./lb/driver" && $(GO) test -race -count=1 -short ./lb/driver; \
 	fi
 

@@ -1,4 +1,4 @@
-package cmdutil
+package runner
 
 import (
 	"fmt"
@@ -63,6 +63,6 @@ func setCategory(f cli.Flag, c string) {
 	case *cli.DurationFlag:
 		f.Category = c
 	default:
-		panic(fmt.Sprintf("cmdutil: no category for flag --%s of type %T", f.Names()[0], f))
+		panic(fmt.Sprintf("runner: no category for flag --%s of type %T", f.Names()[0], f))
 	}
 }

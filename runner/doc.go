@@ -1,4 +1,4 @@
-// Package cmdutil is the skeleton every treelb command shares: the common
+// Package runner is the skeleton every treelb command shares: the common
 // flags (--np, --world, --balancer, --seed, --json, --stats, -q, --budget,
 // the balancer options and the simulated world's machine), starting the world,
 // reading the input on rank 0 and agreeing on it, the sequential guard,
@@ -28,7 +28,7 @@
 //  5. Rank 0 prints the result (Run.Print), as text or one JSON object per
 //     answer whose header (Header) names the app, balancer, ranks and world
 //     and whose last member is the run's provenance (package
-//     internal/version); --stats adds the per-rank statistics, which only
+//     version); --stats adds the per-rank statistics, which only
 //     rank 0 gathers.
 //
 // With Spec.Resumable, a command takes --checkpoint, --checkpoint-every and
@@ -45,4 +45,4 @@
 //
 // The package keeps no mutable package-level state: the ranks of the embedded
 // world share the process.
-package cmdutil
+package runner

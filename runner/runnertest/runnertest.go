@@ -1,4 +1,4 @@
-package cmdtest
+package runnertest
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package cmdutil
+package runner
 
 import (
 	"bytes"
@@ -15,10 +15,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/treelb/treelb/internal/version"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/mpi"
+	"github.com/treelb/treelb/version"
 )
 
 // Spec says what a command (or subcommand) does with an instance of type I.

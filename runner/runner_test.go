@@ -1,4 +1,4 @@
-package cmdutil
+package runner
 
 import (
 	"bytes"
@@ -12,9 +12,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/treelb/treelb/internal/version"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/mpi"
+	"github.com/treelb/treelb/version"
 )
 
 func testApp(action cli.ActionFunc) *cli.App {
@@ -176,7 +176,7 @@ func TestAgree(t *testing.T) {
 	}
 }
 
-// TestSubcommands: subcommands that take the common flags (cmdutil.Flags
+// TestSubcommands: subcommands that take the common flags (runner.Flags
 // on each subcommand, none on the app) accept them before and after the
 // subcommand's name and after its arguments; their bad flags are usage
 // errors; an argument "help" is the subcommand's, not cli's help command.

@@ -1,5 +1,5 @@
-// Package cmdtest builds a command and runs it, for the tests of the
-// commands built on package cmdutil: their exit status and what they print
+// Package runnertest builds a command and runs it, for the tests of the
+// commands built on package runner: their exit status and what they print
 // on stdout and stderr.
 //
 // A command is tested as its users run it: built into a temporary directory
@@ -14,4 +14,4 @@
 // The helpers fail the test only when the binary cannot be started;
 // otherwise they return what the process printed and its exit status, so a
 // test reads as the command line and what it must print.
-package cmdtest
+package runnertest

@@ -1,4 +1,4 @@
-package cmdtest_test
+package runnertest_test
 
 import (
 	"os/exec"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
+	"github.com/treelb/treelb/runner/runnertest"
 )
 
 // TestEveryRecordHasProvenance builds every command under apps/ and checks
@@ -44,11 +44,11 @@ func TestEveryRecordHasProvenance(t *testing.T) {
 		{"none", []string{"dht", "sim", "--json", "--runs", "2", "--max-p", "8"}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			stdout, stderr, code := cmdtest.Run(t, filepath.Join(dir, c.args[0]), c.args[1:]...)
+			stdout, stderr, code := runnertest.Run(t, filepath.Join(dir, c.args[0]), c.args[1:]...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			cmdtest.CheckProvenance(t, stdout, c.world)
+			runnertest.CheckProvenance(t, stdout, c.world)
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package cmdutil
+package runner
 
 import (
 	"bytes"
@@ -7,8 +7,8 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/treelb/treelb/internal/version"
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/version"
 )
 
 // Header is the part of every app's JSON output that says what ran; apps
@@ -47,7 +47,7 @@ func writeRecord(w io.Writer, v any, p version.Provenance) error {
 	}
 	b = bytes.TrimSpace(b)
 	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
-		return fmt.Errorf("cmdutil: a JSON record must be an object, not %.40s", b)
+		return fmt.Errorf("runner: a JSON record must be an object, not %.40s", b)
 	}
 	pb, err := json.Marshal(p)
 	if err != nil {

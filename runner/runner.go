@@ -1,4 +1,4 @@
-package cmdutil
+package runner
 
 import (
 	"errors"
@@ -15,10 +15,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/treelb/treelb/internal/version"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/sim"
 	"github.com/treelb/treelb/mpi"
+	"github.com/treelb/treelb/version"
 )
 
 // Seq is the balancer name that runs the plain sequential solver, with no

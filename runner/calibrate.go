@@ -1,4 +1,4 @@
-package cmdutil
+package runner
 
 import (
 	"encoding/json"
@@ -12,10 +12,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/treelb/treelb/internal/version"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/mpi"
+	"github.com/treelb/treelb/version"
 )
 
 // calibrationTime is how long --calibrate runs each measurement.

@@ -1,4 +1,4 @@
-package cmdutil
+package runner
 
 import (
 	"bytes"
@@ -19,10 +19,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/treelb/treelb/internal/version"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/mpi"
+	"github.com/treelb/treelb/version"
 )
 
 // ExitCheckpointed is the exit status of a run that wrote its checkpoint on

@@ -1,4 +1,4 @@
-package cmdtest
+package runnertest
 
 import (
 	"bytes"
@@ -13,10 +13,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/treelb/treelb/internal/cmdutil"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/lbtest"
 	"github.com/treelb/treelb/mpi"
+	"github.com/treelb/treelb/runner"
 )
 
 // Exec runs a command with args (the program's name excluded) and returns
@@ -24,7 +24,7 @@ import (
 type Exec func(t testing.TB, args ...string) (stdout, stderr string, code int)
 
 // InProcess returns the Exec that runs the command newApp makes in this
-// process, as cmdutil.Main would: a new cli.App for every run, its output
+// process, as runner.Main would: a new cli.App for every run, its output
 // captured. name is the program's name (args[0]). Commands run this way
 // start their own embedded worlds, so it skips t in the MPI build.
 func InProcess(name string, newApp func() *cli.App) Exec {
@@ -36,7 +36,7 @@ func InProcess(name string, newApp func() *cli.App) Exec {
 		app := newApp()
 		var out, errOut bytes.Buffer
 		app.Writer, app.ErrWriter = &out, &errOut
-		code := cmdutil.Execute(app, append([]string{name}, args...))
+		code := runner.Execute(app, append([]string{name}, args...))
 		return out.String(), errOut.String(), code
 	}
 }
@@ -111,7 +111,7 @@ func Invariant(t *testing.T, exec Exec, args []string, fingerprint Fingerprint) 
 	for i, v := range lbtest.Variants() {
 		flags := append([]string{"-b", v.Info.Name}, OptionFlags(v.Options)...)
 		t.Run(v.Name, func(t *testing.T) {
-			for _, world := range []string{cmdutil.WorldEmbedded, cmdutil.WorldSim} {
+			for _, world := range []string{runner.WorldEmbedded, runner.WorldSim} {
 				for _, p := range InvariantRanks() {
 					extra := append([]string{"--world", world, "--np", strconv.Itoa(p)}, flags...)
 					if got := run(t, extra...); got != want {
@@ -146,7 +146,7 @@ func Invariant(t *testing.T, exec Exec, args []string, fingerprint Fingerprint) 
 }
 
 // OptionFlags returns the command-line flags that set the balancer options
-// o (those that differ from the defaults), as cmdutil.Flags names them
+// o (those that differ from the defaults), as runner.Flags names them
 // (lb.OptionValues), in the order the options' type declares them.
 func OptionFlags(o lb.Options) []string {
 	var f []string
