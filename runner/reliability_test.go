@@ -154,7 +154,7 @@ func TestInternalError(t *testing.T) {
 		}
 		return r.Comm.Barrier() // the others wait for rank 2
 	}
-	for _, args := range [][]string{{"--np", "4", "5"}, {"--world", "sim", "5"}} {
+	for _, args := range [][]string{{"--np", "4", "5"}, {"--world", "sim", "--node-ns", "10", "5"}} {
 		if args[1] == "sim" {
 			spec.Solve = func(*Run, uint64) error { panic("sim boom") }
 		}

@@ -144,7 +144,8 @@ type simOptions struct {
 	storeFwd  *bool
 	trace     string
 	maxEvents int64
-	seqNodes  int64 // --seq-nodes, 0 when not given
+	seqNodes  int64  // --seq-nodes, 0 when not given
+	nodeFrom  string // where the node cost came from (SimReport.NodeNSFrom)
 }
 
 // parseSim reads the simulation flags of c into cm: an error for any of them
@@ -284,6 +285,43 @@ func (cm Common) overrides(m lb.Machine) (lb.Machine, error) {
 	return m, nil
 }
 
+// Where the node cost of a simulated run came from (SimReport.NodeNSFrom).
+const (
+	NodeNSApp        = "app"        // the app's own figure for the model (Spec.NodeCosts)
+	NodeNSCalibrated = "calibrated" // measured by --calibrate on this machine
+	NodeNSFlag       = "flag"       // --node-ns
+	NodeNSFile       = "file"       // the machine file of --machine FILE
+	NodeNSStep       = "step"       // the unit-time step model, whose node is its unit of time
+	NodeNSModel      = "model"      // the model's default: the app gives none (a note says so)
+)
+
+// nodeFrom is SimReport.NodeNSFrom: where the run's node cost came from.
+func (r *Run) nodeFrom() string {
+	if r.sim == nil {
+		return ""
+	}
+	return r.sim.nodeFrom
+}
+
+// nodeCostFrom says where the node cost of the simulated run comes from.
+func (r *Run) nodeCostFrom() string {
+	_, flag := r.sim.floats["node-ns"]
+	_, app := r.costs[r.sim.info.Name]
+	switch {
+	case r.calibrate:
+		return NodeNSCalibrated
+	case flag:
+		return NodeNSFlag
+	case r.sim.file != "":
+		return NodeNSFile
+	case app:
+		return NodeNSApp
+	case r.sim.info.Machine.Steps:
+		return NodeNSStep
+	}
+	return NodeNSModel
+}
+
 // newSimWorld returns the simulated world of the flags for the run's app,
 // on the machine that --calibrate measures with the app sample returns
 // when it asks.
@@ -296,6 +334,12 @@ func newSimWorld(r *Run, sample func() (lb.App, error)) (lb.World, error) {
 		if m, err = r.calibrateSim(sample); err != nil {
 			return nil, err
 		}
+	}
+	r.sim.nodeFrom = r.nodeCostFrom()
+	if r.sim.nodeFrom == NodeNSModel && !r.Quiet && !r.JSON {
+		fmt.Fprintf(errWriter(r.Context.App), "%s: note: %s declares no node cost for the machine %s: simulating %g ns a node,"+
+			" the model's figure for no app in particular; give --calibrate (this machine's cost of the app's node),"+
+			" --node-ns NS or --machine FILE\n", r.App, r.App, m.Name, m.NodeNS)
 	}
 	w, err := sim.New(r.NP, sim.Config{Seed: r.Seed, Machine: m, MaxEvents: r.sim.maxEvents, Trace: r.sim.trace != ""})
 	if err != nil {
@@ -317,19 +361,22 @@ func newSimWorld(r *Run, sample func() (lb.App, error)) (lb.World, error) {
 // P) and search_overhead (work_virtual_seconds / seq_virtual_seconds, the
 // nodes expanded over the sequential ones); without it they are absent.
 type SimReport struct {
-	Machine            lb.Machine `json:"machine"`
-	VirtualSeconds     float64    `json:"virtual_seconds"`
-	WorkVirtualSeconds float64    `json:"work_virtual_seconds"`
-	SeqNodes           int64      `json:"seq_nodes,omitempty"`
-	SeqVirtualSeconds  float64    `json:"seq_virtual_seconds,omitempty"`
-	Speedup            float64    `json:"speedup,omitempty"`
-	Efficiency         float64    `json:"efficiency,omitempty"`
-	SearchOverhead     float64    `json:"search_overhead,omitempty"`
-	BusyFraction       float64    `json:"busy_fraction"`
-	LastWorkSeconds    float64    `json:"last_work_seconds"`
-	Events             int64      `json:"events"`
-	EventsPerSecond    float64    `json:"events_per_second"`
-	SimSeconds         float64    `json:"sim_seconds"`
+	Machine lb.Machine `json:"machine"`
+	// NodeNSFrom says where the machine's node cost came from: NodeNSApp,
+	// NodeNSCalibrated, NodeNSFlag, NodeNSFile, NodeNSStep or NodeNSModel.
+	NodeNSFrom         string  `json:"node_ns_from"`
+	VirtualSeconds     float64 `json:"virtual_seconds"`
+	WorkVirtualSeconds float64 `json:"work_virtual_seconds"`
+	SeqNodes           int64   `json:"seq_nodes,omitempty"`
+	SeqVirtualSeconds  float64 `json:"seq_virtual_seconds,omitempty"`
+	Speedup            float64 `json:"speedup,omitempty"`
+	Efficiency         float64 `json:"efficiency,omitempty"`
+	SearchOverhead     float64 `json:"search_overhead,omitempty"`
+	BusyFraction       float64 `json:"busy_fraction"`
+	LastWorkSeconds    float64 `json:"last_work_seconds"`
+	Events             int64   `json:"events"`
+	EventsPerSecond    float64 `json:"events_per_second"`
+	SimSeconds         float64 `json:"sim_seconds"`
 }
 
 // Report is the part of every app's JSON output that comes from the
@@ -355,7 +402,7 @@ func (r *Run) Report(o *lb.Outcome) (Report, error) {
 	if s == nil {
 		return rep, nil
 	}
-	rep.SimReport = &SimReport{Machine: s.Machine, VirtualSeconds: s.VirtualSeconds, WorkVirtualSeconds: s.WorkVirtualSeconds,
+	rep.SimReport = &SimReport{Machine: s.Machine, NodeNSFrom: r.nodeFrom(), VirtualSeconds: s.VirtualSeconds, WorkVirtualSeconds: s.WorkVirtualSeconds,
 		BusyFraction: s.BusyFraction(), LastWorkSeconds: s.LastWorkSeconds, Events: s.Events,
 		EventsPerSecond: s.EventsPerSecond(), SimSeconds: s.RealSeconds}
 	if r.sim != nil && r.sim.seqNodes > 0 {

@@ -99,3 +99,20 @@ func Example_count() {
 	fmt.Println(c.Value, c.Nodes)
 	// Output: 92 2057
 }
+
+// TestNodeCost: the app declares no node cost, so a simulated run says
+// that it uses the model's figure (a note on stderr, node_ns_from in the
+// JSON record), and --calibrate or --node-ns replace it.
+func TestNodeCost(t *testing.T) {
+	_, errOut, code := run("--world", "sim", "--np", "8", "9")
+	if code != 0 || !strings.Contains(errOut, "declares no node cost for the machine cluster") {
+		t.Errorf("without a node cost: exit status %d, stderr %q", code, errOut)
+	}
+	for flags, want := range map[string]string{"": "model", "--node-ns 20": "flag", "--calibrate": "calibrated", "--machine unit": "step"} {
+		args := append([]string{"--world", "sim", "--np", "8", "--json"}, strings.Fields(flags)...)
+		out, errOut, code := run(append(args, "12")...)
+		if code != 0 || !strings.Contains(out, `"node_ns_from":"`+want+`"`) {
+			t.Errorf("%s: exit status %d, want node_ns_from %q in %q (stderr %q)", flags, code, want, out, errOut)
+		}
+	}
+}
