@@ -75,6 +75,7 @@ func (t *tree[N]) next(f *frame[N]) (N, int, bool) {
 // Work visits at most budget nodes, depth first.
 func (t *task[N]) Work(budget int64) int64 {
 	tr := t.t
+	sp := tr.space
 	var n int64
 	for n < budget && !tr.v.stopped() {
 		var node N
@@ -90,8 +91,8 @@ func (t *task[N]) Work(budget int64) int64 {
 			node = tr.space.Root()
 		case len(t.stack) > 0:
 			f := &t.stack[len(t.stack)-1]
-			child, after, ok := tr.next(f)
-			if !ok {
+			child, after, ok := sp.Child(f.node, f.cur)
+			if !ok || (f.stop >= 0 && after > f.stop) {
 				t.stack = t.stack[:len(t.stack)-1]
 				continue
 			}
