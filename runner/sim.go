@@ -146,6 +146,7 @@ type simOptions struct {
 	maxEvents int64
 	seqNodes  int64  // --seq-nodes, 0 when not given
 	nodeFrom  string // where the node cost came from (SimReport.NodeNSFrom)
+	noted     bool   // the note that the node cost is the model's was printed
 }
 
 // parseSim reads the simulation flags of c into cm: an error for any of them
@@ -336,11 +337,6 @@ func newSimWorld(r *Run, sample func() (lb.App, error)) (lb.World, error) {
 		}
 	}
 	r.sim.nodeFrom = r.nodeCostFrom()
-	if r.sim.nodeFrom == NodeNSModel && !r.Quiet && !r.JSON {
-		fmt.Fprintf(errWriter(r.Context.App), "%s: note: %s declares no node cost for the machine %s: simulating %g ns a node,"+
-			" the model's figure for no app in particular; give --calibrate (this machine's cost of the app's node),"+
-			" --node-ns NS or --machine FILE\n", r.App, r.App, m.Name, m.NodeNS)
-	}
 	w, err := sim.New(r.NP, sim.Config{Seed: r.Seed, Machine: m, MaxEvents: r.sim.maxEvents, Trace: r.sim.trace != ""})
 	if err != nil {
 		return nil, &UsageError{Err: err}
@@ -401,6 +397,13 @@ func (r *Run) Report(o *lb.Outcome) (Report, error) {
 	s := o.Sim
 	if s == nil {
 		return rep, nil
+	}
+	if r.sim != nil && r.sim.nodeFrom == NodeNSModel && !r.sim.noted && !r.Quiet && !r.JSON {
+		// Once, with the first result: a run that fails says only why.
+		r.sim.noted = true
+		fmt.Fprintf(errWriter(r.Context.App), "%s: note: %s declares no node cost for the machine %s: simulated %g ns a node,"+
+			" the model's figure for no app in particular; give --calibrate (this machine's cost of the app's node),"+
+			" --node-ns NS or --machine FILE\n", r.App, r.App, s.Machine.Name, s.Machine.NodeNS)
 	}
 	rep.SimReport = &SimReport{Machine: s.Machine, NodeNSFrom: r.nodeFrom(), VirtualSeconds: s.VirtualSeconds, WorkVirtualSeconds: s.WorkVirtualSeconds,
 		BusyFraction: s.BusyFraction(), LastWorkSeconds: s.LastWorkSeconds, Events: s.Events,
