@@ -43,6 +43,22 @@
 // second on a terminal) come from the running balancers, without stopping
 // them.
 //
+// # An app outside this module
+//
+// The package is public so that a search written elsewhere gets all of the
+// above: examples/nqueens (a module of its own) is a complete command of
+// about 80 lines over a search of package skeleton, and docs/writing-an-app.md
+// walks through it, with the Task contract of a search written by hand.
+//
+// # Rank counts
+//
+// --np is the number of ranks of the embedded and simulated worlds
+// (default runtime.NumCPU()). In the MPI world the launcher's size is the
+// number of ranks: without --np the command passes 0 to mpi.Run, which
+// takes it, and an --np that differs is an error. runtime.NumCPU() is never
+// the MPI world's size: under a launcher's core binding it is 1 in every
+// process.
+//
 // The package keeps no mutable package-level state: the ranks of the embedded
 // world share the process.
 package runner
