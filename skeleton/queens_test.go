@@ -22,9 +22,9 @@ type queen struct {
 // queens is the Space of the N-queens tree.
 type queens struct{ n int }
 
-func (q queens) Root() queen { return queen{} }
+func (q *queens) Root() queen { return queen{} }
 
-func (q queens) Child(s queen, c int) (queen, int, bool) {
+func (q *queens) Child(s queen, c int) (queen, int, bool) {
 	if s.row == q.n {
 		return queen{}, 0, false
 	}
@@ -37,7 +37,7 @@ func (q queens) Child(s queen, c int) (queen, int, bool) {
 	return queen{s.row + 1, s.cols | b, (s.d1 | b) << 1, (s.d2 | b) >> 1, s.score + int32((s.row+1)*col)}, col + 1, true
 }
 
-func (q queens) AppendNode(b []byte, s queen) []byte {
+func (q *queens) AppendNode(b []byte, s queen) []byte {
 	b = append(b, byte(s.row))
 	b = binary.LittleEndian.AppendUint32(b, s.cols)
 	b = binary.LittleEndian.AppendUint32(b, s.d1)
@@ -45,7 +45,7 @@ func (q queens) AppendNode(b []byte, s queen) []byte {
 	return binary.LittleEndian.AppendUint32(b, uint32(s.score))
 }
 
-func (q queens) DecodeNode(b []byte) (queen, []byte, error) {
+func (q *queens) DecodeNode(b []byte) (queen, []byte, error) {
 	if len(b) < 17 || int(b[0]) > q.n {
 		return queen{}, nil, errors.New("queens: a bad node")
 	}
@@ -57,7 +57,7 @@ func (q queens) DecodeNode(b []byte) (queen, []byte, error) {
 // nodes of row n.
 func countQueens(n int) *skeleton.Enumeration[queen, int64] {
 	return &skeleton.Enumeration[queen, int64]{
-		Space: queens{n},
+		Space: &queens{n},
 		Value: func(s queen) int64 {
 			if s.row == n {
 				return 1

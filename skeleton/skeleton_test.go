@@ -102,7 +102,7 @@ func TestResume(t *testing.T) {
 // so far plus (row+1)·(n−1) for every row left.
 func weightedQueens(n int) *skeleton.Optimisation[queen] {
 	return &skeleton.Optimisation[queen]{
-		Space:     queens{n},
+		Space:     &queens{n},
 		Sense:     lb.Maximize,
 		Objective: func(s queen) (int64, bool) { return int64(s.score), s.row == n },
 		Bound: func(s queen) int64 {
@@ -117,7 +117,7 @@ func weightedQueens(n int) *skeleton.Optimisation[queen] {
 
 // firstQueens looks for one N-queens solution.
 func firstQueens(n int) *skeleton.Decision[queen] {
-	return &skeleton.Decision[queen]{Space: queens{n}, Goal: func(s queen) bool { return s.row == n }}
+	return &skeleton.Decision[queen]{Space: &queens{n}, Goal: func(s queen) bool { return s.row == n }}
 }
 
 // TestOptimisationAndDecision: branch-and-bound finds the sequential
@@ -147,7 +147,7 @@ func TestOptimisationAndDecision(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					s, rest, err := queens{n}.DecodeNode(first.Node)
+					s, rest, err := (&queens{n}).DecodeNode(first.Node)
 					if !first.Found || err != nil || len(rest) != 0 || s.row != n {
 						return fmt.Errorf("decision: got %+v (%v)", first, err)
 					}

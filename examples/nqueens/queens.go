@@ -26,9 +26,9 @@ type queens struct{ n int }
 // boards take hours on one core anyway.
 const maxN = 20
 
-func (q queens) Root() board { return board{} }
+func (q *queens) Root() board { return board{} }
 
-func (q queens) Child(b board, c int) (board, int, bool) {
+func (q *queens) Child(b board, c int) (board, int, bool) {
 	if b.row == q.n {
 		return board{}, 0, false
 	}
@@ -41,14 +41,14 @@ func (q queens) Child(b board, c int) (board, int, bool) {
 	return board{b.row + 1, b.cols | m, (b.left | m) << 1 & (1<<q.n - 1), (b.right | m) >> 1}, col + 1, true
 }
 
-func (q queens) AppendNode(dst []byte, b board) []byte {
+func (q *queens) AppendNode(dst []byte, b board) []byte {
 	dst = append(dst, byte(b.row))
 	dst = binary.LittleEndian.AppendUint32(dst, b.cols)
 	dst = binary.LittleEndian.AppendUint32(dst, b.left)
 	return binary.LittleEndian.AppendUint32(dst, b.right)
 }
 
-func (q queens) DecodeNode(src []byte) (board, []byte, error) {
+func (q *queens) DecodeNode(src []byte) (board, []byte, error) {
 	if len(src) < 13 || int(src[0]) > q.n {
 		return board{}, nil, errors.New("nqueens: a malformed board")
 	}
@@ -64,7 +64,7 @@ func (q queens) DecodeNode(src []byte) (board, []byte, error) {
 // 1 for every full board.
 func count(n int) *skeleton.Enumeration[board, int64] {
 	return &skeleton.Enumeration[board, int64]{
-		Space: queens{n},
+		Space: &queens{n},
 		Value: func(b board) int64 {
 			if b.row == n {
 				return 1
