@@ -44,7 +44,12 @@
 // and across a checkpoint and restart.
 //
 // A node is counted when it is visited; a node that Bound prunes is not a
-// node of the search (as in the shipped branch-and-bound apps).
+// node of the search (as in the shipped branch-and-bound apps). A node that
+// a split expanded is always visited and counted, pruned or not.
+//
+// A split probes the remaining children of the frames it examines (one
+// Child call each): a node with a million children costs a million calls
+// per split of its frame.
 //
 // The package keeps no mutable package-level state.
 package skeleton

@@ -87,8 +87,10 @@ type Optimisation[N any] struct {
 
 // Best is the result of an Optimisation or a Decision: the nodes visited
 // and, when Found, the best (or the first) solution's value and encoding
-// (Space.AppendNode). Of equal values, the least encoding wins, so that
-// the result does not depend on which rank found what.
+// (Space.AppendNode). Of equal values the least encoding wins, so that
+// Combine is commutative; the value of an optimisation is the optimum
+// under every schedule, but which optimal node it reports may vary, as
+// branch-and-bound prunes the nodes that only tie with the incumbent.
 type Best struct {
 	Nodes int64
 	Found bool
