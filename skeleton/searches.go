@@ -52,8 +52,6 @@ func (a *enumApp[N, V]) visit(n N) (bool, bool) {
 	return true, true
 }
 
-func (a *enumApp[N, V]) stopped() bool { return false }
-
 func (a *enumApp[N, V]) Root() lb.Task                       { return &task[N]{t: &a.tree, root: true} }
 func (a *enumApp[N, V]) Unmarshal(b []byte) (lb.Task, error) { return a.decode(b) }
 func (a *enumApp[N, V]) Result() Count[V]                    { return Count[V]{a.nodes, a.acc} }
@@ -153,8 +151,6 @@ func (a *optApp[N]) visit(n N) (bool, bool) {
 	return true, true
 }
 
-func (a *optApp[N]) stopped() bool { return false }
-
 func (a *optApp[N]) Root() lb.Task                       { return &task[N]{t: &a.tree, root: true} }
 func (a *optApp[N]) Unmarshal(b []byte) (lb.Task, error) { return a.decode(b) }
 
@@ -213,12 +209,12 @@ func (d *Decision[N]) Sequential() Best {
 func (a *decApp[N]) visit(n N) (bool, bool) {
 	if !a.ok && a.d.Goal(n) {
 		a.found, a.ok = a.d.Space.AppendNode(nil, n), true
+		a.stop = true
 	}
 	return true, !a.ok
 }
 
-func (a *decApp[N]) stopped() bool { return a.ok }
-func (a *decApp[N]) Solved() bool  { return a.ok }
+func (a *decApp[N]) Solved() bool { return a.ok }
 
 func (a *decApp[N]) Root() lb.Task                       { return &task[N]{t: &a.tree, root: true} }
 func (a *decApp[N]) Unmarshal(b []byte) (lb.Task, error) { return a.decode(b) }

@@ -31,11 +31,11 @@ type Space[N any] interface {
 }
 
 // visitor is what a search does at a node: visit reports whether the node
-// counts (false: pruned, not a node) and whether to expand it; stopped
-// reports that the whole search stopped on this rank.
+// counts (false: pruned, not a node) and whether to expand it. A search
+// that stops (a Decision) sets its tree's stop instead of answering a
+// call at every node.
 type visitor[N any] interface {
 	visit(n N) (counted, expand bool)
-	stopped() bool
 }
 
 // frame is a node whose children from cursor cur on, below stop (stop < 0:
@@ -50,6 +50,7 @@ type tree[N any] struct {
 	space Space[N]
 	v     visitor[N]
 	nodes int64 // nodes visited on this rank
+	stop  bool  // the whole search stopped on this rank
 }
 
 // task is a part of the search: the root when root is set, the owed nodes
@@ -76,35 +77,22 @@ func (t *tree[N]) next(f *frame[N]) (N, int, bool) {
 	return child, after, true
 }
 
-// Work visits at most budget nodes, depth first.
+// Work visits at most budget nodes, depth first: the owed nodes, then the
+// root, then the frames. The loop over the frames is the search's inner
+// loop: one Child call and one visit a node, one more Child call, failing,
+// when a frame's children are exhausted.
 func (t *task[N]) Work(budget int64) int64 {
 	tr := t.t
-	sp := tr.space
 	var n int64
-	for n < budget && !tr.v.stopped() {
-		var node N
-		switch {
-		case len(t.owed) > 0:
-			node = t.owed[len(t.owed)-1]
-			t.owed = t.owed[:len(t.owed)-1]
-			tr.v.visit(node) // its children are on the stack already
-			n++
-			continue
-		case t.root:
-			t.root = false
-			node = tr.space.Root()
-		case len(t.stack) > 0:
-			f := &t.stack[len(t.stack)-1]
-			child, after, ok := sp.Child(f.node, f.cur)
-			if !ok || (f.stop >= 0 && after > f.stop) {
-				t.stack = t.stack[:len(t.stack)-1]
-				continue
-			}
-			f.cur, node = after, child
-		default:
-			tr.nodes += n
-			return n
-		}
+	for n < budget && !tr.stop && len(t.owed) > 0 {
+		node := t.owed[len(t.owed)-1]
+		t.owed = t.owed[:len(t.owed)-1]
+		tr.v.visit(node) // its children are on the stack already
+		n++
+	}
+	if n < budget && !tr.stop && t.root {
+		t.root = false
+		node := tr.space.Root()
 		counted, expand := tr.v.visit(node)
 		if counted {
 			n++
@@ -113,6 +101,24 @@ func (t *task[N]) Work(budget int64) int64 {
 			t.stack = append(t.stack, frame[N]{node: node, stop: -1})
 		}
 	}
+	sp, v, stack := tr.space, tr.v, t.stack
+	for n < budget && len(stack) > 0 && !tr.stop {
+		f := &stack[len(stack)-1]
+		child, after, ok := sp.Child(f.node, f.cur)
+		if !ok || (f.stop >= 0 && after > f.stop) {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		f.cur = after
+		counted, expand := v.visit(child)
+		if counted {
+			n++
+		}
+		if expand {
+			stack = append(stack, frame[N]{node: child, stop: -1})
+		}
+	}
+	t.stack = stack
 	tr.nodes += n
 	return n
 }
@@ -120,7 +126,7 @@ func (t *task[N]) Work(budget int64) int64 {
 // Empty reports whether no node is left to visit (or the search stopped).
 // It drops the frames at the top that have no child left.
 func (t *task[N]) Empty() bool {
-	if t.t.v.stopped() {
+	if t.t.stop {
 		return true
 	}
 	t.trim()
