@@ -7,7 +7,7 @@ GO      ?= go
 # worktree; it overrides a -buildvcs=false in `go env`, not in the environment.
 export GOFLAGS ?= -buildvcs=auto
 
-.PHONY: all build install run test test-go test-race test-fuzz test-mpi test-slurm test-clone test-docs test-faults vet bench mpi slurm-up slurm-down slurm-status clean
+.PHONY: all build install run test test-go test-examples test-race test-fuzz test-mpi test-slurm test-clone test-docs test-faults vet bench mpi slurm-up slurm-down slurm-status clean
 
 all: build
 
@@ -54,7 +54,17 @@ test-clone:
 # the driver's table runs in its -short form there).
 test-go:
 	$(GO) test -count=1 ./...
+	@$(MAKE) --no-print-directory test-examples
 	@$(MAKE) --no-print-directory test-race
+
+# The example apps, modules of their own written against the public API
+# only (examples/*/go.mod replaces the treelb module by this checkout), so
+# that the public API cannot regress: vet and their tests.
+test-examples:
+	@for d in examples/*/; do \
+		echo "cd $$d && $(GO) vet ./... && $(GO) test -count=1 ./..."; \
+		(cd $$d && $(GO) vet ./... && $(GO) test -count=1 ./...) || exit 1; \
+	done
 
 # The race detector needs cgo and a C compiler: without them this step alone
 # is skipped, and says so.
@@ -65,7 +75,7 @@ test-race:
 	if [ -n "$$why" ]; then \
 		echo "SKIPPED: go test -race (the race detector needs cgo and a C compiler; $$why)"; \
 	else \
-		echo "$(GO) test -race -count=1 ./mpi ./internal/cmdutil" && $(GO) test -race -count=1 ./mpi ./internal/cmdutil && \
+		echo "$(GO) test -race -count=1 ./mpi ./runner" && $(GO) test -race -count=1 ./mpi ./runner && \
 		echo "$(GO) test -race -count=1 -short ./lb/driver" && $(GO) test -race -count=1 -short ./lb/driver; \
 	fi
 

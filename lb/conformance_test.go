@@ -77,7 +77,7 @@ func TestConformance(t *testing.T) {
 
 // TestCountInvariant is the synthetic tree's row of the conformance table
 // of exhaustive counts (docs/counts.md; the apps' rows run their commands,
-// cmdtest.Invariant): the nodes and the digest of the leaves are the
+// runnertest.Invariant): the nodes and the digest of the leaves are the
 // sequential ones under every variant on 1, 2, 3, 7 and 64 goroutine ranks
 // of the embedded world (TestConformance runs the simulator), and after a
 // chain of checkpoints and restarts on 3 simulated, 2 goroutine and 7

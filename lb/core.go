@@ -64,6 +64,8 @@ type core struct {
 	suspTold  [spreadFanout + 1]bool
 
 	status status // progress reports (progress.go)
+
+	taskErr error // the first encoding error of the app (failTask)
 }
 
 // spreadFanout is the number of children of a rank in the tree that

@@ -137,9 +137,10 @@ func (b *koso) Deliver(m Msg) {
 		case KWork:
 			gen, n := binary.Uvarint(m.Data)
 			if n <= 0 {
-				panic(fmt.Sprintf("lb: rank %d: a malformed KOSO task from %d", b.rank, m.From))
+				b.failTask(fmt.Errorf("lb: rank %d: a malformed KOSO task from %d", b.rank, m.From))
+				break
 			}
-			if t := b.unpack(m.Data[n:]); !b.stopped {
+			if t := b.unpack(m.From, m.Data[n:]); t != nil && !b.stopped {
 				b.push(t, int(gen))
 			}
 		case KLoad:

@@ -52,7 +52,8 @@ type Task interface {
 	// returns it as a new task covering a disjoint part of the tree, or nil
 	// when the task cannot be split.
 	Split() Task
-	// AppendBinary appends the task's encoding to b.
+	// AppendBinary appends the task's encoding to b. An error ends the
+	// run: Run returns it, wrapped, in every world.
 	AppendBinary(b []byte) ([]byte, error)
 }
 
@@ -89,6 +90,7 @@ type App interface {
 	// same one (the problem is known to all before the search starts).
 	Root() Task
 	// Unmarshal decodes a task encoded by Task.AppendBinary on any rank.
+	// An error ends the run: Run returns it, wrapped, in every world.
 	Unmarshal(b []byte) (Task, error)
 }
 

@@ -174,8 +174,8 @@ func (b *pollShuffle) answerRequest(m Msg) {
 
 // adopt decodes a task from another rank and takes it on, with the work
 // the rank still holds (a suspending rank may hold some).
-func (b *pollShuffle) adopt(rest []byte) {
-	if t := b.unpack(rest); !b.stopped {
+func (b *pollShuffle) adopt(from int, rest []byte) {
+	if t := b.unpack(from, rest); t != nil && !b.stopped {
 		b.task = join(b.task, t)
 	}
 }
@@ -274,7 +274,7 @@ func (b *pollShuffle) advance() {
 func (b *pollShuffle) receiveTask(from int, sub byte) bool {
 	m, rest, ok := b.take(from, sub)
 	if ok && m.Kind == KWork {
-		b.adopt(rest)
+		b.adopt(from, rest)
 	}
 	return ok
 }

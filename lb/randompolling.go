@@ -108,7 +108,7 @@ func (b *randomPolling) Deliver(m Msg) {
 			b.answer(m.From)
 		case KWork:
 			b.waiting = false
-			if t := b.unpack(m.Data); !b.stopped {
+			if t := b.unpack(m.From, m.Data); t != nil && !b.stopped {
 				b.tasks = append(b.tasks, t)
 			}
 		case KReject:

@@ -63,6 +63,7 @@ type rankExtra struct {
 	job     Job
 	app     App
 	err     error      // the protocol violation Outbox saw
+	tasks   taskFailer // the balancer, when it reports the app's encoding errors
 	prog    Progresser // rank 0 with Config.Progress
 	cuts    int64      // in-place splits of the balancer (Env.cuts)
 	charged int64      // splits (Stats.Splits + cuts) reported by Splits so far
@@ -137,6 +138,7 @@ func (r *Rank) Init(job Job, rc RankConfig) error {
 		return err
 	}
 	r.b = b
+	r.x.tasks, _ = b.(taskFailer)
 	if rc.Rank == 0 {
 		r.due = cfg.CheckpointDue
 		if p, ok := b.(Progresser); ok && cfg.Progress != nil {
@@ -276,12 +278,19 @@ func (r *Rank) PollDue() bool {
 // follows a rejection is held back (Tick releases it; a later message to
 // the same rank releases it first, keeping the pair's order). It reports
 // a protocol violation: a message after the rank was done, a Done that went
-// back to false, a message from another rank or to no rank. On rank 0 it
+// back to false, a message from another rank or to no rank; and the app's
+// error when a task did not encode (Task.AppendBinary) or a task that
+// arrived did not decode (App.Unmarshal): the run ends with it. On rank 0 it
 // also reports a new progress snapshot (Config.Progress).
 func (r *Rank) Outbox() ([]Msg, error) {
 	out := r.b.Outbox()
 	if r.failed {
 		return nil, r.x.err
+	}
+	if r.x.tasks != nil {
+		if err := r.x.tasks.taskError(); err != nil {
+			return nil, r.fail(err)
+		}
 	}
 	if r.done && len(out) > 0 {
 		return nil, r.fail(fmt.Errorf("lb: rank %d sent %v to %d after it was done", r.rank, out[0].Kind, out[0].To))

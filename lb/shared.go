@@ -136,21 +136,43 @@ func otherRank(rng *rand.Rand, self, first, end int) int {
 }
 
 // sendTask queues task t for rank to as a KWork message whose data is
-// header followed by the task's encoding.
+// header followed by the task's encoding. When the task does not encode,
+// nothing is sent and the rank fails with the app's error (taskError).
 func (c *core) sendTask(to int, header []byte, t Task) {
 	data, err := t.AppendBinary(header)
 	if err != nil {
-		panic(fmt.Sprintf("lb: rank %d: packing a task: %v", c.rank, err)) // the app's bug
+		c.failTask(fmt.Errorf("lb: rank %d: encoding a task for rank %d: %w", c.rank, to, err))
+		return
 	}
 	c.stats.TasksSent++
 	c.send(to, KWork, data)
 }
 
-// unpack decodes a task received from another rank of the same run.
-func (c *core) unpack(data []byte) Task {
+// unpack decodes a task received from rank from; when it does not decode,
+// it returns nil and the rank fails with the app's error (taskError).
+func (c *core) unpack(from int, data []byte) Task {
 	t, err := c.env.App.Unmarshal(data)
 	if err != nil {
-		panic(fmt.Sprintf("lb: rank %d: a task from another rank does not decode: %v", c.rank, err)) // tasks come from the same binary
+		c.failTask(fmt.Errorf("lb: rank %d: a task from rank %d does not decode: %w", c.rank, from, err))
+		return nil
+	}
+	if t == nil {
+		c.failTask(fmt.Errorf("lb: rank %d: a task from rank %d decodes to nil", c.rank, from))
 	}
 	return t
 }
+
+// failTask records the first error of the app's encoding, which ends the
+// run: Rank.Outbox reports it.
+func (c *core) failTask(err error) {
+	if c.taskErr == nil {
+		c.taskErr = err
+	}
+}
+
+// taskError returns the first error of the app's encoding on this rank.
+func (c *core) taskError() error { return c.taskErr }
+
+// taskFailer is a balancer that reports its app's encoding errors (every
+// balancer built on core).
+type taskFailer interface{ taskError() error }

@@ -85,7 +85,9 @@ func Finalize() error { return nil }
 // Run starts n ranks as goroutines, each calling f with its own *Comm, and
 // waits for all of them. The first error or panic of any rank aborts the
 // world: every rank blocked in (or later entering) a call gets an error
-// matching ErrAborted, and Run returns the first error. n must be at least 1.
+// matching ErrAborted, and Run returns the first error. n must be at least 1:
+// 0, the launcher's size in the MPI build, is an error here, where no
+// launcher gives a size (docs/writing-an-app.md: rank counts).
 //
 // A process started by mpirun or srun as one of several tasks would run the
 // job once per task, each on ranks of its own: Run then returns a

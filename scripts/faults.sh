@@ -14,7 +14,7 @@
 #            flag values, outputs to /dev/full and a closed pipe, trees
 #            without end. The short form runs a dozen cases here; the full
 #            form adds the Go table tests over every command and flag
-#            (internal/reliability, internal/cmdutil).
+#            (internal/reliability, runner).
 #   mpi      (full form) the launcher faults under Open MPI and MPICH:
 #            MPI_TESTS=faults scripts/mpi-test.sh.
 #
@@ -165,13 +165,13 @@ expect 4 "stopped at --max-nodes" "$bin/uts" --np 2 --depth -1 --max-nodes 10000
 expect 74 "writing standard output" sh -c "exec \"$bin/golomb\" 8 >/dev/full"
 expect 74 "writing standard output" sh -c "exec \"$bin/knapsack\" gen -m 50 >/dev/full"
 if [ "$MODE" = full ]; then
-	if $GO test -count=1 ./internal/reliability ./internal/cmdutil >"$work/log" 2>&1; then
+	if $GO test -count=1 ./internal/reliability ./runner >"$work/log" 2>&1; then
 		n=$(grep -c "^    --- PASS" "$work/log" || true)
-		echo "input: the Go tables (internal/reliability, internal/cmdutil) passed"
+		echo "input: the Go tables (internal/reliability, runner) passed"
 		record input ok
 	else
 		tail -40 "$work/log"
-		record input lost "the Go tables of internal/reliability and internal/cmdutil failed"
+		record input lost "the Go tables of internal/reliability and runner failed"
 	fi
 fi
 

@@ -48,6 +48,12 @@ mpi_tests() {
 	for b in $(balancers); do
 		run_mpi_cmd golomb 4 '"length":44,' --json --balancer "$b" 9
 	done
+	# The example app outside the module (issue 24): the public API under
+	# mpirun, its count and nodes as in every other world, and a restart.
+	run_mpi_cmd nqueens 2 '"solutions":14200,"nodes":856189,' --json 12
+	rm -f "$work/nqueens.ckpt"
+	run_mpi_cmd nqueens 2 '"solutions":14200,"nodes":856189,' --json -b ps 12 --checkpoint "$work/nqueens.ckpt" --checkpoint-every 1ms
+	run_mpi_cmd nqueens 3 '"solutions":14200,"nodes":856189,' --json --restart "$work/nqueens.ckpt"
 	run_mpi_bad_input golomb 3 2 x
 	# MPMD command lines (issue 15.1-2): ranks started differently stop together.
 	run_mpmd golomb 'rank 0 has ["11"], rank 1 has ["12"]' "11" "12"
@@ -180,13 +186,16 @@ balancers() {
 	$GO run ./apps/golomb --balancer help | awk 'NR > 1 && $1 != "seq" {print $1}'
 }
 
-# run_mpi_cmd APP NP EXPECT ARGS...: build apps/APP for $impl, run it under
+# run_mpi_cmd APP NP EXPECT ARGS...: build apps/APP (or examples/APP, a
+# module of its own) for $impl, run it under
 # mpirun -np NP with ARGS, and check that its output contains EXPECT.
 run_mpi_cmd() {
 	local app=$1 np=$2 want=$3 bin rc=0 start=$SECONDS
 	shift 3
 	bin="$work/$app.$impl"
-	if [ ! -x "$bin" ] && ! $GO build -tags "$(impl_tags "$impl")" -o "$bin" "./apps/$app"; then
+	local src="./apps/$app"
+	[ -d "$src" ] || src="./examples/$app" # an example: a module of its own
+	if [ ! -x "$bin" ] && ! (cd "$src" && $GO build -tags "$(impl_tags "$impl")" -o "$bin" .); then
 		echo "FAIL $app [$impl]: build failed"
 		failures+=("$app [$impl] build")
 		return

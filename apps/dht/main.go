@@ -11,28 +11,28 @@ import (
 
 	"github.com/treelb/treelb/hashtable"
 	"github.com/treelb/treelb/hashtable/simplot"
-	"github.com/treelb/treelb/internal/cmdutil"
+	"github.com/treelb/treelb/runner"
 )
 
-func main() { cmdutil.Main(newApp()) }
+func main() { runner.Main(newApp()) }
 
 // newApp returns the command line application.
 func newApp() *cli.App {
 	return &cli.App{
 		Name:  "dht",
 		Usage: "run rounds of the distributed hash table's four phases and report load balance and throughput",
-		Flags: append(cmdutil.FlagsNamed("np", "seed", "json", "stats", "quiet"),
+		Flags: append(runner.FlagsNamed("np", "seed", "json", "stats", "quiet"),
 			&cli.IntFlag{Name: "buckets-per-rank", Aliases: []string{"Q"}, Value: 16, Usage: "buckets per rank `q` (m = p·q)"},
 			&cli.Float64Flag{Name: "alpha", Value: 4, Usage: "load factor α of the old table"},
 			&cli.Float64Flag{Name: "beta", Value: 4, Usage: "load factor β of the new elements"},
 			&cli.StringFlag{Name: "alloc", Value: "block", Usage: "bucket allocation: block, modular or balanced"},
 			&cli.IntFlag{Name: "rounds", Value: 10, Usage: "rounds to run"},
 			&cli.Float64Flag{Name: "revisit", Usage: "probability that a new element repeats an old one (0: the seed's model)"}),
-		Action: cmdutil.Action(cmdutil.Spec[rounds]{App: "dht", Read: readRounds, Solve: runRounds}),
+		Action: runner.Action(runner.Spec[rounds]{App: "dht", Read: readRounds, Solve: runRounds}),
 		Commands: []*cli.Command{{
 			Name:  "sim",
 			Usage: "simulate the load balance without p ranks: Fig. 1 and Table 1 of seed 004",
-			Flags: append(cmdutil.FlagsNamed("seed", "json", "quiet", "progress"),
+			Flags: append(runner.FlagsNamed("seed", "json", "quiet", "progress"),
 				&cli.Float64Flag{Name: "alpha", Value: 4, Usage: "load factor α"},
 				&cli.Float64Flag{Name: "beta", Value: 4, Usage: "load factor β"},
 				&cli.IntFlag{Name: "runs", Value: 50, Usage: "runs per point of Fig. 1"},
@@ -52,22 +52,22 @@ type rounds struct {
 	Rounds int
 }
 
-func readRounds(c *cli.Context, cm cmdutil.Common) (rounds, error) {
+func readRounds(c *cli.Context, cm runner.Common) (rounds, error) {
 	if c.NArg() != 0 {
-		return rounds{}, cmdutil.Usagef("unexpected arguments %q (see --help)", c.Args().Slice())
+		return rounds{}, runner.Usagef("unexpected arguments %q (see --help)", c.Args().Slice())
 	}
 	alloc, err := hashtable.ParseAlloc(c.String("alloc"))
 	if err != nil {
-		return rounds{}, cmdutil.Usagef("--alloc: %v", err)
+		return rounds{}, runner.Usagef("--alloc: %v", err)
 	}
 	rp := hashtable.RoundParams{Q: c.Int("buckets-per-rank"), Alpha: c.Float64("alpha"), Beta: c.Float64("beta"),
 		Alloc: alloc, Seed: c.Uint64("seed"), Revisit: c.Float64("revisit")}
 	if err := rp.Validate(); err != nil {
-		return rounds{}, cmdutil.Usagef("%v", err)
+		return rounds{}, runner.Usagef("%v", err)
 	}
 	n := c.Int("rounds")
 	if n < 1 {
-		return rounds{}, cmdutil.Usagef("--rounds %d: need at least 1", n)
+		return rounds{}, runner.Usagef("--rounds %d: need at least 1", n)
 	}
 	// Every rank holds q buckets of both tables and about (α + β)·q
 	// elements, the new ones twice over while they are dispatched. The
@@ -76,11 +76,11 @@ func readRounds(c *cli.Context, cm cmdutil.Common) (rounds, error) {
 	// (α, β) = (1, 1), (4, 4), (8, 8) and (4, 0.5); 100 + 170·α + 100·β
 	// bytes covers each of them.
 	p := float64(cm.NP)
-	if cm.World == cmdutil.WorldMPI {
+	if cm.World == runner.WorldMPI {
 		p = 1 // each process holds its own rank's share
 	}
 	need := p*float64(rp.Q)*(100+170*rp.Alpha+100*rp.Beta) + dhtBase
-	if err := cmdutil.CheckMemory(need, fmt.Sprintf("%g ranks with -Q %d, alpha %g and beta %g", p, rp.Q, rp.Alpha, rp.Beta)); err != nil {
+	if err := runner.CheckMemory(need, fmt.Sprintf("%g ranks with -Q %d, alpha %g and beta %g", p, rp.Q, rp.Alpha, rp.Beta)); err != nil {
 		return rounds{}, err
 	}
 	return rounds{Params: rp, Rounds: n}, nil
@@ -89,7 +89,7 @@ func readRounds(c *cli.Context, cm cmdutil.Common) (rounds, error) {
 // dhtBase is the resident size of a dht process with tiny tables.
 const dhtBase = 16 << 20
 
-func runRounds(r *cmdutil.Run, in rounds) error {
+func runRounds(r *runner.Run, in rounds) error {
 	s, err := hashtable.RunRounds(r.Comm, in.Params, in.Rounds)
 	if err != nil {
 		return err
@@ -108,26 +108,26 @@ func runRounds(r *cmdutil.Run, in rounds) error {
 
 func runSim(c *cli.Context) error {
 	if c.NArg() != 0 {
-		return cmdutil.Usagef("unexpected arguments %q (see dht sim --help)", c.Args().Slice())
+		return runner.Usagef("unexpected arguments %q (see dht sim --help)", c.Args().Slice())
 	}
 	model, err := hashtable.ParseSimModel(c.String("model"))
 	if err != nil {
-		return cmdutil.Usagef("--model: %v", err)
+		return runner.Usagef("--model: %v", err)
 	}
 	sp := hashtable.SimParams{Alpha: c.Float64("alpha"), Beta: c.Float64("beta"), Runs: c.Int("runs"),
 		Seed: c.Uint64("seed"), Model: model, Workers: c.Int("workers")}
 	if err := sp.Validate(); err != nil {
-		return cmdutil.Usagef("%v", err)
+		return runner.Usagef("%v", err)
 	}
 	maxP, tableRuns := c.Int("max-p"), c.Int("table-runs")
 	if maxP < 4 || maxP > hashtable.MaxSimP {
-		return cmdutil.Usagef("--max-p %d: need 4 ≤ p ≤ %d", maxP, hashtable.MaxSimP)
+		return runner.Usagef("--max-p %d: need 4 ≤ p ≤ %d", maxP, hashtable.MaxSimP)
 	}
 	if tableRuns != 0 && tableRuns < 100 {
-		return cmdutil.Usagef("--table-runs %d: need 0 or at least 100", tableRuns)
+		return runner.Usagef("--table-runs %d: need 0 or at least 100", tableRuns)
 	}
-	if c.Bool("progress") || (!c.Bool("quiet") && !c.Bool("json") && cmdutil.IsTerminal(os.Stderr)) {
-		sp.Progress = cmdutil.CountProgress(c.App.ErrWriter, "dht sim", "runs")
+	if c.Bool("progress") || (!c.Bool("quiet") && !c.Bool("json") && runner.IsTerminal(os.Stderr)) {
+		sp.Progress = runner.CountProgress(c.App.ErrWriter, "dht sim", "runs")
 	}
 	r, err := hashtable.Reproduce(sp, maxP, tableRuns)
 	if err != nil {
@@ -141,7 +141,7 @@ func runSim(c *cli.Context) error {
 	w := c.App.Writer
 	switch {
 	case c.Bool("json"):
-		return cmdutil.WriteJSON(w, r)
+		return runner.WriteJSON(w, r)
 	case c.Bool("quiet"):
 		return nil
 	}

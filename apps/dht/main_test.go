@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/treelb/treelb/hashtable"
-	"github.com/treelb/treelb/internal/cmdutil"
 	"github.com/treelb/treelb/mpi"
+	"github.com/treelb/treelb/runner"
 )
 
 // run runs the command in process as Main would and returns its output and
@@ -21,7 +21,7 @@ func run(args ...string) (string, error) {
 	app := newApp()
 	var out bytes.Buffer
 	app.Writer, app.ErrWriter = &out, &out
-	if code := cmdutil.Execute(app, append([]string{"dht"}, args...)); code != 0 {
+	if code := runner.Execute(app, append([]string{"dht"}, args...)); code != 0 {
 		return out.String(), exitError(code)
 	}
 	return out.String(), nil

@@ -11,8 +11,8 @@ import (
 
 	"github.com/treelb/treelb/hashtable"
 	"github.com/treelb/treelb/hashtable/simplot"
-	"github.com/treelb/treelb/internal/cmdutil"
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/runner"
 )
 
 // meshCommand is "dht mesh": the dispatch phase on a simulated 2-D mesh,
@@ -25,7 +25,7 @@ func meshCommand() *cli.Command {
 			"bucket's owner, routed along the row, then the column; links carry one message at a time. The times come from\n" +
 			"--machine (lb's catalogue, 'dht mesh --machine help' lists it) and the flags that override them; messages cut\n" +
 			"through unless --store-forward. p = 4, 16, …, --max-p; q = 1, lg p and lg² p unless -Q is given.",
-		Flags: append(cmdutil.FlagsNamed("seed", "json", "quiet", "progress"),
+		Flags: append(runner.FlagsNamed("seed", "json", "quiet", "progress"),
 			&cli.IntFlag{Name: "buckets-per-rank", Aliases: []string{"Q"}, Usage: "buckets per rank `q` (0: q = 1, lg p and lg² p)"},
 			&cli.Float64Flag{Name: "beta", Value: 4, Usage: "load factor β of the new elements"},
 			&cli.StringFlag{Name: "alloc", Value: "block", Usage: "bucket allocations, comma-separated: block, modular, balanced"},
@@ -54,7 +54,7 @@ type meshReport struct {
 
 func runMesh(c *cli.Context) error {
 	if c.NArg() != 0 {
-		return cmdutil.Usagef("unexpected arguments %q (see dht mesh --help)", c.Args().Slice())
+		return runner.Usagef("unexpected arguments %q (see dht mesh --help)", c.Args().Slice())
 	}
 	if c.String("machine") == "help" {
 		fmt.Fprintf(c.App.Writer, "machine models (their overhead, latency, hop and byte times; every one can be set by its flag):\n%s", lb.DescribeMachines(nil))
@@ -62,7 +62,7 @@ func runMesh(c *cli.Context) error {
 	}
 	mi, err := lb.LookupMachine(c.String("machine"))
 	if err != nil {
-		return cmdutil.Usagef("--machine %q: unknown (try --machine help)", c.String("machine"))
+		return runner.Usagef("--machine %q: unknown (try --machine help)", c.String("machine"))
 	}
 	m := mi.Machine
 	mp := hashtable.MeshParams{Q: 1, Beta: c.Float64("beta"), Seed: c.Uint64("seed"), Rounds: c.Int("rounds"), Bytes: c.Int("bytes"),
@@ -77,24 +77,24 @@ func runMesh(c *cli.Context) error {
 		}
 	}
 	if err := mp.Validate(); err != nil {
-		return cmdutil.Usagef("%v", err)
+		return runner.Usagef("%v", err)
 	}
 	var allocs []hashtable.Alloc
 	for _, s := range strings.Split(c.String("alloc"), ",") {
 		a, err := hashtable.ParseAlloc(strings.TrimSpace(s))
 		if err != nil {
-			return cmdutil.Usagef("--alloc: %v", err)
+			return runner.Usagef("--alloc: %v", err)
 		}
 		allocs = append(allocs, a)
 	}
 	maxP := c.Int("max-p")
 	if maxP < 4 || maxP > hashtable.MaxMeshP {
-		return cmdutil.Usagef("--max-p %d: need 4 ≤ p ≤ %d", maxP, hashtable.MaxMeshP)
+		return runner.Usagef("--max-p %d: need 4 ≤ p ≤ %d", maxP, hashtable.MaxMeshP)
 	}
 	cs := hashtable.MeshConfigs(maxP)
 	if q := c.Int("buckets-per-rank"); q != 0 {
 		if q < 0 {
-			return cmdutil.Usagef("-Q %d: need q ≥ 1 (or 0 for 1, lg p and lg² p)", q)
+			return runner.Usagef("-Q %d: need q ≥ 1 (or 0 for 1, lg p and lg² p)", q)
 		}
 		cs = nil
 		for p := 4; p <= maxP; p *= 4 {
@@ -103,11 +103,11 @@ func runMesh(c *cli.Context) error {
 	}
 	for _, pq := range cs {
 		if float64(pq.P)*float64(pq.Q)*mp.Beta > 1<<28 {
-			return cmdutil.Usagef("p = %d, q = %d, beta = %g: more than 2^28 elements a round", pq.P, pq.Q, mp.Beta)
+			return runner.Usagef("p = %d, q = %d, beta = %g: more than 2^28 elements a round", pq.P, pq.Q, mp.Beta)
 		}
 	}
-	if c.Bool("progress") || (!c.Bool("quiet") && !c.Bool("json") && cmdutil.IsTerminal(os.Stderr)) {
-		mp.Progress = cmdutil.CountProgress(c.App.ErrWriter, "dht mesh", "rounds")
+	if c.Bool("progress") || (!c.Bool("quiet") && !c.Bool("json") && runner.IsTerminal(os.Stderr)) {
+		mp.Progress = runner.CountProgress(c.App.ErrWriter, "dht mesh", "rounds")
 	}
 	var pts []hashtable.MeshPoint
 	for _, a := range allocs {
@@ -127,7 +127,7 @@ func runMesh(c *cli.Context) error {
 	w := c.App.Writer
 	switch {
 	case c.Bool("json"):
-		return cmdutil.WriteJSON(w, meshReport{Machine: mi.Name, Seed: mp.Seed, Points: pts})
+		return runner.WriteJSON(w, meshReport{Machine: mi.Name, Seed: mp.Seed, Points: pts})
 	case c.Bool("quiet"):
 		return nil
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/treelb/treelb/internal/cmdutil"
-	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
+	"github.com/treelb/treelb/runner"
+	"github.com/treelb/treelb/runner/runnertest"
 )
 
 // solved is what --json prints for one instance, as far as checkpoints
@@ -72,18 +72,18 @@ func sameSearch(t *testing.T, what string, got, want []solved) {
 // the rest, and together they are the sequential run: the same lengths,
 // and every failing iteration's nodes exactly.
 func TestCheckpointSignal(t *testing.T) {
-	bin := cmdtest.Build(t)
+	bin := runnertest.Build(t)
 	file := filepath.Join(t.TempDir(), "f.ckpt")
 	args := []string{"--korf", "12,25,11,10", "--json"}
-	stdout, stderr, code := cmdtest.Run(t, bin, append(args, "-b", "seq")...)
+	stdout, stderr, code := runnertest.Run(t, bin, append(args, "-b", "seq")...)
 	if code != 0 {
 		t.Fatalf("seq: exit %d: %s", code, stderr)
 	}
 	want := decodeLines(t, "seq", stdout)
 
-	out, errOut, code := cmdtest.Interrupt(t, bin, 300*time.Millisecond, syscall.SIGTERM, append(args, "--np", "3", "--checkpoint", file)...)
-	if code != cmdutil.ExitCheckpointed {
-		t.Fatalf("after SIGTERM: exit %d, want %d; stderr %s", code, cmdutil.ExitCheckpointed, errOut)
+	out, errOut, code := runnertest.Interrupt(t, bin, 300*time.Millisecond, syscall.SIGTERM, append(args, "--np", "3", "--checkpoint", file)...)
+	if code != runner.ExitCheckpointed {
+		t.Fatalf("after SIGTERM: exit %d, want %d; stderr %s", code, runner.ExitCheckpointed, errOut)
 	}
 	if !strings.Contains(errOut, "resume with: fifteen --restart "+file) {
 		t.Fatalf("after SIGTERM: stderr %q", errOut)
@@ -93,7 +93,7 @@ func TestCheckpointSignal(t *testing.T) {
 		t.Fatalf("all %d instances were solved before the checkpoint", len(done))
 	}
 	for _, extra := range [][]string{{"--np", "7"}, {"--world", "sim", "--np", "5"}} {
-		stdout, stderr, code := cmdtest.Run(t, bin, append([]string{"--restart", file, "--json"}, extra...)...)
+		stdout, stderr, code := runnertest.Run(t, bin, append([]string{"--restart", file, "--json"}, extra...)...)
 		if code != 0 {
 			t.Fatalf("restart %q: exit %d: %s", extra, code, stderr)
 		}
@@ -108,7 +108,7 @@ func TestCheckpointSignal(t *testing.T) {
 		{[]string{"--restart", file, "-b", "seq"}, "only searches with a balancer"},
 		{[]string{"--korf", "1", "--checkpoint-every", "1s"}, "needs --checkpoint"},
 	} {
-		cmdtest.Refuses(t, bin, tc.want, tc.args...)
+		runnertest.Refuses(t, bin, tc.want, tc.args...)
 	}
 }
 
@@ -117,20 +117,20 @@ func TestCheckpointSignal(t *testing.T) {
 // embedded and the simulated world, and the result is the sequential one:
 // lengths, thresholds and the failing iterations' nodes exactly.
 func TestCheckpointEvery(t *testing.T) {
-	bin := cmdtest.Build(t)
+	bin := runnertest.Build(t)
 	file := filepath.Join(t.TempDir(), "f.ckpt")
 	args := []string{"--korf", "12,42,19", "--json", "--budget", "5000"}
-	stdout, _, _ := cmdtest.Run(t, bin, append(args, "-b", "seq")...)
+	stdout, _, _ := runnertest.Run(t, bin, append(args, "-b", "seq")...)
 	want := decodeLines(t, "seq", stdout)
 	for _, world := range []string{"embedded", "sim"} {
-		stdout, stderr, code := cmdtest.Run(t, bin, append(args, "--world", world, "--np", "4", "--checkpoint", file, "--checkpoint-every", "1ms")...)
+		stdout, stderr, code := runnertest.Run(t, bin, append(args, "--world", world, "--np", "4", "--checkpoint", file, "--checkpoint-every", "1ms")...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", world, code, stderr)
 		}
 		sameSearch(t, world, decodeLines(t, world, stdout), want)
 		// The file did not exist before the first run: a checkpoint was
 		// written, and the last one is whole.
-		if _, err := cmdutil.ReadCheckpoint(file, "fifteen"); err != nil {
+		if _, err := runner.ReadCheckpoint(file, "fifteen"); err != nil {
 			t.Fatalf("%s: %v", world, err)
 		}
 	}

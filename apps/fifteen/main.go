@@ -11,8 +11,8 @@ import (
 
 	"github.com/treelb/treelb/apps/fifteen/parallel"
 	"github.com/treelb/treelb/apps/fifteen/puzzle"
-	"github.com/treelb/treelb/internal/cmdutil"
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/runner"
 )
 
 const description = `Solves each INSTANCE optimally: the fewest moves of the blank that bring the
@@ -58,7 +58,7 @@ the permutation's parity before any search —, --korf out of 1..100, an
 unreadable or malformed file); 1 for any other error, including a length
 that disagrees with Korf's table.`
 
-func main() { cmdutil.Main(newApp()) }
+func main() { runner.Main(newApp()) }
 
 // defaultBudget is the command's work slice: at ~380 M nodes/s a slice of
 // 10⁵ nodes lasts about 0.26 ms; lb's default of 10⁴ spent about 4% on
@@ -66,7 +66,7 @@ func main() { cmdutil.Main(newApp()) }
 const defaultBudget = 100000
 
 func newApp() *cli.App {
-	flags := cmdutil.Flags()
+	flags := runner.Flags()
 	for _, f := range flags {
 		if b, ok := f.(*cli.Int64Flag); ok && b.Name == "budget" {
 			b.Value = defaultBudget
@@ -81,7 +81,7 @@ func newApp() *cli.App {
 			&cli.StringSliceFlag{Name: "korf", Usage: "solve instance `N` of Korf's 100 (1..100, or a range A-B; repeatable)"},
 			&cli.StringFlag{Name: "data", Usage: "read Korf's table from `PATH` instead of the built-in one"},
 			&cli.StringFlag{Name: "file", Usage: "solve the instances in file `F` (- for standard input), one per line, 16 numbers each"}),
-		Action: cmdutil.Action(cmdutil.Spec[[]instance]{App: "fifteen", Read: read, Solve: solve, Sample: sample, Resumable: true,
+		Action: runner.Action(runner.Spec[[]instance]{App: "fifteen", Read: read, Solve: solve, Sample: sample, Resumable: true,
 			NodeCosts: parallel.NodeCosts()}),
 	}
 }
@@ -103,13 +103,13 @@ func sample(ins []instance) (lb.App, error) {
 
 // output is the JSON object printed per instance.
 type output struct {
-	cmdutil.Header
+	runner.Header
 	FastInit bool    `json:"fast_init"`
 	Instance string  `json:"instance"`
 	Start    string  `json:"start"`
 	Seconds  float64 `json:"seconds"`
 	Nodes    int64   `json:"nodes"`
-	cmdutil.Count
+	runner.Count
 	// FailingNodes are the nodes of the failing iterations, exhaustive
 	// searches: the same on every run, as is the Certificate, which covers
 	// them. The last iteration stops at the first solution, so Nodes
@@ -120,20 +120,20 @@ type output struct {
 	Iterations   []parallel.IterStats `json:"iterations"`
 	TableLength  int                  `json:"table_length,omitempty"`
 	TableNodes   int64                `json:"table_nodes,omitempty"`
-	Stats        *cmdutil.Stats       `json:"stats,omitempty"`
-	cmdutil.Report
+	Stats        *runner.Stats        `json:"stats,omitempty"`
+	runner.Report
 	outcome *lb.Outcome // the balancer's statistics, nil for seq
 }
 
-func read(c *cli.Context, _ cmdutil.Common) ([]instance, error) {
+func read(c *cli.Context, _ runner.Common) ([]instance, error) {
 	ins, err := sources{korf: c.StringSlice("korf"), data: c.String("data"), file: c.String("file"), stdin: c.App.Reader, numbers: c.Args().Slice()}.instances()
 	if err != nil {
-		return nil, &cmdutil.UsageError{Err: err}
+		return nil, &runner.UsageError{Err: err}
 	}
 	return ins, nil
 }
 
-func solve(r *cmdutil.Run, ins []instance) error {
+func solve(r *runner.Run, ins []instance) error {
 	var mismatch error
 	first := 0
 	var resume *lb.Suspended
@@ -169,7 +169,7 @@ func solve(r *cmdutil.Run, ins []instance) error {
 
 // solveOne solves one instance, the index-th of the command's, with the
 // flags' balancer; collective unless the balancer is seq.
-func solveOne(r *cmdutil.Run, in instance, cfg lb.Config, index int) (output, error) {
+func solveOne(r *runner.Run, in instance, cfg lb.Config, index int) (output, error) {
 	out := output{Header: r.Header(), FastInit: r.FastInit() && !r.Seq(), Instance: in.Label, Start: in.Start.String()}
 	if in.Korf > 0 {
 		out.TableLength, out.TableNodes = in.Table.Optimal, in.Table.Nodes
@@ -206,7 +206,7 @@ func solveOne(r *cmdutil.Run, in instance, cfg lb.Config, index int) (output, er
 }
 
 // write prints one instance's output for humans.
-func write(w io.Writer, r *cmdutil.Run, out output) error {
+func write(w io.Writer, r *runner.Run, out output) error {
 	if r.Quiet {
 		_, err := fmt.Fprintln(w, strings.TrimSpace(fmt.Sprint(out.Length, " ", out.Moves)))
 		return err
@@ -239,9 +239,9 @@ func write(w io.Writer, r *cmdutil.Run, out output) error {
 		fmt.Fprintf(w, " (table, sequential: %d)", out.TableNodes)
 	}
 	fmt.Fprintf(w, "  time: %.3f s  ranks: %d  balancer: %s  world: %s\n", out.Seconds, out.Ranks, out.Balancer, out.World)
-	cmdutil.PrintReport(w, out.Report)
+	runner.PrintReport(w, out.Report)
 	if r.Common.Stats {
-		cmdutil.PrintStats(w, out.outcome)
+		runner.PrintStats(w, out.outcome)
 	}
 	_, err := fmt.Fprintln(w)
 	return err

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/treelb/treelb/apps/fifteen/puzzle"
-	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
+	"github.com/treelb/treelb/runner/runnertest"
 )
 
 const (
@@ -103,9 +103,9 @@ func TestInstances(t *testing.T) {
 // message for each kind of bad input, and correct output for good input,
 // sequential and in parallel, human, quiet and JSON Lines.
 func TestCommand(t *testing.T) {
-	bin := cmdtest.Build(t)
+	bin := runnertest.Build(t)
 	dir := t.TempDir()
-	run := func(args ...string) (stdout, stderr string, code int) { return cmdtest.Run(t, bin, args...) }
+	run := func(args ...string) (stdout, stderr string, code int) { return runnertest.Run(t, bin, args...) }
 
 	malformed := writeFile(t, dir, "bad.tsv", "id\tt0\n1\t2\t3\n")
 	short := writeFile(t, dir, "short.txt", goal+"\n1 2 3\n")
@@ -151,7 +151,7 @@ func TestCommand(t *testing.T) {
 		t.Errorf("the goal, quiet: exit %d, output %q", code, stdout)
 	}
 	for _, np := range []string{"1", "3"} {
-		stdout, stderr, code := cmdtest.RunStdin(t, bin, "# from a pipe\n"+goal+"\n", "-q", "--np", np, "--file", "-")
+		stdout, stderr, code := runnertest.RunStdin(t, bin, "# from a pipe\n"+goal+"\n", "-q", "--np", np, "--file", "-")
 		if code != 0 || stdout != "0\n" {
 			t.Errorf("the goal on stdin, --np %s: exit %d, output %q %s", np, code, stdout, stderr)
 		}
@@ -266,7 +266,7 @@ func TestCommand(t *testing.T) {
 	}
 }
 
-// failing is the Fingerprint of a fifteen run (cmdtest.Invariant): the
+// failing is the Fingerprint of a fifteen run (runnertest.Invariant): the
 // failing iterations' nodes and certificates, each and together, and the
 // solution's length, of every instance printed. The last iteration's nodes
 // vary (it stops at the first solution), so the total is left out and the
@@ -304,11 +304,11 @@ func failing(stdout string) (string, error) {
 }
 
 // TestInvariant is fifteen's row of the conformance table of printed counts
-// (cmdtest.Invariant, docs/counts.md): the failing iterations of Korf's
+// (runnertest.Invariant, docs/counts.md): the failing iterations of Korf's
 // instance 86 (1.1·10⁶ of its 2.3·10⁶ nodes) print the same nodes and
 // certificates under seq, every balancer variant on 1, 2, 3, 7 and 64
 // ranks of the embedded and the simulated world, and after checkpoints and
 // restarts.
 func TestInvariant(t *testing.T) {
-	cmdtest.Invariant(t, cmdtest.InProcess("fifteen", newApp), []string{"--korf", "86"}, failing)
+	runnertest.Invariant(t, runnertest.InProcess("fifteen", newApp), []string{"--korf", "86"}, failing)
 }

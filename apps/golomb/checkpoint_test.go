@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/treelb/treelb/internal/cmdutil"
-	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
+	"github.com/treelb/treelb/runner"
+	"github.com/treelb/treelb/runner/runnertest"
 )
 
 // countRun is what a --count run prints: the count's own nodes and
@@ -28,7 +28,7 @@ type countRun struct {
 // status 3 and says how to resume, and the restarts find the sequential
 // count with exactly its nodes. Damaged and mismatched files are exit 2.
 func TestCheckpointSignal(t *testing.T) {
-	bin := cmdtest.Build(t)
+	bin := runnertest.Build(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "g.ckpt")
 	args := []string{"11", "--count", "78", "--json"}
@@ -40,21 +40,21 @@ func TestCheckpointSignal(t *testing.T) {
 		}
 		return c
 	}
-	stdout, stderr, code := cmdtest.Run(t, bin, append(args, "-b", "seq")...)
+	stdout, stderr, code := runnertest.Run(t, bin, append(args, "-b", "seq")...)
 	if code != 0 {
 		t.Fatalf("seq: exit %d: %s", code, stderr)
 	}
 	want := decode("seq", stdout)
 
-	out, errOut, code := cmdtest.Interrupt(t, bin, 300*time.Millisecond, syscall.SIGUSR1, append(args, "--np", "3", "--checkpoint", file)...)
-	if code != cmdutil.ExitCheckpointed {
-		t.Fatalf("after SIGUSR1: exit %d, want %d; stderr %s", code, cmdutil.ExitCheckpointed, errOut)
+	out, errOut, code := runnertest.Interrupt(t, bin, 300*time.Millisecond, syscall.SIGUSR1, append(args, "--np", "3", "--checkpoint", file)...)
+	if code != runner.ExitCheckpointed {
+		t.Fatalf("after SIGUSR1: exit %d, want %d; stderr %s", code, runner.ExitCheckpointed, errOut)
 	}
 	if !strings.Contains(errOut, "resume with: golomb --restart "+file) || out != "" {
 		t.Fatalf("after SIGUSR1: stdout %q, stderr %q", out, errOut)
 	}
 	for _, extra := range [][]string{{"--np", "7"}, {"--world", "sim", "--np", "5"}} {
-		stdout, stderr, code := cmdtest.Run(t, bin, append([]string{"--restart", file, "--json"}, extra...)...)
+		stdout, stderr, code := runnertest.Run(t, bin, append([]string{"--restart", file, "--json"}, extra...)...)
 		if code != 0 {
 			t.Fatalf("restart %q: exit %d: %s", extra, code, stderr)
 		}
@@ -83,7 +83,7 @@ func TestCheckpointSignal(t *testing.T) {
 		{[]string{"--restart", file, "-b", "seq"}, "only searches with a balancer"},
 		{[]string{"11", "--checkpoint-every", "1s"}, "needs --checkpoint"},
 	} {
-		cmdtest.Refuses(t, bin, tc.want, tc.args...)
+		runnertest.Refuses(t, bin, tc.want, tc.args...)
 	}
 }
 
@@ -91,14 +91,14 @@ func TestCheckpointSignal(t *testing.T) {
 // in the same run many times (--checkpoint-every 1ms), and the count is
 // the sequential one with exactly its nodes; the file is left behind.
 func TestCheckpointEvery(t *testing.T) {
-	bin := cmdtest.Build(t)
+	bin := runnertest.Build(t)
 	file := filepath.Join(t.TempDir(), "g.ckpt")
 	args := []string{"10", "--count", "60", "--json", "-q"}
-	stdout, _, _ := cmdtest.Run(t, bin, append(args, "-b", "seq")...)
+	stdout, _, _ := runnertest.Run(t, bin, append(args, "-b", "seq")...)
 	var want, got countRun
 	json.Unmarshal([]byte(stdout), &want)
 	for _, world := range []string{"embedded", "sim"} {
-		stdout, stderr, code := cmdtest.Run(t, bin, append(args, "--world", world, "--np", "4", "--checkpoint", file, "--checkpoint-every", "1ms")...)
+		stdout, stderr, code := runnertest.Run(t, bin, append(args, "--world", world, "--np", "4", "--checkpoint", file, "--checkpoint-every", "1ms")...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", world, code, stderr)
 		}
@@ -108,7 +108,7 @@ func TestCheckpointEvery(t *testing.T) {
 		if got != want || want.Rulers == 0 || want.Certificate == "" {
 			t.Fatalf("%s: %+v, sequential %+v", world, got, want)
 		}
-		if _, err := cmdutil.ReadCheckpoint(file, "golomb"); err != nil {
+		if _, err := runner.ReadCheckpoint(file, "golomb"); err != nil {
 			t.Fatalf("%s: %v", world, err)
 		}
 	}

@@ -11,12 +11,12 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/treelb/treelb/apps/golomb/ruler"
-	"github.com/treelb/treelb/internal/cert"
-	"github.com/treelb/treelb/internal/cmdutil"
+	"github.com/treelb/treelb/cert"
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/runner"
 )
 
-func main() { cmdutil.Main(newApp()) }
+func main() { runner.Main(newApp()) }
 
 func newApp() *cli.App {
 	return &cli.App{
@@ -40,10 +40,10 @@ or count_up_to, rulers and bounds ("table" or "proved"); steps (each search
 of the shortest rulers, with its nodes) and steps_seconds; messages by kind
 under a balancer, stats with --stats, and in --world sim the simulator's
 report.`,
-		Flags: append(cmdutil.Flags(),
+		Flags: append(runner.Flags(),
 			&cli.IntFlag{Name: "count", Usage: "instead, count the rulers of length ≤ `L`, pruned with the known optimal lengths of shorter rulers: exhaustive, so nodes and the certificate are the same on any --np, balancer, world and restart"},
 			&cli.BoolFlag{Name: "prove-bounds", Usage: "with --count: find and prove the optimal lengths of the shorter rulers by branch-and-bound first (reported apart as steps, never in nodes) instead of taking them from the table of known optimal rulers"}),
-		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "golomb", Read: read, Solve: solve, Sample: sample, Resumable: true,
+		Action: runner.Action(runner.Spec[instance]{App: "golomb", Read: read, Solve: solve, Sample: sample, Resumable: true,
 			NodeCosts: ruler.NodeCosts()}),
 	}
 }
@@ -75,22 +75,22 @@ type instance struct {
 	ProveBounds bool
 }
 
-func read(c *cli.Context, cm cmdutil.Common) (instance, error) {
+func read(c *cli.Context, cm runner.Common) (instance, error) {
 	if c.NArg() != 1 {
-		return instance{}, cmdutil.Usagef("need exactly one argument, MARKS (see --help)")
+		return instance{}, runner.Usagef("need exactly one argument, MARKS (see --help)")
 	}
 	n, err := strconv.Atoi(c.Args().First())
 	if err != nil || n < 2 || n > ruler.MaxMarks {
-		return instance{}, cmdutil.Usagef("MARKS must be a whole number from 2 to %d, got %q", ruler.MaxMarks, c.Args().First())
+		return instance{}, runner.Usagef("MARKS must be a whole number from 2 to %d, got %q", ruler.MaxMarks, c.Args().First())
 	}
 	in := instance{Marks: n}
 	if c.IsSet("count") {
 		if in.Count = c.Int("count"); in.Count < 1 || in.Count > ruler.MaxLength {
-			return instance{}, cmdutil.Usagef("--count %d: need a length from 1 to %d", in.Count, ruler.MaxLength)
+			return instance{}, runner.Usagef("--count %d: need a length from 1 to %d", in.Count, ruler.MaxLength)
 		}
 	}
 	if in.ProveBounds = c.Bool("prove-bounds"); in.ProveBounds && in.Count == 0 {
-		return instance{}, cmdutil.Usagef("--prove-bounds: only with --count L")
+		return instance{}, runner.Usagef("--prove-bounds: only with --count L")
 	}
 	if n >= longMarks && in.Count == 0 {
 		warnLong(c.App.ErrWriter, n, max(cm.NP, 1))
@@ -132,11 +132,11 @@ func roughDuration(d time.Duration) string {
 // Nodes, Stats and the Report are the counting search's alone; the steps
 // of --prove-bounds report their own nodes and time.
 type output struct {
-	cmdutil.Header
+	runner.Header
 	Marks   int     `json:"marks"`
 	Seconds float64 `json:"seconds"`
 	Nodes   int64   `json:"nodes"`
-	cmdutil.Count
+	runner.Count
 	Length    int    `json:"length,omitempty"`
 	Ruler     []int  `json:"ruler,omitempty"`
 	CountUpTo int    `json:"count_up_to,omitempty"`
@@ -144,10 +144,10 @@ type output struct {
 	Bounds    string `json:"bounds,omitempty"` // --count: "table" or "proved" (--prove-bounds)
 	// Steps are the searches for the shortest rulers: the answer's, or
 	// with --prove-bounds those of the bounds, before the count.
-	Steps        []ruler.Step   `json:"steps,omitempty"`
-	StepsSeconds float64        `json:"steps_seconds,omitempty"` // --prove-bounds: their wall time
-	Stats        *cmdutil.Stats `json:"stats,omitempty"`
-	cmdutil.Report
+	Steps        []ruler.Step  `json:"steps,omitempty"`
+	StepsSeconds float64       `json:"steps_seconds,omitempty"` // --prove-bounds: their wall time
+	Stats        *runner.Stats `json:"stats,omitempty"`
+	runner.Report
 }
 
 // certificate returns the certificate of a count (package cert): the
@@ -199,7 +199,7 @@ func decodePhase(state []byte, in instance) (ruler.State, error) {
 	return ph, nil
 }
 
-func solve(r *cmdutil.Run, in instance) error {
+func solve(r *runner.Run, in instance) error {
 	// A resumed run continues the phase it was suspended in.
 	var resumed ruler.State
 	resume := r.Resume()
@@ -224,7 +224,7 @@ func solve(r *cmdutil.Run, in instance) error {
 	if in.Count > 0 {
 		return count(r, in, resumed, search)
 	}
-	out := output{Header: r.Header(), Marks: in.Marks, Count: cmdutil.Count{NodesVary: true}}
+	out := output{Header: r.Header(), Marks: in.Marks, Count: runner.Count{NodesVary: true}}
 	start := time.Now()
 	steps, stats, err := search(in.Marks)
 	if err != nil {
@@ -244,7 +244,7 @@ func solve(r *cmdutil.Run, in instance) error {
 // shorter rulers: the table's, or with --prove-bounds those that the
 // steps of search find first (checked against the table). Its nodes are
 // the counting search's alone.
-func count(r *cmdutil.Run, in instance, resumed ruler.State, search func(int) ([]ruler.Step, *lb.Outcome, error)) error {
+func count(r *runner.Run, in instance, resumed ruler.State, search func(int) ([]ruler.Step, *lb.Outcome, error)) error {
 	out := output{Header: r.Header(), Marks: in.Marks, CountUpTo: in.Count, Bounds: "table"}
 	g, err := ruler.KnownBounds(in.Marks)
 	if err != nil {
@@ -293,7 +293,7 @@ func count(r *cmdutil.Run, in instance, resumed ruler.State, search func(int) ([
 
 // printOut prints the output of a run whose balancer statistics are stats
 // (nil under seq).
-func printOut(r *cmdutil.Run, in instance, out output, stats *lb.Outcome) error {
+func printOut(r *runner.Run, in instance, out output, stats *lb.Outcome) error {
 	out.Stats = r.StatsOf(stats)
 	var err error
 	if out.Report, err = r.Report(stats); err != nil {
@@ -321,10 +321,10 @@ func printOut(r *cmdutil.Run, in instance, out output, stats *lb.Outcome) error 
 			}
 			fmt.Fprintf(w, "nodes: %d  time: %.3f s  ranks: %d  balancer: %s  world: %s\n",
 				out.Nodes, out.Seconds, out.Ranks, out.Balancer, out.World)
-			cmdutil.PrintCount(w, out.Count)
-			cmdutil.PrintReport(w, out.Report)
+			runner.PrintCount(w, out.Count)
+			runner.PrintReport(w, out.Report)
 			if r.Common.Stats {
-				cmdutil.PrintStats(w, stats)
+				runner.PrintStats(w, stats)
 			}
 		}
 		return nil

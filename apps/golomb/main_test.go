@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
+	"github.com/treelb/treelb/runner/runnertest"
 )
 
 // TestCommand builds golomb and runs it as a user would: the answer, one
@@ -22,8 +22,8 @@ import (
 // before or after the argument, the worlds, and exit status 2 with a
 // message for every kind of bad input.
 func TestCommand(t *testing.T) {
-	bin := cmdtest.Build(t)
-	run := func(args ...string) (string, string, int) { return cmdtest.Run(t, bin, args...) }
+	bin := runnertest.Build(t)
+	run := func(args ...string) (string, string, int) { return runnertest.Run(t, bin, args...) }
 
 	for _, args := range [][]string{
 		{"--json", "--stats", "--np", "3", "10"},
@@ -216,7 +216,7 @@ func simulated(t *testing.T, run func(args ...string) (string, string, int)) {
 // TestLongSearchWarning: 17 marks and more get a warning on stderr, with a
 // rough duration, before the search starts (issue 15.4); 16 marks do not.
 func TestLongSearchWarning(t *testing.T) {
-	bin := cmdtest.Build(t)
+	bin := runnertest.Build(t)
 	for _, c := range []struct {
 		marks string
 		want  []string
@@ -247,10 +247,10 @@ func TestLongSearchWarning(t *testing.T) {
 }
 
 // TestInvariant is golomb's row of the conformance table of printed counts
-// (cmdtest.Invariant, docs/counts.md): --count prints the same nodes and
+// (runnertest.Invariant, docs/counts.md): --count prints the same nodes and
 // certificate under seq, every balancer variant on 1, 2, 3, 7 and 64
 // ranks of the embedded and the simulated world, and after checkpoints and
 // restarts on other rank counts and worlds.
 func TestInvariant(t *testing.T) {
-	cmdtest.Invariant(t, cmdtest.InProcess("golomb", newApp), []string{"--count", "50", "9"}, cmdtest.NodesAndCertificate)
+	runnertest.Invariant(t, runnertest.InProcess("golomb", newApp), []string{"--count", "50", "9"}, runnertest.NodesAndCertificate)
 }

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/treelb/treelb/internal/cmdutil"
-	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
+	"github.com/treelb/treelb/runner"
+	"github.com/treelb/treelb/runner/runnertest"
 )
 
 // sameTree fails t unless got has want's nodes, leaves and height exactly,
@@ -41,17 +41,17 @@ func sameTree(t *testing.T, what string, got, want map[string]any) {
 // other subcommands and by another instance of func, with exit status 2;
 // given alone, --restart FILE runs the subcommand that wrote FILE.
 func TestCheckpointSignal(t *testing.T) {
-	c := command{t, cmdtest.Build(t)}
+	c := command{t, runnertest.Build(t)}
 	file := filepath.Join(t.TempDir(), "i.ckpt")
 	args := "func osc --theta-a 1e-20 --theta-r 1e-15 --json"
 	want := c.json(args+" -b seq", "value")
 
-	stdout, stderr, code := cmdtest.Interrupt(t, c.bin, 300*time.Millisecond, syscall.SIGTERM,
+	stdout, stderr, code := runnertest.Interrupt(t, c.bin, 300*time.Millisecond, syscall.SIGTERM,
 		append(strings.Fields(args), "--np", "3", "--checkpoint", file)...)
-	if code != cmdutil.ExitCheckpointed || stdout != "" || !strings.Contains(stderr, "resume with: integrate func --restart "+file) {
-		t.Fatalf("after SIGTERM: exit %d, stdout %q, stderr %q; want exit %d", code, stdout, stderr, cmdutil.ExitCheckpointed)
+	if code != runner.ExitCheckpointed || stdout != "" || !strings.Contains(stderr, "resume with: integrate func --restart "+file) {
+		t.Fatalf("after SIGTERM: exit %d, stdout %q, stderr %q; want exit %d", code, stdout, stderr, runner.ExitCheckpointed)
 	}
-	k, err := cmdutil.ReadCheckpoint(file, "integrate func")
+	k, err := runner.ReadCheckpoint(file, "integrate func")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestCheckpointSignal(t *testing.T) {
 		{[]string{"--restart", file + ".none"}, "no such file"},
 		{[]string{"--np", "2", "--restart=" + os.Args[0]}, "not a treelb checkpoint"},
 	} {
-		cmdtest.Refuses(t, c.bin, tc.want, tc.args...)
+		runnertest.Refuses(t, c.bin, tc.want, tc.args...)
 	}
 }
 
@@ -86,7 +86,7 @@ func TestCheckpointSignal(t *testing.T) {
 // world: the nodes, leaves, height, value (bit for bit) and digest are
 // the sequential run's.
 func TestCheckpointEvery(t *testing.T) {
-	c := command{t, cmdtest.Build(t)}
+	c := command{t, runnertest.Build(t)}
 	file := filepath.Join(t.TempDir(), "i.ckpt")
 	for _, args := range []string{
 		"poly --poly-seed 3 --rule relative --theta-a 1e-14 --json --budget 200",
@@ -96,7 +96,7 @@ func TestCheckpointEvery(t *testing.T) {
 		for _, world := range []string{"embedded", "sim"} {
 			sameTree(t, world+": "+args, c.json(args+" --np 4 --world "+world+" --checkpoint "+file+" --checkpoint-every 1ms"), want)
 			// The file did not exist before the run: a checkpoint was written.
-			if _, err := cmdutil.ReadCheckpoint(file, "integrate "+strings.Fields(args)[0]); err != nil {
+			if _, err := runner.ReadCheckpoint(file, "integrate "+strings.Fields(args)[0]); err != nil {
 				t.Fatalf("%s: %s: %v", world, args, err)
 			}
 			os.Remove(file)

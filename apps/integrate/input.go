@@ -10,7 +10,7 @@ import (
 
 	"github.com/treelb/treelb/apps/integrate/alphatree"
 	"github.com/treelb/treelb/apps/integrate/quad"
-	"github.com/treelb/treelb/internal/cmdutil"
+	"github.com/treelb/treelb/runner"
 )
 
 // integral is an integration to run, from poly or func; it travels from
@@ -100,74 +100,74 @@ func readIntegral(c *cli.Context, in integral) (integral, error) {
 		v    float64
 	}{{"theta-a", in.Opt.ThetaA}, {"theta-r", in.Opt.ThetaR}} {
 		if !(th.v > 0) || math.IsInf(th.v, 0) {
-			return in, cmdutil.Usagef("--%s %v: need a finite number > 0", th.name, th.v)
+			return in, runner.Usagef("--%s %v: need a finite number > 0", th.name, th.v)
 		}
 	}
 	if in.Opt.Rule, err = quad.ParseRule(c.String("rule")); err != nil {
-		return in, cmdutil.Usagef("--rule %q: need absolute (seed 003's) or relative", c.String("rule"))
+		return in, runner.Usagef("--rule %q: need absolute (seed 003's) or relative", c.String("rule"))
 	}
 	if in.List {
 		return in, nil
 	}
 	if _, _, err := in.problem(); err != nil {
-		return in, &cmdutil.UsageError{Err: err}
+		return in, &runner.UsageError{Err: err}
 	}
 	return in, nil
 }
 
-func readPoly(c *cli.Context, _ cmdutil.Common) (integral, error) {
+func readPoly(c *cli.Context, _ runner.Common) (integral, error) {
 	in := integral{Workload: "poly", PolySeed: c.Uint64("poly-seed"), Degree: -1, Factor: 1}
 	if c.NArg() > 0 {
-		return in, cmdutil.Usagef("poly takes no arguments, got %q (see integrate poly --help)", c.Args().Slice())
+		return in, runner.Usagef("poly takes no arguments, got %q (see integrate poly --help)", c.Args().Slice())
 	}
 	if c.IsSet("degree") {
 		in.Degree = c.Int("degree")
 		if in.Degree < 0 || in.Degree > quad.MaxDegree {
-			return in, cmdutil.Usagef("--degree %d: need 0..%d", in.Degree, quad.MaxDegree)
+			return in, runner.Usagef("--degree %d: need 0..%d", in.Degree, quad.MaxDegree)
 		}
 	}
 	switch {
 	case c.IsSet("roots"):
 		if c.IsSet("poly-seed") || c.IsSet("degree") {
-			return in, cmdutil.Usagef("--roots gives the polynomial: it goes without --poly-seed and --degree")
+			return in, runner.Usagef("--roots gives the polynomial: it goes without --poly-seed and --degree")
 		}
 		roots, err := parseList("roots", c.String("roots"))
 		if err != nil {
 			return in, err
 		}
 		if len(roots) > quad.MaxDegree {
-			return in, cmdutil.Usagef("--roots: %d roots, at most %d", len(roots), quad.MaxDegree)
+			return in, runner.Usagef("--roots: %d roots, at most %d", len(roots), quad.MaxDegree)
 		}
 		in.Given, in.Roots, in.Factor = true, roots, c.Float64("factor")
 		if math.IsNaN(in.Factor) || math.IsInf(in.Factor, 0) {
-			return in, cmdutil.Usagef("--factor %v: need a finite number", in.Factor)
+			return in, runner.Usagef("--factor %v: need a finite number", in.Factor)
 		}
 	case c.IsSet("factor"):
-		return in, cmdutil.Usagef("--factor goes with --roots: a random polynomial draws its own")
+		return in, runner.Usagef("--factor goes with --roots: a random polynomial draws its own")
 	}
 	return readIntegral(c, in)
 }
 
-func readFunc(c *cli.Context, _ cmdutil.Common) (integral, error) {
+func readFunc(c *cli.Context, _ runner.Common) (integral, error) {
 	in := integral{Workload: "func"}
 	if c.NArg() != 1 {
-		return in, cmdutil.Usagef("func needs one argument, the function's NAME or help (see integrate func help)")
+		return in, runner.Usagef("func needs one argument, the function's NAME or help (see integrate func help)")
 	}
 	in.Func = c.Args().First()
 	in.List = in.Func == "help"
 	if _, err := quad.LookupFunc(in.Func); err != nil && !in.List {
-		return in, &cmdutil.UsageError{Err: err}
+		return in, &runner.UsageError{Err: err}
 	}
 	return readIntegral(c, in)
 }
 
-func readAlpha(c *cli.Context, _ cmdutil.Common) (tree, error) {
+func readAlpha(c *cli.Context, _ runner.Common) (tree, error) {
 	in := tree{Alpha: c.Float64("alpha"), TreeSeed: c.Uint64("tree-seed")}
 	if c.NArg() > 0 {
-		return in, cmdutil.Usagef("alpha takes no arguments, got %q (see integrate alpha --help)", c.Args().Slice())
+		return in, runner.Usagef("alpha takes no arguments, got %q (see integrate alpha --help)", c.Args().Slice())
 	}
 	if _, err := alphatree.New(in.Alpha, in.TreeSeed); err != nil {
-		return in, cmdutil.Usagef("--alpha %v: need 0 < α < 1", in.Alpha)
+		return in, runner.Usagef("--alpha %v: need 0 < α < 1", in.Alpha)
 	}
 	return in, nil
 }
@@ -176,14 +176,14 @@ func readAlpha(c *cli.Context, _ cmdutil.Common) (tree, error) {
 // the flag called name.
 func parseList(name, s string) ([]float64, error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, cmdutil.Usagef("--%s: empty list", name)
+		return nil, runner.Usagef("--%s: empty list", name)
 	}
 	parts := strings.Split(s, ",")
 	out := make([]float64, len(parts))
 	for i, p := range parts {
 		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, cmdutil.Usagef("--%s %q: item %d, %q, is not a finite number", name, s, i+1, p)
+			return nil, runner.Usagef("--%s %q: item %d, %q, is not a finite number", name, s, i+1, p)
 		}
 		out[i] = x
 	}
@@ -197,10 +197,10 @@ func parseInterval(s string) (a, b float64, err error) {
 		return 0, 0, err
 	}
 	if len(ends) != 2 {
-		return 0, 0, cmdutil.Usagef("--interval %q: need two numbers a,b", s)
+		return 0, 0, runner.Usagef("--interval %q: need two numbers a,b", s)
 	}
 	if a, b = ends[0], ends[1]; !(a < b) {
-		return 0, 0, cmdutil.Usagef("--interval %q: need a < b", s)
+		return 0, 0, runner.Usagef("--interval %q: need a < b", s)
 	}
 	return a, b, nil
 }

@@ -7,10 +7,10 @@ import (
 
 	"github.com/treelb/treelb/apps/integrate/alphatree"
 	"github.com/treelb/treelb/apps/integrate/quad"
-	"github.com/treelb/treelb/internal/cmdutil"
+	"github.com/treelb/treelb/runner"
 )
 
-func main() { cmdutil.Main(newApp()) }
+func main() { runner.Main(newApp()) }
 
 const description = `The workloads of seed 003 §4, each a tree whose nodes any rank may expand:
 
@@ -57,7 +57,7 @@ const defaultBudget = 1000
 
 // commonFlags returns the common flags with the command's default budget.
 func commonFlags() []cli.Flag {
-	flags := cmdutil.Flags()
+	flags := runner.Flags()
 	for _, f := range flags {
 		if b, ok := f.(*cli.Int64Flag); ok && b.Name == "budget" {
 			b.Value = defaultBudget
@@ -88,9 +88,9 @@ func newApp() *cli.App {
 				return cli.ShowAppHelp(c)
 			}
 			if c.NArg() == 0 {
-				return cmdutil.Usagef("need a subcommand: poly, func or alpha (see --help)")
+				return runner.Usagef("need a subcommand: poly, func or alpha (see --help)")
 			}
-			return cmdutil.Usagef("unknown subcommand %q: need poly, func or alpha (see --help)", c.Args().First())
+			return runner.Usagef("unknown subcommand %q: need poly, func or alpha (see --help)", c.Args().First())
 		},
 		Commands: []*cli.Command{
 			{
@@ -108,14 +108,14 @@ the computed one.`, quad.MaxDegree, quad.MaxFactor, quad.MaxDegree),
 					&cli.IntFlag{Name: "degree", DefaultText: "drawn from --poly-seed", Usage: fmt.Sprintf("fix the random polynomial's degree `d`, 0..%d", quad.MaxDegree)},
 					&cli.StringFlag{Name: "roots", Usage: "instead of a random polynomial, the one with roots `r1,r2,...`"},
 					&cli.Float64Flag{Name: "factor", Value: 1, Usage: "with --roots, the factor `a`"}),
-				Action: cmdutil.Action(cmdutil.Spec[integral]{App: "integrate", Read: readPoly, Solve: solveIntegral, Resumable: true}),
+				Action: runner.Action(runner.Spec[integral]{App: "integrate", Read: readPoly, Solve: solveIntegral, Resumable: true}),
 			},
 			{
 				Name:      "func",
 				Usage:     "integrate a named test function with a known integral ('integrate func help' lists them)",
 				ArgsUsage: "NAME|help",
 				Flags:     append(commonFlags(), integralFlags()...),
-				Action:    cmdutil.Action(cmdutil.Spec[integral]{App: "integrate", Read: readFunc, Solve: solveIntegral, Resumable: true}),
+				Action:    runner.Action(runner.Spec[integral]{App: "integrate", Read: readFunc, Solve: solveIntegral, Resumable: true}),
 			},
 			{
 				Name:  "alpha",
@@ -129,7 +129,7 @@ Expected size: %.2g nodes at α = 0.96, %.2g at 0.97, %.2g at 0.98, %.2g at 0.99
 				Flags: append(commonFlags(),
 					&cli.Float64Flag{Name: "alpha", Value: alphatree.SeedAlphas()[0], Usage: "`α`, 0 < α < 1; the seed uses 0.96, 0.965, 0.97"},
 					&cli.Uint64Flag{Name: "tree-seed", Value: 1, Usage: "the tree's seed `N` (not --seed, which seeds the ranks)"}),
-				Action: cmdutil.Action(cmdutil.Spec[tree]{App: "integrate", Read: readAlpha, Solve: solveAlpha, Resumable: true}),
+				Action: runner.Action(runner.Spec[tree]{App: "integrate", Read: readAlpha, Solve: solveAlpha, Resumable: true}),
 			},
 		},
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
+	"github.com/treelb/treelb/runner/runnertest"
 )
 
 // command is the built command, run by the tests.
@@ -19,7 +19,7 @@ type command struct {
 // its output and exit status.
 func (c command) run(args string) (stdout, stderr string, code int) {
 	c.t.Helper()
-	return cmdtest.Run(c.t, c.bin, strings.Fields(args)...)
+	return runnertest.Run(c.t, c.bin, strings.Fields(args)...)
 }
 
 // json runs the command, which must succeed and print one JSON object
@@ -47,7 +47,7 @@ func (c command) json(args string, want ...string) map[string]any {
 // and wherever the flags stand, the values against the exact integrals,
 // func help, and exit status 2 with a message for every kind of bad input.
 func TestCommand(t *testing.T) {
-	c := command{t, cmdtest.Build(t)}
+	c := command{t, runnertest.Build(t)}
 	header := []string{"app", "workload", "balancer", "ranks", "world", "seconds", "nodes", "leaves", "height"}
 	integralKeys := append(header, "value", "exact", "error", "finite", "integrand", "interval", "theta_a", "theta_r", "rule", "threshold")
 
@@ -230,20 +230,20 @@ func TestCommand(t *testing.T) {
 }
 
 // TestInvariant is integrate's row of the conformance table of printed
-// counts (cmdtest.Invariant, docs/counts.md): for each workload, the nodes
+// counts (runnertest.Invariant, docs/counts.md): for each workload, the nodes
 // and the certificate (which covers the leaves, the height and, for
 // integrals, the value bit for bit) are the same under seq, every balancer
 // variant on 1, 2, 3, 7 and 64 ranks of the embedded and the simulated
 // world, and after checkpoints and restarts.
 func TestInvariant(t *testing.T) {
-	exec := cmdtest.InProcess("integrate", newApp)
+	exec := runnertest.InProcess("integrate", newApp)
 	for _, args := range []string{
 		"poly --degree 10 --theta-a 1e-15",  // 115713 nodes
 		"func osc --theta-a 1e-13",          // 153315 nodes
 		"alpha --alpha 0.978 --tree-seed 1", // 879117 nodes
 	} {
 		t.Run(strings.Fields(args)[0], func(t *testing.T) {
-			cmdtest.Invariant(t, exec, strings.Fields(args), cmdtest.NodesAndCertificate)
+			runnertest.Invariant(t, exec, strings.Fields(args), runnertest.NodesAndCertificate)
 		})
 	}
 }

@@ -10,9 +10,9 @@ import (
 
 	"github.com/treelb/treelb/apps/integrate/alphatree"
 	"github.com/treelb/treelb/apps/integrate/quad"
-	"github.com/treelb/treelb/internal/cert"
-	"github.com/treelb/treelb/internal/cmdutil"
+	"github.com/treelb/treelb/cert"
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/runner"
 )
 
 // number is a float64 that JSON shows as null when it is not finite: JSON
@@ -30,23 +30,23 @@ func (x number) MarshalJSON() ([]byte, error) {
 
 // treeOutput is the part of the JSON output every workload has.
 type treeOutput struct {
-	cmdutil.Header
+	runner.Header
 	Workload   string  `json:"workload"`
 	Seconds    float64 `json:"seconds"`
 	SimSeconds float64 `json:"sim_seconds,omitempty"`
 	Nodes      int64   `json:"nodes"`
 	Leaves     int64   `json:"leaves"`
 	Height     int64   `json:"height"`
-	cmdutil.Count
-	Stats *cmdutil.Stats `json:"stats,omitempty"`
-	cmdutil.Report
+	runner.Count
+	Stats *runner.Stats `json:"stats,omitempty"`
+	runner.Report
 	outcome *lb.Outcome // the balancer's statistics, nil for seq
 }
 
 // run runs the sequential solver seq under --balancer seq and the
 // parallel one par otherwise, and returns the result and the common
 // output, with the time it took.
-func run[R any](r *cmdutil.Run, workload string, seq func() R, par func(lb.World, lb.Config) (R, *lb.Outcome, error)) (R, treeOutput, error) {
+func run[R any](r *runner.Run, workload string, seq func() R, par func(lb.World, lb.Config) (R, *lb.Outcome, error)) (R, treeOutput, error) {
 	o := treeOutput{Header: r.Header(), Workload: workload}
 	start := time.Now()
 	var res R
@@ -60,7 +60,7 @@ func run[R any](r *cmdutil.Run, workload string, seq func() R, par func(lb.World
 	}
 	o.Seconds = time.Since(start).Seconds()
 	o.Stats = r.StatsOf(o.outcome)
-	if o.outcome != nil && r.WorldName() == cmdutil.WorldSim {
+	if o.outcome != nil && r.WorldName() == runner.WorldSim {
 		o.SimSeconds = o.outcome.Seconds
 	}
 	var err error
@@ -69,17 +69,17 @@ func run[R any](r *cmdutil.Run, workload string, seq func() R, par func(lb.World
 }
 
 // write prints the tree and the run for humans.
-func (o *treeOutput) write(w io.Writer, r *cmdutil.Run) {
+func (o *treeOutput) write(w io.Writer, r *runner.Run) {
 	fmt.Fprintf(w, "tree: %d nodes, %d leaves, height %d\n", o.Nodes, o.Leaves, o.Height)
 	fmt.Fprintf(w, "time: %.3f s", o.Seconds)
 	if o.SimSeconds > 0 {
 		fmt.Fprintf(w, " (simulated: %.6f s)", o.SimSeconds)
 	}
 	fmt.Fprintf(w, "  ranks: %d  balancer: %s  world: %s\n", o.Ranks, o.Balancer, o.World)
-	cmdutil.PrintCount(w, o.Count)
-	cmdutil.PrintReport(w, o.Report)
+	runner.PrintCount(w, o.Count)
+	runner.PrintReport(w, o.Report)
 	if r.Common.Stats {
-		cmdutil.PrintStats(w, o.outcome)
+		runner.PrintStats(w, o.outcome)
 	}
 }
 
@@ -101,7 +101,7 @@ type integralOutput struct {
 	Factor    *float64   `json:"factor,omitempty"`
 }
 
-func solveIntegral(r *cmdutil.Run, in integral) error {
+func solveIntegral(r *runner.Run, in integral) error {
 	if in.List {
 		return listFuncs(r, in)
 	}
@@ -155,7 +155,7 @@ type funcOutput struct {
 
 // listFuncs prints the named functions with their exact integrals over
 // the interval: one JSON object per line with --json.
-func listFuncs(r *cmdutil.Run, in integral) error {
+func listFuncs(r *runner.Run, in integral) error {
 	if r.Rank() != 0 {
 		return nil
 	}
@@ -167,7 +167,7 @@ func listFuncs(r *cmdutil.Run, in integral) error {
 	for _, fn := range quad.Funcs() {
 		exact := fn.Integral(in.A, in.B)
 		if r.JSON {
-			if err := cmdutil.WriteJSON(w, funcOutput{fn.Name, fn.Formula, [2]float64{in.A, in.B}, number(exact), fn.Why}); err != nil {
+			if err := runner.WriteJSON(w, funcOutput{fn.Name, fn.Formula, [2]float64{in.A, in.B}, number(exact), fn.Why}); err != nil {
 				return err
 			}
 			continue
@@ -186,7 +186,7 @@ type alphaOutput struct {
 	ExpectedNodes number  `json:"expected_nodes"`
 }
 
-func solveAlpha(r *cmdutil.Run, in tree) error {
+func solveAlpha(r *runner.Run, in tree) error {
 	p, err := alphatree.New(in.Alpha, in.TreeSeed)
 	if err != nil {
 		return err // read checked it on rank 0

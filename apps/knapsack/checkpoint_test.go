@@ -9,15 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/treelb/treelb/internal/cmdutil"
-	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
+	"github.com/treelb/treelb/runner"
+	"github.com/treelb/treelb/runner/runnertest"
 )
 
 // generate writes the instance of `knapsack gen args` to a file in dir and
 // returns its path.
 func generate(t *testing.T, bin, dir string, args ...string) string {
 	t.Helper()
-	stdout, stderr, code := cmdtest.Run(t, bin, append([]string{"gen"}, args...)...)
+	stdout, stderr, code := runnertest.Run(t, bin, append([]string{"gen"}, args...)...)
 	if code != 0 {
 		t.Fatalf("gen %q: exit %d: %s", args, code, stderr)
 	}
@@ -47,21 +47,21 @@ func decodeResult(t *testing.T, what, stdout string) result {
 // checks that the items sum to it). A checkpoint is refused for another
 // instance.
 func TestCheckpointSignal(t *testing.T) {
-	bin := cmdtest.Build(t)
+	bin := runnertest.Build(t)
 	dir := t.TempDir()
 	in := generate(t, bin, dir, "--class", "strongly", "-m", "120", "--seed", "3", "--range", "100000")
 	file := filepath.Join(dir, "k.ckpt")
-	stdout, stderr, code := cmdtest.Run(t, bin, in, "-b", "seq", "--json")
+	stdout, stderr, code := runnertest.Run(t, bin, in, "-b", "seq", "--json")
 	if code != 0 {
 		t.Fatalf("seq: exit %d: %s", code, stderr)
 	}
 	want := decodeResult(t, "seq", stdout)
 
-	stdout, stderr, code = cmdtest.Interrupt(t, bin, 300*time.Millisecond, syscall.SIGTERM, in, "--json", "--np", "3", "--checkpoint", file)
-	if code != cmdutil.ExitCheckpointed || stdout != "" || !strings.Contains(stderr, "resume with: knapsack --restart "+file) {
-		t.Fatalf("after SIGTERM: exit %d, stdout %q, stderr %q; want exit %d", code, stdout, stderr, cmdutil.ExitCheckpointed)
+	stdout, stderr, code = runnertest.Interrupt(t, bin, 300*time.Millisecond, syscall.SIGTERM, in, "--json", "--np", "3", "--checkpoint", file)
+	if code != runner.ExitCheckpointed || stdout != "" || !strings.Contains(stderr, "resume with: knapsack --restart "+file) {
+		t.Fatalf("after SIGTERM: exit %d, stdout %q, stderr %q; want exit %d", code, stdout, stderr, runner.ExitCheckpointed)
 	}
-	k, err := cmdutil.ReadCheckpoint(file, "knapsack")
+	k, err := runner.ReadCheckpoint(file, "knapsack")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestCheckpointSignal(t *testing.T) {
 			k.Nodes, len(k.Tasks), k.Incumbent, k.HasIncumbent, want.Profit)
 	}
 	for _, extra := range [][]string{{"--np", "7"}, {"--world", "sim", "--np", "5", "-b", "koso"}} {
-		stdout, stderr, code := cmdtest.Run(t, bin, append([]string{"--restart", file, "--json"}, extra...)...)
+		stdout, stderr, code := runnertest.Run(t, bin, append([]string{"--restart", file, "--json"}, extra...)...)
 		if code != 0 {
 			t.Fatalf("restart %q: exit %d: %s", extra, code, stderr)
 		}
@@ -88,7 +88,7 @@ func TestCheckpointSignal(t *testing.T) {
 		{[]string{"--restart", file, in, "--search", "hs"}, "another instance"},
 		{[]string{"--restart", file, "-b", "seq"}, "only searches with a balancer"},
 	} {
-		cmdtest.Refuses(t, bin, tc.want, tc.args...)
+		runnertest.Refuses(t, bin, tc.want, tc.args...)
 	}
 }
 
@@ -97,18 +97,18 @@ func TestCheckpointSignal(t *testing.T) {
 // in the embedded and the simulated world, and the profit is the
 // sequential one; a checkpoint file is written.
 func TestCheckpointEvery(t *testing.T) {
-	bin := cmdtest.Build(t)
+	bin := runnertest.Build(t)
 	dir := t.TempDir()
 	in := generate(t, bin, dir, "--class", "almost-strongly", "-m", "200", "--seed", "3", "--range", "100000")
 	file := filepath.Join(dir, "k.ckpt")
 	args := []string{in, "--search", "hs", "--json", "--budget", "2000"}
-	stdout, stderr, code := cmdtest.Run(t, bin, append(args, "-b", "seq")...)
+	stdout, stderr, code := runnertest.Run(t, bin, append(args, "-b", "seq")...)
 	if code != 0 {
 		t.Fatalf("seq: exit %d: %s", code, stderr)
 	}
 	want := decodeResult(t, "seq", stdout)
 	for _, world := range []string{"embedded", "sim"} {
-		stdout, stderr, code := cmdtest.Run(t, bin, append(args, "--world", world, "--np", "4", "--checkpoint", file, "--checkpoint-every", "1ms")...)
+		stdout, stderr, code := runnertest.Run(t, bin, append(args, "--world", world, "--np", "4", "--checkpoint", file, "--checkpoint-every", "1ms")...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", world, code, stderr)
 		}
@@ -116,7 +116,7 @@ func TestCheckpointEvery(t *testing.T) {
 			t.Fatalf("%s: profit %d, sequential %d", world, got.Profit, want.Profit)
 		}
 		// The file did not exist before the run: a checkpoint was written.
-		if _, err := cmdutil.ReadCheckpoint(file, "knapsack"); err != nil {
+		if _, err := runner.ReadCheckpoint(file, "knapsack"); err != nil {
 			t.Fatalf("%s: %v", world, err)
 		}
 		os.Remove(file)

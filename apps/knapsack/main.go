@@ -12,9 +12,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/treelb/treelb/apps/knapsack/knap"
-	"github.com/treelb/treelb/internal/cmdutil"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/mpi"
+	"github.com/treelb/treelb/runner"
 )
 
 const description = `Finds a set of items of the largest total profit whose weights sum to at
@@ -56,7 +56,7 @@ the wrong number of fields, a count that does not match the item lines, a
 negative number, a non-number, a number or a sum of profits or weights that
 overflows int64, a missing file; 1 for any other error.`
 
-func main() { cmdutil.Main(newApp()) }
+func main() { runner.Main(newApp()) }
 
 func newApp() *cli.App {
 	return &cli.App{
@@ -64,10 +64,10 @@ func newApp() *cli.App {
 		Usage:       "solve 0-1 knapsack instances exactly by branch-and-bound, in parallel with a load balancer",
 		UsageText:   "knapsack [flags] FILE|-\n   knapsack gen --class CLASS -m M [--seed N] [--range R] [--fraction F]",
 		Description: description,
-		Flags: append(cmdutil.Flags(),
+		Flags: append(runner.Flags(),
 			&cli.StringFlag{Name: "search", Value: knap.Core.String(), Usage: "the branch-and-bound search: core (Pisinger's expanding core) or hs (Horowitz–Sahni, seed 002's)"},
 			&cli.Int64Flag{Name: "scale", Usage: "read decimal numbers and multiply them by `S` ≥ 1, rounding to the nearest integer (0: integers only)"}),
-		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "knapsack", Read: read, Solve: solve, Sample: sample, Resumable: true,
+		Action: runner.Action(runner.Spec[instance]{App: "knapsack", Read: read, Solve: solve, Sample: sample, Resumable: true,
 			NodeCosts: knap.NodeCosts()}),
 		Commands: []*cli.Command{{
 			Name:  "gen",
@@ -118,30 +118,30 @@ func sample(in instance) (lb.App, error) {
 	return a, nil
 }
 
-func read(c *cli.Context, cm cmdutil.Common) (instance, error) {
+func read(c *cli.Context, cm runner.Common) (instance, error) {
 	if c.NArg() != 1 {
-		return instance{}, cmdutil.Usagef("need exactly one argument, the instance FILE or - for standard input (see --help)")
+		return instance{}, runner.Usagef("need exactly one argument, the instance FILE or - for standard input (see --help)")
 	}
 	search, err := knap.ParseSearch(c.String("search"))
 	if err != nil {
-		return instance{}, cmdutil.Usagef("--search: %s", strings.TrimPrefix(err.Error(), "knapsack: "))
+		return instance{}, runner.Usagef("--search: %s", strings.TrimPrefix(err.Error(), "knapsack: "))
 	}
 	in := instance{File: c.Args().First(), Search: search, Scale: c.Int64("scale")}
 	if in.Scale < 0 {
-		return instance{}, cmdutil.Usagef("--scale %d: need 0 (integers) or a factor ≥ 1", in.Scale)
+		return instance{}, runner.Usagef("--scale %d: need 0 (integers) or a factor ≥ 1", in.Scale)
 	}
 	var r io.Reader = c.App.Reader
 	if in.File != "-" {
 		f, err := os.Open(in.File)
 		if err != nil {
-			return instance{}, cmdutil.Usagef("%v", err)
+			return instance{}, runner.Usagef("%v", err)
 		}
 		defer f.Close()
 		r = f
 	}
 	p, err := knap.Parse(r, in.Scale)
 	if err != nil {
-		return instance{}, cmdutil.Usagef("%s: %s", inputName(in.File), strings.TrimPrefix(err.Error(), "knapsack: "))
+		return instance{}, runner.Usagef("%s: %s", inputName(in.File), strings.TrimPrefix(err.Error(), "knapsack: "))
 	}
 	in.In = *p
 	return in, checkMemory(cm, p.Len())
@@ -158,23 +158,23 @@ func inputName(file string) string {
 // checkMemory refuses a run whose copies of an n-item instance would not
 // fit in the available memory: every goroutine rank of the embedded world
 // decodes its own copy and sorts it, the simulator's ranks share one.
-func checkMemory(cm cmdutil.Common, n int) error {
+func checkMemory(cm runner.Common, n int) error {
 	perApp := float64(n) * (knap.BytesPerItem + knap.BytesPerItemPerApp)
 	need, what := perApp, fmt.Sprintf("%d items", n)
 	switch {
-	case cm.Balancer == cmdutil.Seq:
-	case cm.World == cmdutil.WorldEmbedded:
+	case cm.Balancer == runner.Seq:
+	case cm.World == runner.WorldEmbedded:
 		need, what = need*float64(cm.NP), fmt.Sprintf("%d items on %d goroutine ranks", n, cm.NP)
-	case cm.World == cmdutil.WorldSim:
+	case cm.World == runner.WorldSim:
 		need += float64(cm.NP-1) * float64(n) * knap.BytesPerItemPerApp
 		what = fmt.Sprintf("%d items on %d simulated ranks", n, cm.NP)
 	}
-	return cmdutil.CheckMemory(need, what)
+	return runner.CheckMemory(need, what)
 }
 
 // output is the JSON object the command prints.
 type output struct {
-	cmdutil.Header
+	runner.Header
 	Search   string `json:"search"`
 	File     string `json:"file"`
 	Scale    int64  `json:"scale,omitempty"`
@@ -187,15 +187,15 @@ type output struct {
 	// NodesVary is always true: branch-and-bound prunes with the best
 	// profit found so far, so the nodes depend on the balancer, the ranks
 	// and the schedule (docs/counts.md).
-	NodesVary  bool           `json:"nodes_vary"`
-	Seconds    float64        `json:"seconds"`
-	CPUSeconds float64        `json:"cpu_seconds"`
-	SimSeconds float64        `json:"sim_seconds,omitempty"`
-	Stats      *cmdutil.Stats `json:"stats,omitempty"`
-	cmdutil.Report
+	NodesVary  bool          `json:"nodes_vary"`
+	Seconds    float64       `json:"seconds"`
+	CPUSeconds float64       `json:"cpu_seconds"`
+	SimSeconds float64       `json:"sim_seconds,omitempty"`
+	Stats      *runner.Stats `json:"stats,omitempty"`
+	runner.Report
 }
 
-func solve(r *cmdutil.Run, in instance) error {
+func solve(r *runner.Run, in instance) error {
 	out := output{Header: r.Header(), Search: in.Search.String(), File: in.File, Scale: in.Scale, N: in.In.Len(), Capacity: in.In.Capacity, NodesVary: true}
 	var res knap.Result
 	var stats *lb.Outcome
@@ -210,14 +210,14 @@ func solve(r *cmdutil.Run, in instance) error {
 		return err
 	}
 	out.Seconds, out.CPUSeconds = time.Since(start).Seconds(), cpuSeconds()-cpu0
-	if !r.Seq() && r.WorldName() == cmdutil.WorldMPI {
+	if !r.Seq() && r.WorldName() == runner.WorldMPI {
 		sum := []float64{0}
 		if err := mpi.Allreduce(r.Comm, []float64{out.CPUSeconds}, sum, mpi.Sum); err != nil {
 			return err
 		}
 		out.CPUSeconds = sum[0]
 	}
-	if stats != nil && r.WorldName() == cmdutil.WorldSim {
+	if stats != nil && r.WorldName() == runner.WorldSim {
 		out.SimSeconds = stats.Seconds
 	}
 	out.Profit, out.Weight, out.Items, out.Nodes = res.Profit, res.Weight, res.Items, res.Nodes
@@ -245,10 +245,10 @@ func solve(r *cmdutil.Run, in instance) error {
 			fmt.Fprintf(w, " (simulated: %.6f s)", out.SimSeconds)
 		}
 		fmt.Fprintf(w, "  search: %s  ranks: %d  balancer: %s  world: %s\n", out.Search, out.Ranks, out.Balancer, out.World)
-		cmdutil.PrintCount(w, cmdutil.Count{NodesVary: true})
-		cmdutil.PrintReport(w, out.Report)
+		runner.PrintCount(w, runner.Count{NodesVary: true})
+		runner.PrintReport(w, out.Report)
 		if r.Common.Stats {
-			cmdutil.PrintStats(w, stats)
+			runner.PrintStats(w, stats)
 		}
 		return nil
 	})
@@ -274,39 +274,39 @@ func join(items []int) string {
 // gen writes the random instance of its flags to standard output.
 func gen(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return cmdutil.Usagef("gen takes no arguments, got %q", c.Args().Slice())
+		return runner.Usagef("gen takes no arguments, got %q", c.Args().Slice())
 	}
 	if !c.IsSet("m") {
-		return cmdutil.Usagef("gen needs -m, the number of items")
+		return runner.Usagef("gen needs -m, the number of items")
 	}
 	if l := c.Lineage(); !c.IsSet("seed") && len(l) > 1 && l[1].IsSet("seed") {
-		return cmdutil.Usagef("--seed before gen seeds the ranks; the instance's seed goes after it: knapsack gen --seed N")
+		return runner.Usagef("--seed before gen seeds the ranks; the instance's seed goes after it: knapsack gen --seed N")
 	}
 	class, err := knap.ParseClass(c.String("class"))
 	if err != nil {
-		return cmdutil.Usagef("--class: %s", strings.TrimPrefix(err.Error(), "knapsack: "))
+		return runner.Usagef("--class: %s", strings.TrimPrefix(err.Error(), "knapsack: "))
 	}
 	cfg := knap.GenConfig{Class: class, M: c.Int("m"), Seed: c.Uint64("seed"), R: c.Int64("range"), Fraction: c.Float64("fraction")}
 	if class == knap.Sanders {
 		for _, name := range []string{"range", "fraction"} {
 			if c.IsSet(name) {
-				return cmdutil.Usagef("--%s: the sanders class has fixed coefficients and capacity", name)
+				return runner.Usagef("--%s: the sanders class has fixed coefficients and capacity", name)
 			}
 		}
 	} else if cfg.R < 1 {
-		return cmdutil.Usagef("--range %d: need at least 1", cfg.R)
+		return runner.Usagef("--range %d: need at least 1", cfg.R)
 	} else if !(cfg.Fraction > 0 && cfg.Fraction <= 1) {
-		return cmdutil.Usagef("--fraction %v: need a number in (0, 1]", cfg.Fraction)
+		return runner.Usagef("--fraction %v: need a number in (0, 1]", cfg.Fraction)
 	}
 	if cfg.M < 0 || cfg.M > knap.MaxItems {
-		return cmdutil.Usagef("-m %d: need 0 to %d items", cfg.M, knap.MaxItems)
+		return runner.Usagef("-m %d: need 0 to %d items", cfg.M, knap.MaxItems)
 	}
-	if err := cmdutil.CheckMemory(float64(cfg.M)*16, fmt.Sprintf("%d items", cfg.M)); err != nil {
+	if err := runner.CheckMemory(float64(cfg.M)*16, fmt.Sprintf("%d items", cfg.M)); err != nil {
 		return err
 	}
 	in, err := knap.Generate(cfg)
 	if err != nil {
-		return cmdutil.Usagef("%s", strings.TrimPrefix(err.Error(), "knapsack: "))
+		return runner.Usagef("%s", strings.TrimPrefix(err.Error(), "knapsack: "))
 	}
 	_, err = in.WriteTo(c.App.Writer)
 	return err

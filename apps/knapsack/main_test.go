@@ -14,10 +14,10 @@ import (
 	"testing"
 
 	"github.com/treelb/treelb/apps/knapsack/knap"
-	"github.com/treelb/treelb/internal/cmdutil"
-	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/mpi"
+	"github.com/treelb/treelb/runner"
+	"github.com/treelb/treelb/runner/runnertest"
 )
 
 // committed is a small instance of seed 002's class in the repository
@@ -32,7 +32,7 @@ func run(stdin string, args ...string) (stdout, stderr string, code int) {
 	app := newApp()
 	var o, e bytes.Buffer
 	app.Reader, app.Writer, app.ErrWriter = strings.NewReader(stdin), &o, &e
-	code = cmdutil.Execute(app, append([]string{"knapsack"}, args...))
+	code = runner.Execute(app, append([]string{"knapsack"}, args...))
 	return o.String(), e.String(), code
 }
 
@@ -312,8 +312,8 @@ func TestGenRoundTrip(t *testing.T) {
 // TestBuilt runs the built command as a user would: the committed instance
 // through a pipe, exit status 2 from a real process, --help.
 func TestBuilt(t *testing.T) {
-	bin := cmdtest.Build(t)
-	seq, stderr, code := cmdtest.Run(t, bin, committed, "-b", "seq", "-q")
+	bin := runnertest.Build(t)
+	seq, stderr, code := runnertest.Run(t, bin, committed, "-b", "seq", "-q")
 	if code != 0 {
 		t.Fatalf("-b seq: exit %d: %s", code, stderr)
 	}
@@ -326,10 +326,10 @@ func TestBuilt(t *testing.T) {
 	if out, err := cmd.Output(); err != nil || !strings.HasPrefix(seq, strings.SplitAfter(string(out), "\n")[0]) {
 		t.Errorf("%s through a pipe: %v, %q; sequential %q", committed, err, out, seq)
 	}
-	if _, stderr, code := cmdtest.Run(t, bin, "--np", "2", "testdata/none.txt"); code != 2 || !strings.Contains(stderr, "no such file") {
+	if _, stderr, code := runnertest.Run(t, bin, "--np", "2", "testdata/none.txt"); code != 2 || !strings.Contains(stderr, "no such file") {
 		t.Errorf("a missing file: exit %d, %q", code, stderr)
 	}
-	if stdout, _, code := cmdtest.Run(t, bin, "--help"); code != 0 || !strings.Contains(stdout, "--search") || !strings.Contains(stdout, "gen") {
+	if stdout, _, code := runnertest.Run(t, bin, "--help"); code != 0 || !strings.Contains(stdout, "--search") || !strings.Contains(stdout, "gen") {
 		t.Errorf("--help: exit %d\n%s", code, stdout)
 	}
 }

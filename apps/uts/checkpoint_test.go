@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/treelb/treelb/apps/uts/tree"
-	"github.com/treelb/treelb/internal/cmdutil"
-	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
+	"github.com/treelb/treelb/runner"
+	"github.com/treelb/treelb/runner/runnertest"
 )
 
 // countsOf decodes the --json output of a finished run.
@@ -32,10 +32,10 @@ func countsOf(t *testing.T, what, stdout string) tree.Counts {
 // sequential run's nodes, depth and leaves (T3's, granularity does not
 // change the tree). A checkpoint is refused for another tree.
 func TestCheckpointSignal(t *testing.T) {
-	bin := cmdtest.Build(t)
+	bin := runnertest.Build(t)
 	file := filepath.Join(t.TempDir(), "u.ckpt")
 	args := []string{"--tree", "T3", "--granularity", "16", "--json"}
-	stdout, stderr, code := cmdtest.Run(t, bin, append(args, "-b", "seq")...)
+	stdout, stderr, code := runnertest.Run(t, bin, append(args, "-b", "seq")...)
 	if code != 0 {
 		t.Fatalf("seq: exit %d: %s", code, stderr)
 	}
@@ -44,11 +44,11 @@ func TestCheckpointSignal(t *testing.T) {
 		t.Fatalf("seq: %+v, T3 has %+v", want, s)
 	}
 
-	stdout, stderr, code = cmdtest.Interrupt(t, bin, 300*time.Millisecond, syscall.SIGTERM, append(args, "--np", "3", "--checkpoint", file)...)
-	if code != cmdutil.ExitCheckpointed || stdout != "" || !strings.Contains(stderr, "resume with: uts --restart "+file) {
-		t.Fatalf("after SIGTERM: exit %d, stdout %q, stderr %q; want exit %d", code, stdout, stderr, cmdutil.ExitCheckpointed)
+	stdout, stderr, code = runnertest.Interrupt(t, bin, 300*time.Millisecond, syscall.SIGTERM, append(args, "--np", "3", "--checkpoint", file)...)
+	if code != runner.ExitCheckpointed || stdout != "" || !strings.Contains(stderr, "resume with: uts --restart "+file) {
+		t.Fatalf("after SIGTERM: exit %d, stdout %q, stderr %q; want exit %d", code, stdout, stderr, runner.ExitCheckpointed)
 	}
-	k, err := cmdutil.ReadCheckpoint(file, "uts")
+	k, err := runner.ReadCheckpoint(file, "uts")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestCheckpointSignal(t *testing.T) {
 		t.Fatalf("the checkpoint holds %d nodes and %d open tasks of %d", k.Nodes, len(k.Tasks), want.Nodes)
 	}
 	for _, extra := range [][]string{{"--np", "7"}, {"--world", "sim", "--np", "5", "-b", "koso"}} {
-		stdout, stderr, code := cmdtest.Run(t, bin, append([]string{"--restart", file, "--json"}, extra...)...)
+		stdout, stderr, code := runnertest.Run(t, bin, append([]string{"--restart", file, "--json"}, extra...)...)
 		if code != 0 {
 			t.Fatalf("restart %q: exit %d: %s", extra, code, stderr)
 		}
@@ -72,7 +72,7 @@ func TestCheckpointSignal(t *testing.T) {
 		{[]string{"--restart", file, "--granularity", "15"}, "another instance"},
 		{[]string{"--restart", file, "-b", "seq"}, "only searches with a balancer"},
 	} {
-		cmdtest.Refuses(t, bin, tc.want, tc.args...)
+		runnertest.Refuses(t, bin, tc.want, tc.args...)
 	}
 }
 
@@ -81,11 +81,11 @@ func TestCheckpointSignal(t *testing.T) {
 // and the simulated world, and the counts are T3's exactly; the last
 // checkpoint is left whole.
 func TestCheckpointEvery(t *testing.T) {
-	bin := cmdtest.Build(t)
+	bin := runnertest.Build(t)
 	file := filepath.Join(t.TempDir(), "u.ckpt")
 	want := sample(t, "T3")
 	for _, world := range []string{"embedded", "sim"} {
-		stdout, stderr, code := cmdtest.Run(t, bin, "--tree", "T3", "--json", "--budget", "2000", "--world", world, "--np", "4",
+		stdout, stderr, code := runnertest.Run(t, bin, "--tree", "T3", "--json", "--budget", "2000", "--world", world, "--np", "4",
 			"--checkpoint", file, "--checkpoint-every", "1ms")
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", world, code, stderr)
@@ -94,7 +94,7 @@ func TestCheckpointEvery(t *testing.T) {
 			t.Fatalf("%s: %+v, T3 has %+v", world, got, want)
 		}
 		// The file did not exist before the run: a checkpoint was written.
-		if _, err := cmdutil.ReadCheckpoint(file, "uts"); err != nil {
+		if _, err := runner.ReadCheckpoint(file, "uts"); err != nil {
 			t.Fatalf("%s: %v", world, err)
 		}
 		os.Remove(file)

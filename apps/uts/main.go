@@ -10,9 +10,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/treelb/treelb/apps/uts/tree"
-	"github.com/treelb/treelb/internal/cert"
-	"github.com/treelb/treelb/internal/cmdutil"
+	"github.com/treelb/treelb/cert"
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/runner"
 )
 
 const description = `Counts the nodes, the depth and the leaves of a UTS tree, exactly as the C
@@ -63,7 +63,7 @@ finite, q outside [0, 1], m < 1, an unknown tree type or shape, a granularity
 below 1, a seed or depth beyond 32 bits, an unknown sample tree, a malformed
 --ref); 1 for any other error.`
 
-func main() { cmdutil.Main(newApp()) }
+func main() { runner.Main(newApp()) }
 
 func newApp() *cli.App {
 	d := tree.Defaults()
@@ -72,7 +72,7 @@ func newApp() *cli.App {
 		Usage:       "count a UTS tree (Unbalanced Tree Search), in parallel with a load balancer",
 		ArgsUsage:   "[-- REFERENCE FLAGS...]",
 		Description: description,
-		Flags: append(cmdutil.Flags(),
+		Flags: append(runner.Flags(),
 			&cli.StringFlag{Name: "tree", Usage: "start from the reference's sample tree `NAME` (T1 … T3WL); 'help' lists them"},
 			&cli.StringFlag{Name: "ref", Usage: "the reference's tree flags `FLAGS`, verbatim, as one string (\"-t 1 -a 3 -d 10 -b 4 -r 19\")"},
 			&cli.StringFlag{Name: "tree-type", DefaultText: fmt.Sprintf("%d, %v", d.Type, d.Type), Usage: "-t: tree `TYPE`, 0 binomial, 1 geometric, 2 hybrid, 3 balanced (a number or a name)"},
@@ -86,7 +86,7 @@ func newApp() *cli.App {
 			&cli.IntFlag{Name: "granularity", Value: d.Gran, Usage: "-g: SHA-1 evaluations `G` per child, ≥ 1"},
 			&cli.StringFlag{Name: "kernel", Value: tree.BestKernel().String(), DefaultText: tree.BestKernel().String() + ", the fastest this processor has",
 				Usage: "hash children with kernel `K`: avx512 (16 at a time), avx2 (8) or crypto/sha1 (one, like the reference)"}),
-		Action: cmdutil.Action(cmdutil.Spec[instance]{App: "uts", Read: read, Solve: solve, Sample: calibrationSample, Resumable: true,
+		Action: runner.Action(runner.Spec[instance]{App: "uts", Read: read, Solve: solve, Sample: calibrationSample, Resumable: true,
 			NodeCosts: tree.NodeCosts()}),
 	}
 }
@@ -99,7 +99,7 @@ type instance struct {
 	Kernel tree.Kernel
 }
 
-func read(c *cli.Context, cm cmdutil.Common) (instance, error) {
+func read(c *cli.Context, cm runner.Common) (instance, error) {
 	var in instance
 	if c.String("tree") == "help" {
 		in.List = true
@@ -109,7 +109,7 @@ func read(c *cli.Context, cm cmdutil.Common) (instance, error) {
 	if name := c.String("tree"); c.IsSet("tree") {
 		s, ok := tree.SampleNamed(name)
 		if !ok {
-			return in, cmdutil.Usagef("--tree %q: no such sample tree (%s; see --tree help)", name, strings.Join(tree.SampleNames(), " "))
+			return in, runner.Usagef("--tree %q: no such sample tree (%s; see --tree help)", name, strings.Join(tree.SampleNames(), " "))
 		}
 		p = s.Params()
 	}
@@ -126,7 +126,7 @@ func read(c *cli.Context, cm cmdutil.Common) (instance, error) {
 		return in, usage("", err)
 	}
 	if why, ok := tree.Unbounded(p); ok && cm.MaxNodes == 0 {
-		return in, cmdutil.Usagef("the tree %v has an infinite expected size: a %s; a search of it has no expected end."+
+		return in, runner.Usagef("the tree %v has an infinite expected size: a %s; a search of it has no expected end."+
 			" Give --max-nodes N (with a balancer) to count a bounded part of it", p, why)
 	}
 	k, err := tree.ParseKernel(c.String("kernel"))
@@ -149,7 +149,7 @@ func read(c *cli.Context, cm cmdutil.Common) (instance, error) {
 // usage returns err of package tree, which names the app already, as a
 // usage error after the flag it concerns.
 func usage(flag string, err error) error {
-	return cmdutil.Usagef("%s%s", flag, strings.TrimPrefix(err.Error(), "uts: "))
+	return runner.Usagef("%s%s", flag, strings.TrimPrefix(err.Error(), "uts: "))
 }
 
 // setLong sets the parameters that their long flags give.
@@ -182,7 +182,7 @@ func setLong(c *cli.Context, p *tree.Params) error {
 
 // output is the JSON object the command prints.
 type output struct {
-	cmdutil.Header
+	runner.Header
 	Tree    string  `json:"tree,omitempty"`
 	Params  string  `json:"params"`
 	Kernel  string  `json:"kernel"`
@@ -190,17 +190,17 @@ type output struct {
 	Nodes   int64   `json:"nodes"`
 	Depth   int     `json:"depth"`
 	Leaves  int64   `json:"leaves"`
-	cmdutil.Count
-	NodesPerSecond float64        `json:"nodes_per_second"`
-	Stats          *cmdutil.Stats `json:"stats,omitempty"`
-	cmdutil.Report
+	runner.Count
+	NodesPerSecond float64       `json:"nodes_per_second"`
+	Stats          *runner.Stats `json:"stats,omitempty"`
+	runner.Report
 }
 
 // calibrationSample is the app --calibrate times: the whole tree, searched
 // depth first with the instance's kernel from its root.
 func calibrationSample(in instance) (lb.App, error) {
 	if in.List {
-		return nil, cmdutil.Usagef("--calibrate: --tree help counts no tree")
+		return nil, runner.Usagef("--calibrate: --tree help counts no tree")
 	}
 	t, err := tree.New(in.Params)
 	if err != nil {
@@ -213,7 +213,7 @@ func calibrationSample(in instance) (lb.App, error) {
 	return a, nil
 }
 
-func solve(r *cmdutil.Run, in instance) error {
+func solve(r *runner.Run, in instance) error {
 	if in.List {
 		return list(r)
 	}
@@ -265,10 +265,10 @@ func solve(r *cmdutil.Run, in instance) error {
 		fmt.Fprintf(w, "Tree size = %d, tree depth = %d, num leaves = %d (%.2f%%)\n", c.Nodes, c.Depth, c.Leaves, 100*float64(c.Leaves)/float64(c.Nodes))
 		fmt.Fprintf(w, "time: %.3f s  %.2f M nodes/s  ranks: %d  balancer: %s  world: %s  kernel: %s\n",
 			out.Seconds, out.NodesPerSecond/1e6, out.Ranks, out.Balancer, out.World, out.Kernel)
-		cmdutil.PrintCount(w, out.Count)
-		cmdutil.PrintReport(w, out.Report)
+		runner.PrintCount(w, out.Count)
+		runner.PrintReport(w, out.Report)
 		if r.Common.Stats {
-			cmdutil.PrintStats(w, o)
+			runner.PrintStats(w, o)
 		}
 		return nil
 	})
@@ -301,7 +301,7 @@ type sampleOutput struct {
 }
 
 // list prints the sample trees: a table, or one JSON object per tree.
-func list(r *cmdutil.Run) error {
+func list(r *runner.Run) error {
 	if r.JSON {
 		for _, s := range tree.Samples() {
 			if err := r.Print(sampleOutput{s.Name, s.Args, s.Nodes, s.Depth, s.Leaves}, nil); err != nil {

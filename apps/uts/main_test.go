@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/treelb/treelb/apps/uts/tree"
-	"github.com/treelb/treelb/internal/cmdutil"
-	"github.com/treelb/treelb/internal/cmdutil/cmdtest"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/mpi"
+	"github.com/treelb/treelb/runner"
+	"github.com/treelb/treelb/runner/runnertest"
 )
 
 // run runs the command in process as Main would and returns its standard
@@ -26,7 +26,7 @@ func run(t *testing.T, args ...string) (string, string, int) {
 	app := newApp()
 	var out, errOut bytes.Buffer
 	app.Writer, app.ErrWriter = &out, &errOut
-	code := cmdutil.Execute(app, append([]string{"uts"}, args...))
+	code := runner.Execute(app, append([]string{"uts"}, args...))
 	return out.String(), errOut.String(), code
 }
 
@@ -254,10 +254,10 @@ func TestSimulated(t *testing.T) {
 }
 
 // TestInvariant is uts's row of the conformance table of printed counts
-// (cmdutil/cmdtest.Invariant, docs/counts.md): the nodes and the
+// (runner/runnertest.Invariant, docs/counts.md): the nodes and the
 // certificate of T1 cut to depth 8 (257042 nodes) are the same under seq,
 // every balancer variant on 1, 2, 3, 7 and 64 ranks of the embedded and
 // the simulated world, and after checkpoints and restarts.
 func TestInvariant(t *testing.T) {
-	cmdtest.Invariant(t, cmdtest.InProcess("uts", newApp), []string{"--tree", "T1", "--depth", "8"}, cmdtest.NodesAndCertificate)
+	runnertest.Invariant(t, runnertest.InProcess("uts", newApp), []string{"--tree", "T1", "--depth", "8"}, runnertest.NodesAndCertificate)
 }

@@ -18,7 +18,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/treelb/treelb/internal/version"
+	"github.com/treelb/treelb/version"
 )
 
 // Runner runs the keys of a plan that its CSV file does not hold yet. The

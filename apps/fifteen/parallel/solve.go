@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/treelb/treelb/apps/fifteen/puzzle"
-	"github.com/treelb/treelb/internal/cert"
+	"github.com/treelb/treelb/cert"
 	"github.com/treelb/treelb/lb"
 )
 

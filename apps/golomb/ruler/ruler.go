@@ -23,7 +23,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/treelb/treelb/internal/cert"
+	"github.com/treelb/treelb/cert"
 	"github.com/treelb/treelb/lb"
 )
 

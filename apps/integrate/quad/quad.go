@@ -44,7 +44,7 @@ import (
 	"math"
 
 	"github.com/treelb/treelb/apps/integrate/internal/nodestack"
-	"github.com/treelb/treelb/internal/cert"
+	"github.com/treelb/treelb/cert"
 )
 
 // Rule says how the accuracy test's threshold is set.

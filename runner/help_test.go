@@ -1,0 +1,52 @@
+package runner
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestFlagCategories: every common flag is in one of the five categories
+// of --help, and the help text shows each under its heading.
+func TestFlagCategories(t *testing.T) {
+	cats := []string{CategoryBalancer, CategoryCheckpoint, CategoryOutput, CategoryRun, CategorySimulation}
+	type categorized interface{ GetCategory() string }
+	for _, f := range Flags() {
+		c, ok := f.(categorized)
+		if !ok || !slices.Contains(cats, c.GetCategory()) {
+			t.Errorf("--%s: no category of %q", f.Names()[0], cats)
+		}
+	}
+	app := testApp(nil)
+	var out bytes.Buffer
+	app.Writer, app.ErrWriter = &out, &out
+	if code := Execute(app, []string{"t", "--help"}); code != 0 {
+		t.Fatalf("--help: exit status %d\n%s", code, out.String())
+	}
+	help := out.String()
+	// The categories' headings in order, each followed by one of its flags.
+	at := 0
+	for _, c := range []struct{ heading, flag string }{
+		{"--count", ""}, // the command's own flags first
+		{CategoryBalancer, "--fast-init"}, {CategoryCheckpoint, "--checkpoint-every"}, {CategoryOutput, "--json"},
+		{CategoryRun, "--np"}, {CategorySimulation, "--machine"},
+	} {
+		i := strings.Index(help[at:], c.heading)
+		if i < 0 {
+			t.Fatalf("--help does not say %q after byte %d:\n%s", c.heading, at, help)
+		}
+		at += i
+		if c.flag != "" {
+			next := len(help)
+			for _, h := range cats {
+				if j := strings.Index(help[at+len(c.heading):], h); j >= 0 {
+					next = min(next, at+len(c.heading)+j)
+				}
+			}
+			if !strings.Contains(help[at:next], c.flag+" ") {
+				t.Errorf("--help lists no %s under %q:\n%s", c.flag, c.heading, help[at:next])
+			}
+		}
+	}
+}

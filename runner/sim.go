@@ -1,0 +1,470 @@
+package runner
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/driver"
+	"github.com/treelb/treelb/lb/sim"
+	"github.com/treelb/treelb/mpi"
+)
+
+// DefaultMachine is the machine model of --world sim without --machine.
+const DefaultMachine = "cluster"
+
+// world is a world --world names, and how a command runs in it: in one
+// process that drives every rank (the simulator), or on every rank of an
+// mpi.Comm that mpi.Run starts (goroutines of the embedded build, or MPI
+// processes). A new world is an entry of worlds and the lb.World it opens.
+type world struct {
+	name, doc string
+	// available says why this build cannot run the world, nil when it can.
+	available func() error
+	// oneProcess: the world's ranks live in this process's one goroutine,
+	// and the command neither starts mpi.Run nor agrees on its input.
+	oneProcess bool
+	// open returns the lb.World of the run (on every rank unless
+	// oneProcess); comm is the rank's communicator, nil for oneProcess.
+	// sample is the app --calibrate times.
+	open func(r *Run, comm *mpi.Comm, sample func() (lb.App, error)) (lb.World, error)
+}
+
+// worlds returns the table of worlds, in the order --world lists them.
+func worlds() []world {
+	notMPI := func() error {
+		if mpi.WorldName == "mpi" {
+			return errors.New("this is the MPI build (-tags mpi); build without the tag for the embedded world")
+		}
+		return nil
+	}
+	isMPI := func() error {
+		if mpi.WorldName != "mpi" {
+			return errors.New("this build has no MPI; build with 'make mpi' (-tags mpi) and start it with mpirun or srun")
+		}
+		return nil
+	}
+	comm := func(_ *Run, c *mpi.Comm, _ func() (lb.App, error)) (lb.World, error) { return driver.New(c), nil }
+	return []world{
+		{name: WorldEmbedded, doc: "goroutines", available: notMPI, open: comm},
+		{name: WorldMPI, doc: "the -tags mpi build under mpirun or srun", available: isMPI, open: comm},
+		{name: WorldSim, doc: "simulated, virtual time", available: func() error { return nil }, oneProcess: true,
+			open: func(r *Run, _ *mpi.Comm, sample func() (lb.App, error)) (lb.World, error) {
+				return newSimWorld(r, sample)
+			}},
+	}
+}
+
+// lookupWorld returns the world called name, a usage error when there is
+// none or this build cannot run it.
+func lookupWorld(name string) (world, error) {
+	var names []string
+	for _, w := range worlds() {
+		if w.name == name {
+			if err := w.available(); err != nil {
+				return w, Usagef("--world %s: %v", name, err)
+			}
+			return w, nil
+		}
+		names = append(names, w.name)
+	}
+	return world{}, Usagef("--world %q: need %s", name, strings.Join(names, ", "))
+}
+
+// worldUsage is the usage of --world, from the table.
+func worldUsage() string {
+	var parts []string
+	for _, w := range worlds() {
+		parts = append(parts, fmt.Sprintf("%s (%s)", w.name, w.doc))
+	}
+	return "where the ranks run: " + strings.Join(parts, ", ")
+}
+
+// simFlags are the flags of the simulated world; the others reject them.
+var simFlags = []string{"machine", "node-ns", "overhead-ns", "latency-ns", "gap-ns", "byte-ns", "mesh", "hop-ns",
+	"contention", "store-forward", "jitter-ns", "split-ns", "poll-ns", "send-ns", "recv-ns", "send-byte-ns",
+	"recv-byte-ns", "pause-ns", "max-pause-ns", "trace", "max-events", "seq-nodes"}
+
+// machineFloats are the flags that override a machine's times, with where
+// they go.
+var machineFloats = []struct {
+	name, usage string
+	set         func(m *lb.Machine, v float64)
+}{
+	{"node-ns", "virtual ns per node (default: the machine's figure for the app)", func(m *lb.Machine, v float64) { m.NodeNS = v }},
+	{"overhead-ns", "CPU ns to send, and to receive, one message (LogP's o)", func(m *lb.Machine, v float64) { m.OverheadNS = v }},
+	{"latency-ns", "fixed ns of a message's delay (LogP's L)", func(m *lb.Machine, v float64) { m.LatencyNS = v }},
+	{"gap-ns", "least ns between two messages leaving a rank (LogP's g)", func(m *lb.Machine, v float64) { m.GapNS = v }},
+	{"byte-ns", "ns per byte on a link (1/bandwidth)", func(m *lb.Machine, v float64) { m.ByteNS = v }},
+	{"hop-ns", "ns per hop on the mesh", func(m *lb.Machine, v float64) { m.HopNS = v }},
+	{"jitter-ns", "random extra delay of a message, uniform up to this many ns", func(m *lb.Machine, v float64) { m.JitterNS = v }},
+	{"split-ns", "CPU ns of one split of a task (pieces given away, and static placement's and --fast-init's halvings on the way to their pieces); 0 (the models' value): splits cost nothing", func(m *lb.Machine, v float64) { m.SplitNS = v }},
+	{"poll-ns", "CPU ns of the poll for messages after every work slice (an Iprobe that finds none); 0 in the models", func(m *lb.Machine, v float64) { m.PollNS = v }},
+	{"send-ns", "CPU ns of the loop per message sent, beyond --overhead-ns (Isend and its test); 0 in the models", func(m *lb.Machine, v float64) { m.SendNS = v }},
+	{"recv-ns", "CPU ns of the loop per message received, beyond --overhead-ns (the probe that finds it, Recv); 0 in the models", func(m *lb.Machine, v float64) { m.RecvNS = v }},
+	{"send-byte-ns", "CPU ns per byte of a message's data at its sender (encoding); 0 in the models", func(m *lb.Machine, v float64) { m.SendByteNS = v }},
+	{"recv-byte-ns", "CPU ns per byte of a message's data at its receiver (decoding); 0 in the models", func(m *lb.Machine, v float64) { m.RecvByteNS = v }},
+	{"pause-ns", "request throttling: the first pause of a request after a rejection, doubling up to --max-pause-ns; 0 (the models'): no throttling", func(m *lb.Machine, v float64) { m.PauseNS = v }},
+	{"max-pause-ns", "request throttling: the longest pause", func(m *lb.Machine, v float64) { m.MaxPauseNS = v }},
+}
+
+// simFlagList returns the flags of the simulated world, and --calibrate.
+func simFlagList() []cli.Flag {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "machine", Value: DefaultMachine, Usage: "--world sim: the machine model, one of unit, gcel, cluster, test, or a JSON `FILE` that --calibrate printed; 'help' lists them with their parameters"},
+	}
+	for _, f := range machineFloats {
+		flags = append(flags, &cli.Float64Flag{Name: f.name, Usage: "--world sim: " + f.usage})
+	}
+	return append(flags,
+		&cli.IntFlag{Name: "mesh", Usage: "--world sim: columns of a 2-D mesh the ranks fill row by row; 0: no topology"},
+		&cli.BoolFlag{Name: "contention", Usage: "--world sim: mesh links carry one message at a time (--contention=false: never busy)"},
+		&cli.BoolFlag{Name: "store-forward", Usage: "--world sim: every hop receives the whole message before passing it on"},
+		&cli.BoolFlag{Name: "calibrate", Usage: "measure this machine's costs (node, split, encoding and decoding by bytes with the app's search; poll, send, receive, latency, bandwidth and throttling with the world's messages) and print the model as JSON, which --machine FILE loads: with --world sim on stderr, then simulate with it; in the embedded and MPI worlds on stdout, instead of the search"},
+		&cli.StringFlag{Name: "trace", Usage: "--world sim: write the busy ranks over virtual time to CSV `FILE`"},
+		&cli.Int64Flag{Name: "max-events", Usage: "--world sim: fail a simulation past this many events (0: 10⁹)"},
+		&cli.Int64Flag{Name: "seq-nodes", Usage: "--world sim: the nodes the sequential solver (--balancer seq) expands on this instance, the baseline of the speedup (give one instance per command): without it the output has no speedup, only the run's own work (work_virtual_seconds)"},
+	)
+}
+
+// simOptions is the parsed simulation flags.
+type simOptions struct {
+	info      lb.MachineInfo
+	file      string             // the machine's file, when --machine named one
+	floats    map[string]float64 // the machine times set by flags
+	mesh      *int
+	contend   *bool
+	storeFwd  *bool
+	trace     string
+	maxEvents int64
+	seqNodes  int64  // --seq-nodes, 0 when not given
+	nodeFrom  string // where the node cost came from (SimReport.NodeNSFrom)
+	noted     bool   // the note that the node cost is the model's was printed
+}
+
+// parseSim reads the simulation flags of c into cm: an error for any of them
+// outside --world sim, an unknown machine, an unreadable machine file or a
+// bad value.
+func parseSim(c *cli.Context, cm *Common) error {
+	if defines(c, "machine") && c.String("machine") == "help" {
+		fmt.Fprintf(c.App.Writer, "machine models of --world sim (every parameter can be set by its flag; node costs are the command's app's):\n%s", lb.DescribeMachines(nodeCostsOf(c)))
+		return errHelpShown
+	}
+	if defines(c, "calibrate") {
+		cm.calibrate = c.Bool("calibrate")
+		if cm.calibrate && c.IsSet("node-ns") {
+			return Usagef("--calibrate and --node-ns: give one of them")
+		}
+	}
+	if cm.World != WorldSim {
+		for _, name := range simFlags {
+			if defines(c, name) && c.IsSet(name) {
+				return Usagef("--%s: only with --world sim", name)
+			}
+		}
+		return nil
+	}
+	name := DefaultMachine
+	if defines(c, "machine") {
+		name = c.String("machine")
+	}
+	so := &simOptions{floats: map[string]float64{}}
+	info, err := lb.LookupMachine(name)
+	if err != nil {
+		if !strings.HasSuffix(name, ".json") && !strings.ContainsRune(name, os.PathSeparator) {
+			return Usagef("--machine %q: unknown (try --machine help, or give a JSON file)", name)
+		}
+		m, err := ReadMachine(name)
+		if err != nil {
+			return err
+		}
+		info, so.file = lb.MachineInfo{Name: m.Name, Doc: "loaded from " + name, Machine: m}, name
+	}
+	so.info = info
+	for _, f := range machineFloats {
+		if defines(c, f.name) && c.IsSet(f.name) {
+			so.floats[f.name] = c.Float64(f.name)
+		}
+	}
+	if defines(c, "mesh") && c.IsSet("mesh") {
+		v := c.Int("mesh")
+		so.mesh = &v
+	}
+	if defines(c, "contention") && c.IsSet("contention") {
+		v := c.Bool("contention")
+		so.contend = &v
+	}
+	if defines(c, "store-forward") && c.IsSet("store-forward") {
+		v := c.Bool("store-forward")
+		so.storeFwd = &v
+	}
+	if defines(c, "trace") {
+		so.trace = c.String("trace")
+	}
+	if defines(c, "max-events") {
+		if so.maxEvents = c.Int64("max-events"); so.maxEvents < 0 {
+			return Usagef("--max-events %d: need 0 (the default bound) or more", so.maxEvents)
+		}
+	}
+	if defines(c, "seq-nodes") && c.IsSet("seq-nodes") {
+		if so.seqNodes = c.Int64("seq-nodes"); so.seqNodes < 1 {
+			return Usagef("--seq-nodes %d: need the sequential solver's nodes, at least 1", so.seqNodes)
+		}
+	}
+	cm.sim = so
+	if _, err := cm.overrides(so.info.Machine); err != nil {
+		return err
+	}
+	return nil
+}
+
+// nodeCostsOf returns the node costs of the command of c (Spec.NodeCosts),
+// which Action keeps in the app's metadata.
+func nodeCostsOf(c *cli.Context) lb.NodeCosts {
+	costs, _ := c.App.Metadata[metaCosts].(lb.NodeCosts)
+	return costs
+}
+
+const metaCosts = "treelb.nodecosts"
+
+// ReadMachine reads a machine model from the JSON file at path, as
+// --calibrate prints it (lb.ParseMachine); a *UsageError names the file and
+// what is wrong.
+func ReadMachine(path string) (lb.Machine, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return lb.Machine{}, Usagef("--machine: %v", err)
+	}
+	m, err := lb.ParseMachine(b)
+	if err != nil {
+		return lb.Machine{}, Usagef("--machine %s: %v", path, err)
+	}
+	return m, nil
+}
+
+// SimMachine returns the machine of --world sim for the run's app: the
+// model's parameters with the app's node cost for it (Spec.NodeCosts; a
+// machine file's own), and the flags' overrides. It fails (a *UsageError)
+// for a bad parameter, and outside --world sim.
+func (r *Run) SimMachine() (lb.Machine, error) {
+	if r.sim == nil {
+		return lb.Machine{}, Usagef("not a simulated world")
+	}
+	m := r.sim.info.Machine
+	if r.sim.file == "" {
+		m = r.sim.info.For(r.costs)
+	}
+	return r.Common.overrides(m)
+}
+
+// overrides returns m with the flags' overrides, validated.
+func (cm Common) overrides(m lb.Machine) (lb.Machine, error) {
+	for _, f := range machineFloats {
+		if v, ok := cm.sim.floats[f.name]; ok {
+			f.set(&m, v)
+		}
+	}
+	if cm.sim.mesh != nil {
+		m.MeshWidth = *cm.sim.mesh
+	}
+	if cm.sim.contend != nil {
+		m.Contention = *cm.sim.contend
+	}
+	if cm.sim.storeFwd != nil {
+		m.StoreForward = *cm.sim.storeFwd
+	}
+	if err := m.Validate(); err != nil {
+		return m, &UsageError{Err: err}
+	}
+	return m, nil
+}
+
+// Where the node cost of a simulated run came from (SimReport.NodeNSFrom).
+const (
+	NodeNSApp        = "app"        // the app's own figure for the model (Spec.NodeCosts)
+	NodeNSCalibrated = "calibrated" // measured by --calibrate on this machine
+	NodeNSFlag       = "flag"       // --node-ns
+	NodeNSFile       = "file"       // the machine file of --machine FILE
+	NodeNSStep       = "step"       // the unit-time step model, whose node is its unit of time
+	NodeNSModel      = "model"      // the model's default: the app gives none (a note says so)
+)
+
+// nodeFrom is SimReport.NodeNSFrom: where the run's node cost came from.
+func (r *Run) nodeFrom() string {
+	if r.sim == nil {
+		return ""
+	}
+	return r.sim.nodeFrom
+}
+
+// nodeCostFrom says where the node cost of the simulated run comes from.
+func (r *Run) nodeCostFrom() string {
+	_, flag := r.sim.floats["node-ns"]
+	_, app := r.costs[r.sim.info.Name]
+	switch {
+	case r.calibrate:
+		return NodeNSCalibrated
+	case flag:
+		return NodeNSFlag
+	case r.sim.file != "":
+		return NodeNSFile
+	case app:
+		return NodeNSApp
+	case r.sim.info.Machine.Steps:
+		return NodeNSStep
+	}
+	return NodeNSModel
+}
+
+// newSimWorld returns the simulated world of the flags for the run's app,
+// on the machine that --calibrate measures with the app sample returns
+// when it asks.
+func newSimWorld(r *Run, sample func() (lb.App, error)) (lb.World, error) {
+	m, err := r.SimMachine()
+	if err != nil {
+		return nil, err
+	}
+	if r.calibrate {
+		if m, err = r.calibrateSim(sample); err != nil {
+			return nil, err
+		}
+	}
+	r.sim.nodeFrom = r.nodeCostFrom()
+	w, err := sim.New(r.NP, sim.Config{Seed: r.Seed, Machine: m, MaxEvents: r.sim.maxEvents, Trace: r.sim.trace != ""})
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	return w, nil
+}
+
+// SimReport is the part of an app's JSON output that the simulator adds:
+// the machine, the virtual times (summed over the runs of the command or
+// instance; last_work_seconds leaves out termination detection and the
+// final reduction), the run's own work on one rank of the machine (its
+// nodes × node cost: no baseline, since a parallel search may expand other
+// nodes than the sequential one), the fraction of the ranks' virtual time
+// spent on tasks, and the simulator's own speed. With --seq-nodes N (the
+// sequential solver's nodes on the instance) it adds the baseline and what
+// is measured against it: seq_nodes, seq_virtual_seconds (N × node cost),
+// speedup (seq_virtual_seconds / virtual_seconds), efficiency (speedup /
+// P) and search_overhead (work_virtual_seconds / seq_virtual_seconds, the
+// nodes expanded over the sequential ones); without it they are absent.
+type SimReport struct {
+	Machine lb.Machine `json:"machine"`
+	// NodeNSFrom says where the machine's node cost came from: NodeNSApp,
+	// NodeNSCalibrated, NodeNSFlag, NodeNSFile, NodeNSStep or NodeNSModel.
+	NodeNSFrom         string  `json:"node_ns_from"`
+	VirtualSeconds     float64 `json:"virtual_seconds"`
+	WorkVirtualSeconds float64 `json:"work_virtual_seconds"`
+	SeqNodes           int64   `json:"seq_nodes,omitempty"`
+	SeqVirtualSeconds  float64 `json:"seq_virtual_seconds,omitempty"`
+	Speedup            float64 `json:"speedup,omitempty"`
+	Efficiency         float64 `json:"efficiency,omitempty"`
+	SearchOverhead     float64 `json:"search_overhead,omitempty"`
+	BusyFraction       float64 `json:"busy_fraction"`
+	LastWorkSeconds    float64 `json:"last_work_seconds"`
+	Events             int64   `json:"events"`
+	EventsPerSecond    float64 `json:"events_per_second"`
+	SimSeconds         float64 `json:"sim_seconds"`
+}
+
+// Report is the part of every app's JSON output that comes from the
+// balancer's runs, beyond Stats: the messages by kind in every world, and
+// the simulator's fields in the simulated world (promoted; absent
+// elsewhere). Apps embed it and fill it with Run.Report.
+type Report struct {
+	Messages *lb.KindCounts `json:"messages,omitempty"`
+	*SimReport
+}
+
+// Report returns the report of an outcome (nil for the sequential solver)
+// and, in the simulated world with --trace, appends its busy-ranks trace to
+// the trace file.
+func (r *Run) Report(o *lb.Outcome) (Report, error) {
+	var rep Report
+	if o == nil {
+		return rep, nil
+	}
+	msgs := o.Total.Messages
+	rep.Messages = &msgs
+	s := o.Sim
+	if s == nil {
+		return rep, nil
+	}
+	if r.sim != nil && r.sim.nodeFrom == NodeNSModel && !r.sim.noted && !r.Quiet && !r.JSON {
+		// Once, with the first result: a run that fails says only why.
+		r.sim.noted = true
+		fmt.Fprintf(errWriter(r.Context.App), "%s: note: %s declares no node cost for the machine %s: simulated %g ns a node,"+
+			" the model's figure for no app in particular; give --calibrate (this machine's cost of the app's node),"+
+			" --node-ns NS or --machine FILE\n", r.App, r.App, s.Machine.Name, s.Machine.NodeNS)
+	}
+	rep.SimReport = &SimReport{Machine: s.Machine, NodeNSFrom: r.nodeFrom(), VirtualSeconds: s.VirtualSeconds, WorkVirtualSeconds: s.WorkVirtualSeconds,
+		BusyFraction: s.BusyFraction(), LastWorkSeconds: s.LastWorkSeconds, Events: s.Events,
+		EventsPerSecond: s.EventsPerSecond(), SimSeconds: s.RealSeconds}
+	if r.sim != nil && r.sim.seqNodes > 0 {
+		n := r.sim.seqNodes
+		sr := rep.SimReport
+		sr.SeqNodes, sr.SeqVirtualSeconds, sr.Speedup, sr.Efficiency = n, s.SeqVirtualSeconds(n), s.Speedup(n), s.Efficiency(n)
+		if sr.SeqVirtualSeconds > 0 {
+			sr.SearchOverhead = s.WorkVirtualSeconds / sr.SeqVirtualSeconds
+		}
+	}
+	if r.sim != nil && r.sim.trace != "" {
+		if err := r.writeTrace(s); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// writeTrace writes a run's trace to the --trace file: created with a
+// header by the command's first report, appended to by the others; the
+// run column numbers the reports.
+func (r *Run) writeTrace(s *lb.SimReport) error {
+	flag := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	if r.traceRuns == 0 {
+		flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(r.sim.trace, flag, 0o644)
+	if err != nil {
+		return fmt.Errorf("--trace: %w", err)
+	}
+	r.traceRuns++
+	w := bufio.NewWriter(f)
+	if r.traceRuns == 1 {
+		fmt.Fprintln(w, "run,start_seconds,end_seconds,busy_ranks,busy_fraction")
+	}
+	for _, tp := range s.Trace {
+		fmt.Fprintf(w, "%d,%s,%s,%s,%s\n", r.traceRuns, fnum(tp.Start), fnum(tp.End), fnum(tp.Busy), fnum(tp.Busy/float64(s.Ranks)))
+	}
+	err = errors.Join(w.Flush(), f.Close())
+	if err != nil {
+		return fmt.Errorf("--trace: %w", err)
+	}
+	return nil
+}
+
+func fnum(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+
+// PrintReport writes the simulator's figures of a report for humans; it
+// writes nothing outside the simulated world.
+func PrintReport(w io.Writer, rep Report) {
+	s := rep.SimReport
+	if s == nil {
+		return
+	}
+	if s.SeqNodes > 0 {
+		fmt.Fprintf(w, "virtual: %.6g s on machine %s (sequential solver, %d nodes: %.6g s)  speedup %.1f  efficiency %.3f  search overhead %.3f  busy %.3f  (%d events, %.3g/s)\n",
+			s.VirtualSeconds, s.Machine.Name, s.SeqNodes, s.SeqVirtualSeconds, s.Speedup, s.Efficiency, s.SearchOverhead, s.BusyFraction, s.Events, s.EventsPerSecond)
+		return
+	}
+	fmt.Fprintf(w, "virtual: %.6g s on machine %s (this run's nodes on one rank: %.6g s; for a speedup give --seq-nodes, the nodes of --balancer seq)  busy %.3f  (%d events, %.3g/s)\n",
+		s.VirtualSeconds, s.Machine.Name, s.WorkVirtualSeconds, s.BusyFraction, s.Events, s.EventsPerSecond)
+}

@@ -1,0 +1,237 @@
+package skeleton
+
+import (
+	"bytes"
+
+	"github.com/treelb/treelb/lb"
+)
+
+// Enumeration visits every node of Space and folds the nodes' values with
+// Combine, which must be associative and commutative and have the zero
+// value of V as its identity (a commutative monoid). Counting solutions:
+// V = int64, Value 1 at a solution, 0 elsewhere, Combine +.
+type Enumeration[N, V any] struct {
+	Space Space[N]
+	// Value is a node's contribution; nil counts the nodes only.
+	Value   func(n N) V
+	Combine func(a, b V) V
+}
+
+// Count is the result of an Enumeration: the nodes visited and the fold of
+// their values. It travels between ranks with encoding/gob, so V's fields
+// must be exported.
+type Count[V any] struct {
+	Nodes int64
+	Value V
+}
+
+type enumApp[N, V any] struct {
+	tree[N]
+	e   *Enumeration[N, V]
+	acc V
+}
+
+// NewApp returns one rank's App of the enumeration, for lb.Run.
+func (e *Enumeration[N, V]) NewApp() lb.Reducer[Count[V]] {
+	a := &enumApp[N, V]{e: e}
+	a.tree = tree[N]{space: e.Space, v: a}
+	return a
+}
+
+// Sequential runs the enumeration on one rank, without a balancer.
+func (e *Enumeration[N, V]) Sequential() Count[V] {
+	a := e.NewApp()
+	run(a.Root())
+	return a.Result()
+}
+
+func (a *enumApp[N, V]) visit(n N) (bool, bool) {
+	if a.e.Value != nil {
+		a.acc = a.e.Combine(a.acc, a.e.Value(n))
+	}
+	return true, true
+}
+
+func (a *enumApp[N, V]) Root() lb.Task                       { return &task[N]{t: &a.tree, root: true} }
+func (a *enumApp[N, V]) Unmarshal(b []byte) (lb.Task, error) { return a.decode(b) }
+func (a *enumApp[N, V]) Result() Count[V]                    { return Count[V]{a.nodes, a.acc} }
+
+func (a *enumApp[N, V]) Combine(x, y Count[V]) Count[V] {
+	v := x.Value
+	if a.e.Combine != nil {
+		v = a.e.Combine(x.Value, y.Value)
+	}
+	return Count[V]{x.Nodes + y.Nodes, v}
+}
+
+// Optimisation is a branch-and-bound search: it finds the best Objective
+// of the nodes that are solutions, pruning every node whose Bound cannot
+// beat the incumbent (strictly better, in Sense). The incumbent travels
+// between ranks as lb's incumbent messages (lb.Bounded).
+type Optimisation[N any] struct {
+	Space Space[N]
+	Sense lb.Sense
+	// Objective returns the value of a node that is a solution, and false
+	// for other nodes.
+	Objective func(n N) (v int64, ok bool)
+	// Bound returns the best value any solution in n's subtree may have
+	// (optimistic: never worse than the truth); nil prunes nothing.
+	Bound func(n N) int64
+	// Initial, when HasInitial, is a known solution's value (a heuristic's):
+	// the search looks for better ones only.
+	Initial    int64
+	HasInitial bool
+}
+
+// Best is the result of an Optimisation or a Decision: the nodes visited
+// and, when Found, the best (or the first) solution's value and encoding
+// (Space.AppendNode). Of equal values the least encoding wins, so that
+// Combine is commutative; the value of an optimisation is the optimum
+// under every schedule, but which optimal node it reports may vary, as
+// branch-and-bound prunes the nodes that only tie with the incumbent.
+type Best struct {
+	Nodes int64
+	Found bool
+	Value int64
+	Node  []byte
+}
+
+// better reports whether x is a better result than y under s.
+func (x Best) better(y Best, s lb.Sense) bool {
+	switch {
+	case !x.Found || !y.Found:
+		return x.Found
+	case x.Value != y.Value:
+		return s.Better(x.Value, y.Value)
+	}
+	return bytes.Compare(x.Node, y.Node) < 0
+}
+
+type optApp[N any] struct {
+	tree[N]
+	o      *Optimisation[N]
+	inc    int64
+	hasInc bool
+	best   Best
+}
+
+var (
+	_ lb.Bounded = (*optApp[int])(nil)
+	_ lb.Stopper = (*decApp[int])(nil)
+)
+
+// NewApp returns one rank's App of the search, for lb.Run.
+func (o *Optimisation[N]) NewApp() lb.Reducer[Best] {
+	a := &optApp[N]{o: o, inc: o.Initial, hasInc: o.HasInitial}
+	a.tree = tree[N]{space: o.Space, v: a}
+	return a
+}
+
+// Sequential runs the search on one rank, without a balancer.
+func (o *Optimisation[N]) Sequential() Best {
+	a := o.NewApp()
+	run(a.Root())
+	return a.Result()
+}
+
+func (a *optApp[N]) visit(n N) (bool, bool) {
+	o := a.o
+	if a.hasInc && o.Bound != nil && !o.Sense.Better(o.Bound(n), a.inc) {
+		return false, false
+	}
+	if v, ok := o.Objective(n); ok {
+		c := Best{Found: true, Value: v, Node: o.Space.AppendNode(nil, n)}
+		if c.better(a.best, o.Sense) {
+			a.best = c
+		}
+		if !a.hasInc || o.Sense.Better(v, a.inc) {
+			a.inc, a.hasInc = v, true
+		}
+	}
+	return true, true
+}
+
+func (a *optApp[N]) Root() lb.Task                       { return &task[N]{t: &a.tree, root: true} }
+func (a *optApp[N]) Unmarshal(b []byte) (lb.Task, error) { return a.decode(b) }
+
+func (a *optApp[N]) Result() Best {
+	r := a.best
+	r.Nodes = a.nodes
+	return r
+}
+
+func (a *optApp[N]) Combine(x, y Best) Best {
+	n := x.Nodes + y.Nodes
+	if y.better(x, a.o.Sense) {
+		x = y
+	}
+	x.Nodes = n
+	return x
+}
+
+func (a *optApp[N]) Sense() lb.Sense          { return a.o.Sense }
+func (a *optApp[N]) Incumbent() (int64, bool) { return a.inc, a.hasInc }
+func (a *optApp[N]) Improve(v int64) {
+	if !a.hasInc || a.o.Sense.Better(v, a.inc) {
+		a.inc, a.hasInc = v, true
+	}
+}
+
+// Decision looks for one node that Goal accepts and stops the whole search
+// when a rank finds one (lb.Stopper). Which solution it finds, and the
+// nodes it visits, depend on the balancer and the schedule.
+type Decision[N any] struct {
+	Space Space[N]
+	Goal  func(n N) bool
+}
+
+type decApp[N any] struct {
+	tree[N]
+	d     *Decision[N]
+	found []byte
+	ok    bool
+}
+
+// NewApp returns one rank's App of the search, for lb.Run.
+func (d *Decision[N]) NewApp() lb.Reducer[Best] {
+	a := &decApp[N]{d: d}
+	a.tree = tree[N]{space: d.Space, v: a}
+	return a
+}
+
+// Sequential runs the search on one rank, without a balancer.
+func (d *Decision[N]) Sequential() Best {
+	a := d.NewApp()
+	run(a.Root())
+	return a.Result()
+}
+
+func (a *decApp[N]) visit(n N) (bool, bool) {
+	if !a.ok && a.d.Goal(n) {
+		a.found, a.ok = a.d.Space.AppendNode(nil, n), true
+		a.stop = true
+	}
+	return true, !a.ok
+}
+
+func (a *decApp[N]) Solved() bool { return a.ok }
+
+func (a *decApp[N]) Root() lb.Task                       { return &task[N]{t: &a.tree, root: true} }
+func (a *decApp[N]) Unmarshal(b []byte) (lb.Task, error) { return a.decode(b) }
+func (a *decApp[N]) Result() Best                        { return Best{Nodes: a.nodes, Found: a.ok, Node: a.found} }
+
+func (a *decApp[N]) Combine(x, y Best) Best {
+	n := x.Nodes + y.Nodes
+	if y.better(x, lb.Minimize) {
+		x = y
+	}
+	x.Nodes = n
+	return x
+}
+
+// run works t to its end.
+func run(t lb.Task) {
+	for !t.Empty() {
+		t.Work(1 << 30)
+	}
+}

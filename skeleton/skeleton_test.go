@@ -1,0 +1,162 @@
+package skeleton_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/skeleton"
+)
+
+// solutions are the counts of N-queens solutions (OEIS A000170).
+var solutions = []int64{1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200}
+
+// TestSequential: the skeleton counts the N-queens solutions of OEIS
+// A000170, and the nodes of the hand-written Task.
+func TestSequential(t *testing.T) {
+	for n, want := range solutions {
+		if n > 10 && testing.Short() {
+			break
+		}
+		got := countQueens(n).Sequential()
+		h := &handQueens{n: n}
+		for t := h.Root(); !t.Empty(); {
+			t.Work(1000)
+		}
+		if got.Value != want || h.count != want || got.Nodes != h.nodes {
+			t.Errorf("n=%d: skeleton %d solutions %d nodes, by hand %d solutions %d nodes; want %d solutions",
+				n, got.Value, got.Nodes, h.count, h.nodes, want)
+		}
+	}
+}
+
+// TestQueensApp: the skeleton's tasks keep the promises of lb.Task
+// (lbtest.TestApp), and so does the hand-written Task it is measured
+// against.
+func TestQueensApp(t *testing.T) {
+	t.Run("skeleton", func(t *testing.T) {
+		lbtest.TestApp(t, func() lb.App { return countQueens(8).NewApp() }, lbtest.AppOptions{Exhaustive: true})
+	})
+	t.Run("hand", func(t *testing.T) {
+		lbtest.TestApp(t, func() lb.App { return &handQueens{n: 8} }, lbtest.AppOptions{Exhaustive: true})
+	})
+	t.Run("optimisation", func(t *testing.T) {
+		lbtest.TestApp(t, func() lb.App { return weightedQueens(8).NewApp() }, lbtest.AppOptions{})
+	})
+	t.Run("decision", func(t *testing.T) {
+		lbtest.TestApp(t, func() lb.App { return firstQueens(8).NewApp() }, lbtest.AppOptions{})
+	})
+}
+
+// TestCountInvariant: the enumeration's count and nodes are the sequential
+// ones under every balancer variant, in every world, at several rank
+// counts.
+func TestCountInvariant(t *testing.T) {
+	const n = 9
+	want := countQueens(n).Sequential()
+	if want.Value != solutions[n] {
+		t.Fatalf("sequential: %d solutions", want.Value)
+	}
+	for _, world := range lbtest.Worlds() {
+		for _, v := range lbtest.Variants() {
+			for _, p := range []int{1, 3, 8} {
+				t.Run(fmt.Sprintf("%s/%s/P=%d", world.Name, v.Name, p), func(t *testing.T) {
+					err := world.Run(p, 5, func(w lb.World) error {
+						got, out, err := lb.Run(w, v.Config(20, 1), countQueens(n).NewApp)
+						if err != nil {
+							return err
+						}
+						if got != want || out.Total.Nodes != want.Nodes {
+							return fmt.Errorf("got %+v (balancer's nodes %d), want %+v", got, out.Total.Nodes, want)
+						}
+						return nil
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestResume: an enumeration suspended for checkpoints and resumed on
+// other rank counts and worlds counts what an uninterrupted one counts.
+func TestResume(t *testing.T) {
+	const n = 9
+	want := countQueens(n).Sequential()
+	run := func(w lb.World, cfg lb.Config) (skeleton.Count[int64], *lb.Outcome, error) {
+		return lb.Run(w, cfg, countQueens(n).NewApp)
+	}
+	lbtest.ResumeVariants(t, 20, 40, 3, lbtest.Chain[skeleton.Count[int64]]{First: run},
+		func(t *testing.T, got skeleton.Count[int64]) {
+			if got != want {
+				t.Fatalf("got %+v, want %+v", got, want)
+			}
+		})
+}
+
+// weightedQueens is an optimisation over the N-queens tree: the largest
+// sum of (row+1)·column over the queens of a solution, bounded by the sum
+// so far plus (row+1)·(n−1) for every row left.
+func weightedQueens(n int) *skeleton.Optimisation[queen] {
+	return &skeleton.Optimisation[queen]{
+		Space:     &queens{n},
+		Sense:     lb.Maximize,
+		Objective: func(s queen) (int64, bool) { return int64(s.score), s.row == n },
+		Bound: func(s queen) int64 {
+			v := int64(s.score)
+			for r := s.row + 1; r <= n; r++ {
+				v += int64(r * (n - 1))
+			}
+			return v
+		},
+	}
+}
+
+// firstQueens looks for one N-queens solution.
+func firstQueens(n int) *skeleton.Decision[queen] {
+	return &skeleton.Decision[queen]{Space: &queens{n}, Goal: func(s queen) bool { return s.row == n }}
+}
+
+// TestOptimisationAndDecision: branch-and-bound finds the sequential
+// optimum, and the decision search a valid solution, under every balancer
+// variant in every world.
+func TestOptimisationAndDecision(t *testing.T) {
+	const n = 8
+	best, all := weightedQueens(n).Sequential(), countQueens(n).Sequential()
+	if !best.Found || best.Nodes >= all.Nodes {
+		t.Fatalf("branch-and-bound: %+v, not fewer nodes than the %d of the whole tree", best, all.Nodes)
+	}
+	if first := firstQueens(n).Sequential(); !first.Found || first.Nodes >= all.Nodes {
+		t.Fatalf("decision: %+v, not fewer nodes than the %d of the whole tree", first, all.Nodes)
+	}
+	for _, world := range lbtest.Worlds() {
+		for _, v := range lbtest.Variants() {
+			t.Run(fmt.Sprintf("%s/%s", world.Name, v.Name), func(t *testing.T) {
+				err := world.Run(4, 5, func(w lb.World) error {
+					got, _, err := lb.Run(w, v.Config(20, 1), weightedQueens(n).NewApp)
+					if err != nil {
+						return err
+					}
+					if !got.Found || got.Value != best.Value {
+						return fmt.Errorf("optimisation: got %+v, want the value %d", got, best.Value)
+					}
+					first, _, err := lb.Run(w, v.Config(20, 1), firstQueens(n).NewApp)
+					if err != nil {
+						return err
+					}
+					s, rest, err := (&queens{n}).DecodeNode(first.Node)
+					if !first.Found || err != nil || len(rest) != 0 || s.row != n {
+						return fmt.Errorf("decision: got %+v (%v)", first, err)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}
