@@ -129,9 +129,9 @@ func TestCheckpointEarlySignal(t *testing.T) {
 		var out, errOut bytes.Buffer
 		app.Writer, app.ErrWriter = &out, &errOut
 		if early != nil {
-			app.Metadata = map[string]any{cmdutil.MetaEarlySignal: early}
+			app.Metadata = map[string]any{runner.MetaEarlySignal: early}
 		}
-		return cmdutil.Execute(app, args), out.String(), errOut.String()
+		return runner.Execute(app, args), out.String(), errOut.String()
 	}
 	code, seq, errOut := run(nil, append(args, "-b", "seq")...)
 	if code != 0 {
@@ -139,8 +139,8 @@ func TestCheckpointEarlySignal(t *testing.T) {
 	}
 	early := make(chan os.Signal, 1)
 	early <- syscall.SIGUSR1
-	if code, _, errOut := run(early, append(args, "--checkpoint", file)...); code != cmdutil.ExitCheckpointed {
-		t.Fatalf("SIGUSR1 before the start: exit %d, want %d; stderr %s", code, cmdutil.ExitCheckpointed, errOut)
+	if code, _, errOut := run(early, append(args, "--checkpoint", file)...); code != runner.ExitCheckpointed {
+		t.Fatalf("SIGUSR1 before the start: exit %d, want %d; stderr %s", code, runner.ExitCheckpointed, errOut)
 	}
 	code, got, errOut := run(nil, "golomb", "--restart", file, "--json")
 	if code != 0 {
