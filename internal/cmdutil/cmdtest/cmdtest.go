@@ -75,7 +75,11 @@ func Refuses(t testing.TB, bin, want string, args ...string) {
 
 // Interrupt starts bin with args, sends it sig after the given time, and
 // returns what it printed and its exit status once it ends (-1 when a
-// signal ended it). It fails t when bin cannot be started.
+// signal ended it). It fails t when bin cannot be started. When args hold
+// --checkpoint FILE, the time counts from the moment the command takes its
+// lock, FILE.lock (it catches SIGUSR1 and SIGTERM from before; up to 30 s
+// after the start): on a loaded machine a command may take longer than
+// the given time to start, and the signal would kill it.
 func Interrupt(t testing.TB, bin string, after time.Duration, sig os.Signal, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
@@ -83,6 +87,13 @@ func Interrupt(t testing.TB, bin string, after time.Duration, sig os.Signal, arg
 	cmd.Stdout, cmd.Stderr = &o, &e
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("%s %s: %v", filepath.Base(bin), strings.Join(args, " "), err)
+	}
+	if file := checkpointArg(args); file != "" {
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if _, err := os.Stat(file + ".lock"); err == nil {
+				break
+			}
+		}
 	}
 	time.Sleep(after)
 	cmd.Process.Signal(sig)
@@ -136,4 +147,21 @@ func CheckProvenance(t testing.TB, out, world string) {
 			t.Errorf("provenance.world = %v, want %s", p["world"], world)
 		}
 	}
+}
+
+// checkpointArg returns the FILE of --checkpoint FILE or --checkpoint=FILE
+// in args, "" when there is none.
+func checkpointArg(args []string) string {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a, "--checkpoint="); ok {
+			return v
+		}
+		if a == "--checkpoint" && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
 }
