@@ -86,14 +86,19 @@ func checkResult(in puzzle.Instance, got, seq Result) error {
 	return nil
 }
 
-// TestEasiestAllBalancers: the 10 easiest Korf instances, solved by puzzle.Solve
-// (exact node counts of the table) and by Solve under every balancer
-// variant and rank count of the embedded world (lbtest.EachVariant):
+// TestEasiestAllBalancers: the 10 easiest Korf instances (4 under -short),
+// solved by puzzle.Solve (exact node counts of the table) and by Solve
+// under every balancer variant and rank count of the embedded world
+// (lbtest.EachVariant):
 // optimal lengths, solutions that reach the goal, and failing iterations
 // with the sequential node counts exactly.
 func TestEasiestAllBalancers(t *testing.T) {
 	embeddedOnly(t)
-	ins := easiest(t, 10)
+	n := 10
+	if testing.Short() {
+		n = 4
+	}
+	ins := easiest(t, n)
 	seq := make([]Result, len(ins))
 	for i, in := range ins {
 		seq[i] = sequential(t, in)
