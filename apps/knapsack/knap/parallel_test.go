@@ -3,7 +3,9 @@ package knap
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/treelb/treelb/lb"
@@ -110,6 +112,12 @@ func checkParallel(w lb.World, pc parallelCase, s Search, cfg lb.Config) error {
 func TestParallelFakeNetwork(t *testing.T) {
 	cases := parallelCases(t, 3)
 	lbtest.EachVariant(t, "sim", func(t *testing.T, v lbtest.Variant, ranks int) {
+		if ranks >= 16 {
+			// Static placement's default, up to ⌈log₂ P⌉+10 levels, makes
+			// 2^14 to 2^16 leaves, each cut from a fresh root by a rank
+			// (the tasks do not halve in place): minutes to simulate.
+			v = v.With("levels", strconv.Itoa(bits.Len(uint(ranks-1))+2))
+		}
 		for seed := uint64(1); seed <= 3; seed++ {
 			w, err := sim.New(ranks, sim.Config{Seed: seed})
 			if err != nil {
