@@ -1,5 +1,6 @@
 # treelb: make (the commands into bin/), make run (main job on the embedded
-# world), make test (everything), make mpi (the MPI build), make slurm-up.
+# world), make test (everything), make test-short
+# (the edit loop), make mpi (the MPI build), make slurm-up.
 GO      ?= go
 # Stamp the binaries with the VCS commit (--version, the provenance of every
 # JSON record) wherever go can: a git clone with git installed. -buildvcs=auto
@@ -7,7 +8,7 @@ GO      ?= go
 # worktree; it overrides a -buildvcs=false in `go env`, not in the environment.
 export GOFLAGS ?= -buildvcs=auto
 
-.PHONY: all build install run test test-go test-examples test-race test-fuzz test-mpi test-slurm test-clone test-docs test-faults vet bench mpi slurm-up slurm-down slurm-status clean
+.PHONY: all build install run test test-short test-go test-examples test-race test-fuzz test-mpi test-slurm test-clone test-docs test-faults vet bench mpi slurm-up slurm-down slurm-status clean
 
 all: build
 
@@ -33,6 +34,13 @@ vet:
 	$(GO) vet -tags aborttest ./mpi/internal/aborttest
 
 test: vet test-clone test-go test-fuzz test-mpi test-slurm test-docs test-faults
+
+# The edit loop: every package's tests in their -short form (small
+# instances, the diagonal of the variant table, no command builds), about a
+# minute on two idle cores; go caches the packages that did not change.
+# make test runs everything.
+test-short:
+	$(GO) test -short ./...
 
 # The fault campaign's short form (SIGKILLed checkpointing runs restarted on
 # other ranks, the bad-input table); FAULTS=full scripts/faults.sh for the

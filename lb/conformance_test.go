@@ -6,21 +6,9 @@ import (
 	"testing"
 
 	"github.com/treelb/treelb/lb"
-	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/lb/lbtest"
 	"github.com/treelb/treelb/lb/sim"
-	"github.com/treelb/treelb/mpi"
 )
-
-// conformanceRanks are the rank counts of the conformance table in a
-// world; -short drops the largest, and the embedded world, whose
-// goroutines share the test's cores, stops at 16.
-func conformanceRanks(world string) []int {
-	if testing.Short() || world == "embedded" {
-		return []int{1, 2, 3, 7, 16}
-	}
-	return []int{1, 2, 3, 7, 16, 64}
-}
 
 // simulate runs a tree search of the variant on p simulated ranks.
 func simulate(v lbtest.Variant, p int, netSeed uint64, budget int64, seed uint64, depth int, mode lbtest.Mode) (lbtest.TreeResult, *lb.Outcome, error) {
@@ -33,12 +21,14 @@ func simulate(v lbtest.Variant, p int, netSeed uint64, budget int64, seed uint64
 
 // TestConformance runs every balancer variant through lb.Rank in every
 // world of this build (the simulator on the seeded fake network, the
-// lock-step world, the embedded world of goroutine ranks), for every rank
-// count and three seeds in the simulator (one elsewhere: the lock-step
-// world has no randomness of its own, the embedded world's schedules vary
-// by themselves).
-// Exhaustive counts must equal the sequential count exactly (no lost or
-// duplicated work); lb.Rank itself fails on a message after termination or
+// lock-step world, the embedded world of goroutine ranks), on 1, 2, 3, 7,
+// 16 and 64 ranks (lbtest.EachVariant; its diagonal under -short)
+// and three seeds in the simulator (one elsewhere: the lock-step world has
+// no randomness of its own, the embedded world's schedules vary by
+// themselves). Exhaustive counts must equal the sequential count exactly,
+// nodes and the digest of the leaves (no lost or duplicated work): this is
+// the synthetic tree's row of the table of exhaustive counts
+// (docs/counts.md). lb.Rank itself fails on a message after termination or
 // a rank that terminates twice (Done going back to false), and the
 // simulator on a rank that never terminates.
 func TestConformance(t *testing.T) {
@@ -51,57 +41,34 @@ func TestConformance(t *testing.T) {
 		if world.Name != "sim" {
 			seeds = 1
 		}
-		for _, v := range lbtest.Variants() {
-			for _, p := range conformanceRanks(world.Name) {
+		t.Run(world.Name, func(t *testing.T) {
+			// The tree is small enough for 64 goroutine ranks too.
+			lbtest.EachVariantOn(t, world.Name, lbtest.Ranks("sim"), func(t *testing.T, v lbtest.Variant, p int) {
 				for seed := uint64(1); seed <= seeds; seed++ {
-					t.Run(fmt.Sprintf("%s/%s/P=%d/seed=%d", world.Name, v.Name, p, seed), func(t *testing.T) {
-						if world.Name != "embedded" {
-							t.Parallel()
-						}
-						err := world.Run(p, seed*77, func(w lb.World) error {
-							got, out, err := lb.Run(w, v.Config(50, seed), func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(seed, depth, lbtest.Count) })
-							if err != nil {
-								return err
-							}
-							return lbtest.Check(got, out, seed, depth, lbtest.Count)
-						})
+					err := world.Run(p, seed*77, func(w lb.World) error {
+						got, out, err := lb.Run(w, v.Config(50, seed), func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(seed, depth, lbtest.Count) })
 						if err != nil {
-							t.Fatal(err)
+							return err
 						}
+						return lbtest.Check(got, out, seed, depth, lbtest.Count)
 					})
+					if err != nil {
+						t.Fatalf("seed %d: %v", seed, err)
+					}
 				}
-			}
-		}
+			})
+		})
 	}
 }
 
-// TestCountInvariant is the synthetic tree's row of the conformance table
-// of exhaustive counts (docs/counts.md; the apps' rows run their commands,
-// runnertest.Invariant): the nodes and the digest of the leaves are the
-// sequential ones under every variant on 1, 2, 3, 7 and 64 goroutine ranks
-// of the embedded world (TestConformance runs the simulator), and after a
-// chain of checkpoints and restarts on 3 simulated, 2 goroutine and 7
-// simulated ranks (lbtest.ResumeVariants).
+// TestCountInvariant: the synthetic tree's count (nodes and the digest of
+// the leaves) is the sequential one after a chain of checkpoints and
+// restarts on 3 simulated, 2 goroutine and 7 simulated ranks, under every
+// variant (lbtest.ResumeVariants); TestConformance checks it without
+// checkpoints in every world.
 func TestCountInvariant(t *testing.T) {
-	if mpi.WorldName != "embedded" {
-		t.Skip("starts its own embedded worlds")
-	}
 	const seed, depth = 6, 15
 	newTree := func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(seed, depth, lbtest.Count) }
-	for _, v := range lbtest.Variants() {
-		for _, p := range []int{1, 2, 3, 7, 64} {
-			err := mpi.Run(p, func(c *mpi.Comm) error {
-				got, out, err := lb.Run(driver.New(c), v.Config(50, 1), newTree)
-				if err != nil {
-					return err
-				}
-				return lbtest.Check(got, out, seed, depth, lbtest.Count)
-			})
-			if err != nil {
-				t.Errorf("%s on %d ranks: %v", v.Name, p, err)
-			}
-		}
-	}
 	want := lbtest.Sequential(seed, depth, lbtest.Count)
 	run := func(w lb.World, cfg lb.Config) (lbtest.TreeResult, *lb.Outcome, error) {
 		return lb.Run(w, cfg, newTree)
@@ -114,24 +81,20 @@ func TestCountInvariant(t *testing.T) {
 }
 
 // TestBoundAndStop: branch-and-bound finds the sequential minimum on every
-// balancer, and a first-solution search stops early with a valid solution.
+// balancer variant and rank count (lbtest.EachVariant), and a
+// first-solution search stops early with a valid solution.
 func TestBoundAndStop(t *testing.T) {
-	for _, v := range lbtest.Variants() {
-		for _, p := range []int{1, 3, 16} {
-			t.Run(fmt.Sprintf("%s/P=%d", v.Name, p), func(t *testing.T) {
-				t.Parallel()
-				for _, mode := range []lbtest.Mode{lbtest.Bound, lbtest.First} {
-					got, out, err := simulate(v, p, 9, 40, 5, 24, mode)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := lbtest.Check(got, out, 5, 24, mode); err != nil {
-						t.Fatalf("mode %d: %v", mode, err)
-					}
-				}
-			})
+	lbtest.EachVariant(t, "sim", func(t *testing.T, v lbtest.Variant, p int) {
+		for _, mode := range []lbtest.Mode{lbtest.Bound, lbtest.First} {
+			got, out, err := simulate(v, p, 9, 40, 5, 24, mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := lbtest.Check(got, out, 5, 24, mode); err != nil {
+				t.Fatalf("mode %d: %v", mode, err)
+			}
 		}
-	}
+	})
 }
 
 // TestOutsideBalancer: a Factory that is not registered runs like the

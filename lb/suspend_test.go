@@ -17,10 +17,11 @@ import (
 // exhaustive count of the chain is the sequential count exactly, the nodes
 // of the segments add up to it, and branch-and-bound finds the sequential
 // minimum. Each suspension of the count keeps work open (the moments fall
-// early enough).
+// early enough). Under -short, the balancers' defaults only
+// (lbtest.ShortVariants).
 func TestSuspendResume(t *testing.T) {
 	sizes := []int{3, 7, 1, 16}
-	for _, v := range lbtest.Variants() {
+	for _, v := range lbtest.ShortVariants() {
 		for _, mode := range []lbtest.Mode{lbtest.Count, lbtest.Bound} {
 			for seed := uint64(1); seed <= 2; seed++ {
 				t.Run(fmt.Sprintf("%s/mode=%d/seed=%d", v.Name, mode, seed), func(t *testing.T) {
@@ -93,7 +94,7 @@ func TestSuspendResume(t *testing.T) {
 // and resumed ends with a valid solution, and a search that finds its
 // solution before the suspension spreads ends as solved, not suspended.
 func TestSuspendStopped(t *testing.T) {
-	for _, v := range lbtest.Variants() {
+	for _, v := range lbtest.ShortVariants() {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
 			newApp := func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(5, 24, lbtest.First) }

@@ -105,8 +105,6 @@ func TestCheckpointSignal(t *testing.T) {
 		want string
 	}{
 		{[]string{"--restart", file, "--korf", "13"}, "another instance"},
-		{[]string{"--restart", file, "-b", "seq"}, "only searches with a balancer"},
-		{[]string{"--korf", "1", "--checkpoint-every", "1s"}, "needs --checkpoint"},
 	} {
 		runnertest.Refuses(t, bin, tc.want, tc.args...)
 	}

@@ -72,9 +72,6 @@ func TestCheckpointSignal(t *testing.T) {
 		{[]string{"alpha", "--restart", file}, "written by integrate func, not integrate alpha"},
 		{[]string{"func", "--restart", file, "exp"}, "another instance"},
 		{[]string{"func", "--restart", file, "osc", "--theta-a", "1e-19"}, "another instance"},
-		{[]string{"func", "--restart", file, "-b", "seq"}, "only searches with a balancer"},
-		{[]string{"--restart", file + ".none"}, "no such file"},
-		{[]string{"--np", "2", "--restart=" + os.Args[0]}, "not a treelb checkpoint"},
 	} {
 		runnertest.Refuses(t, c.bin, tc.want, tc.args...)
 	}

@@ -86,7 +86,6 @@ func TestCheckpointSignal(t *testing.T) {
 	}{
 		{[]string{"--restart", file, committed}, "another instance"},
 		{[]string{"--restart", file, in, "--search", "hs"}, "another instance"},
-		{[]string{"--restart", file, "-b", "seq"}, "only searches with a balancer"},
 	} {
 		runnertest.Refuses(t, bin, tc.want, tc.args...)
 	}

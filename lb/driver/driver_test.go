@@ -15,35 +15,32 @@ import (
 )
 
 // TestDriverEmbedded runs every balancer variant with the real driver over
-// the embedded MPI world: exhaustive counts equal the sequential ones, and
+// the embedded MPI world, on every rank count of the variant table
+// (lbtest.EachVariant): exhaustive counts equal the sequential ones, and
 // branch-and-bound and first-solution searches give the sequential answer.
 func TestDriverEmbedded(t *testing.T) {
-	depth, sizes := 19, []int{1, 2, 3, 7, 16}
+	depth := 19
 	if testing.Short() {
-		depth, sizes = 16, []int{1, 3, 7}
+		depth = 16
 	}
-	for _, v := range lbtest.Variants() {
-		for _, p := range sizes {
-			t.Run(fmt.Sprintf("%s/P=%d", v.Name, p), func(t *testing.T) {
-				err := mpi.Run(p, func(c *mpi.Comm) error {
-					w := driver.New(c)
-					for _, mode := range []lbtest.Mode{lbtest.Count, lbtest.Bound, lbtest.First} {
-						got, out, err := lb.Run(w, v.Config(64, 1), func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(4, depth, mode) })
-						if err != nil {
-							return err
-						}
-						if err := lbtest.Check(got, out, 4, depth, mode); err != nil {
-							return fmt.Errorf("mode %d: %w", mode, err)
-						}
-					}
-					return nil
-				})
+	lbtest.EachVariant(t, "embedded", func(t *testing.T, v lbtest.Variant, p int) {
+		err := mpi.Run(p, func(c *mpi.Comm) error {
+			w := driver.New(c)
+			for _, mode := range []lbtest.Mode{lbtest.Count, lbtest.Bound, lbtest.First} {
+				got, out, err := lb.Run(w, v.Config(64, 1), func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(4, depth, mode) })
 				if err != nil {
-					t.Fatal(err)
+					return err
 				}
-			})
+				if err := lbtest.Check(got, out, 4, depth, mode); err != nil {
+					return fmt.Errorf("mode %d: %w", mode, err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+	})
 }
 
 // TestRankStats: per-rank statistics reach rank 0 only, and sum to the
@@ -126,13 +123,14 @@ func TestProgress(t *testing.T) {
 // TestSuspendEmbedded suspends a count at a random moment on 3 goroutine
 // ranks of the embedded world, resumes it on 7 ranks and suspends it
 // again, and finishes it on 2 simulated ranks, under every balancer
-// variant: the count is the sequential one exactly, and every rank learns
-// of each suspension while only rank 0 holds the open tasks.
+// variant (under -short the balancers' defaults, lbtest.ShortVariants):
+// the count is the sequential one exactly, and every rank learns of each
+// suspension while only rank 0 holds the open tasks.
 func TestSuspendEmbedded(t *testing.T) {
 	const depth, seed = 18, 6
 	newApp := func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(seed, depth, lbtest.Count) }
 	want := lbtest.Sequential(seed, depth, lbtest.Count)
-	for i, v := range lbtest.Variants() {
+	for i, v := range lbtest.ShortVariants() {
 		t.Run(v.Name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(i), 7))
 			var resume *lb.Suspended

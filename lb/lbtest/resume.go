@@ -101,14 +101,14 @@ func ResumeChain[R any](t testing.TB, v Variant, budget int64, rng *rand.Rand, m
 }
 
 // ResumeVariants runs c from checkpoint to checkpoint (ResumeChain) under
-// every variant (Variants), each in a subtest with its own random polls
+// every variant (Variants; under -short ShortVariants), each in a subtest with its own random polls
 // (from seed and the variant's index), and checks each final result with
 // check. It skips t in the MPI build of package mpi.
 func ResumeVariants[R any](t *testing.T, budget int64, maxPolls int, seed uint64, c Chain[R], check func(t *testing.T, got R)) {
 	if mpi.WorldName != "embedded" {
 		t.Skip("starts its own embedded world")
 	}
-	for i, v := range Variants() {
+	for i, v := range ShortVariants() {
 		t.Run(v.Name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(i), seed))
 			check(t, ResumeChain(t, v, budget, rng, maxPolls, c))

@@ -35,12 +35,16 @@ const EmbeddedP = 1024
 
 // LargeEmbedded runs f as a subtest for every registered balancer on
 // EmbeddedP goroutine ranks of the embedded world, one balancer at a time
-// (each subtest runs a whole world of ranks); cfg is the balancer with
+// (each subtest runs a whole world of ranks; under -short only rp's, the
+// others cost seconds each of throttled polling); cfg is the balancer with
 // static placement cut to ⌈log₂ P⌉+1 levels (its default makes 2^20 leaves
 // at 1024 ranks, twenty seconds of splitting on two cores: the protocol,
 // not the splitting, is what these tests check).
 func LargeEmbedded(t *testing.T, budget int64, seed uint64, f func(t *testing.T, cfg lb.Config, p int)) {
 	for _, info := range lb.Balancers() {
+		if testing.Short() && info.Name != "rp" {
+			continue
+		}
 		t.Run(fmt.Sprintf("%s/P=%d", info.Name, EmbeddedP), func(t *testing.T) {
 			f(t, lb.Config{Balancer: info.New, Budget: budget, Seed: seed,
 				Options: WithOption(info, nil, "levels", strconv.Itoa(bits.Len(uint(EmbeddedP-1))+1))}, EmbeddedP)

@@ -69,27 +69,18 @@ func NodesAndCertificate(stdout string) (string, error) {
 	return strings.Join(fp, "; "), nil
 }
 
-// InvariantRanks are the rank counts of Invariant: 1, 2, 3, 7 and 64;
-// under -short 1, 3 and 7.
-func InvariantRanks() []int {
-	if testing.Short() {
-		return []int{1, 3, 7}
-	}
-	return []int{1, 2, 3, 7, 64}
-}
-
 // Invariant is the conformance table of an exhaustive search's printed
 // count (docs/counts.md). It runs the command with args and --json under
-// --balancer seq, then under every balancer variant (lbtest.Variants, with
-// its options as flags) on each of InvariantRanks in the embedded world and
-// in the simulator, then from checkpoint to restart: a run on 3 simulated
-// ranks that writes a checkpoint every few milliseconds (--checkpoint-every)
-// and goes on, a restart from its last checkpoint on 2 goroutine ranks that
-// checkpoints again, and a restart from that on 7 simulated ranks. It
-// fails t unless every run exits 0 and prints the fingerprint of the
-// sequential run. The instance must take long enough on 3 simulated ranks
-// for a checkpoint to fall due (10 ms or more); a run that writes none fails
-// t.
+// --balancer seq, then under every balancer variant (with its options as
+// flags) on 1, 2, 3, 7, 16 and 64 ranks (lbtest.EachVariantOn; its
+// diagonal under -short) of the embedded world and of the simulator, then, under every variant (lbtest.ShortVariants), from
+// checkpoint to restart: a run on 3 simulated ranks that writes a
+// checkpoint every few milliseconds (--checkpoint-every) and goes on, a
+// restart from its last checkpoint on 2 goroutine ranks that checkpoints
+// again, and a restart from that on 7 simulated ranks. It fails t unless
+// every run exits 0 and prints the fingerprint of the sequential run. The
+// instance must take long enough on 3 simulated ranks for a checkpoint to
+// fall due (10 ms or more); a run that writes none fails t.
 func Invariant(t *testing.T, exec Exec, args []string, fingerprint Fingerprint) {
 	t.Helper()
 	run := func(t *testing.T, extra ...string) string {
@@ -107,18 +98,24 @@ func Invariant(t *testing.T, exec Exec, args []string, fingerprint Fingerprint) 
 	}
 	want := run(t, "-b", "seq")
 	t.Logf("sequential: %s", want)
-	dir := t.TempDir()
-	for i, v := range lbtest.Variants() {
-		flags := append([]string{"-b", v.Info.Name}, OptionFlags(v.Options)...)
-		t.Run(v.Name, func(t *testing.T) {
-			for _, world := range []string{runner.WorldEmbedded, runner.WorldSim} {
-				for _, p := range InvariantRanks() {
-					extra := append([]string{"--world", world, "--np", strconv.Itoa(p)}, flags...)
-					if got := run(t, extra...); got != want {
-						t.Errorf("%s, %d ranks, %q: %s; sequential %s", world, p, flags, got, want)
-					}
+	flagsOf := func(v lbtest.Variant) []string {
+		return append([]string{"-b", v.Info.Name}, OptionFlags(v.Options)...)
+	}
+	for _, world := range []string{runner.WorldEmbedded, runner.WorldSim} {
+		t.Run(world, func(t *testing.T) {
+			lbtest.EachVariantOn(t, world, lbtest.Ranks(runner.WorldSim), func(t *testing.T, v lbtest.Variant, p int) {
+				flags := flagsOf(v)
+				extra := append([]string{"--world", world, "--np", strconv.Itoa(p)}, flags...)
+				if got := run(t, extra...); got != want {
+					t.Errorf("%s, %d ranks, %q: %s; sequential %s", world, p, flags, got, want)
 				}
-			}
+			})
+		})
+	}
+	dir := t.TempDir()
+	for i, v := range lbtest.ShortVariants() {
+		flags := flagsOf(v)
+		t.Run("checkpoints/"+v.Name, func(t *testing.T) {
 			first := filepath.Join(dir, fmt.Sprintf("%d-first.ckpt", i))
 			second := filepath.Join(dir, fmt.Sprintf("%d-second.ckpt", i))
 			every := []string{"--checkpoint-every", "1ms"}

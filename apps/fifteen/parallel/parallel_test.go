@@ -86,42 +86,45 @@ func checkResult(in puzzle.Instance, got, seq Result) error {
 	return nil
 }
 
-// TestEasiestAllBalancers: the 10 easiest Korf instances, solved by puzzle.Solve
-// (exact node counts of the table) and by Solve under every balancer at 1,
-// 2 and 7 ranks of the embedded world (fast initialisation at 7): optimal
-// lengths, solutions that reach the goal, and failing iterations with the
-// sequential node counts exactly.
+// TestEasiestAllBalancers: the 10 easiest Korf instances (4 under -short),
+// solved by puzzle.Solve (exact node counts of the table) and by Solve
+// under every balancer variant and rank count of the embedded world
+// (lbtest.EachVariant):
+// optimal lengths, solutions that reach the goal, and failing iterations
+// with the sequential node counts exactly.
 func TestEasiestAllBalancers(t *testing.T) {
 	embeddedOnly(t)
-	ins := easiest(t, 10)
+	n := 10
+	if testing.Short() {
+		n = 4
+	}
+	ins := easiest(t, n)
 	seq := make([]Result, len(ins))
 	for i, in := range ins {
 		seq[i] = sequential(t, in)
 	}
-	for _, info := range lb.Balancers() {
-		for _, ranks := range []int{1, 2, 7} {
-			cfg := lb.Config{Balancer: info.New, Options: lbtest.WithOption(info, nil, "fast-init", strconv.FormatBool(ranks == 7)), RankStats: true}
-			err := mpi.Run(ranks, func(c *mpi.Comm) error {
-				for i, in := range ins {
-					cfg.Seed = uint64(i + 1)
-					got, out, err := Solve(driver.New(c), in.State, cfg)
-					if err != nil {
-						return err
-					}
-					if err := checkResult(in, got, seq[i]); err != nil {
-						return err
-					}
-					if (c.Rank() == 0) != (len(out.Ranks) == ranks) || out.Total.Nodes != got.Nodes-1 {
-						return fmt.Errorf("korf %d: statistics of %d ranks, %d nodes, want %d", in.ID, len(out.Ranks), out.Total.Nodes, got.Nodes-1)
-					}
+	lbtest.EachVariant(t, "embedded", func(t *testing.T, v lbtest.Variant, ranks int) {
+		err := mpi.Run(ranks, func(c *mpi.Comm) error {
+			for i, in := range ins {
+				cfg := v.Config(0, uint64(i+1))
+				cfg.RankStats = true
+				got, out, err := Solve(driver.New(c), in.State, cfg)
+				if err != nil {
+					return err
 				}
-				return nil
-			})
-			if err != nil {
-				t.Fatalf("%s P=%d: %v", info.Name, ranks, err)
+				if err := checkResult(in, got, seq[i]); err != nil {
+					return err
+				}
+				if (c.Rank() == 0) != (len(out.Ranks) == ranks) || out.Total.Nodes != got.Nodes-1 {
+					return fmt.Errorf("korf %d: statistics of %d ranks, %d nodes, want %d", in.ID, len(out.Ranks), out.Total.Nodes, got.Nodes-1)
+				}
 			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+	})
 }
 
 // TestFailingIterationsSimulated: every failing iteration of two small

@@ -26,7 +26,7 @@ func TestCheckpointSolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, v := range lbtest.Variants() {
+	for i, v := range lbtest.ShortVariants() {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(uint64(i), 15))
@@ -94,7 +94,7 @@ func TestCheckpointCount(t *testing.T) {
 	const n, maxLen = 9, 50
 	want := countSeq(t, n, maxLen)
 	g := shorter(t, n)
-	for i, v := range lbtest.Variants() {
+	for i, v := range lbtest.ShortVariants() {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(uint64(i), 16))

@@ -96,39 +96,34 @@ func TestUnmarshalRejectsGarbage(t *testing.T) {
 
 // TestFakeNetwork: the exhaustive count (all 9-mark rulers up to length 50)
 // gives exactly the sequential node and ruler counts under every balancer
-// variant, rank count and seeded schedule of the fake network, which delays
-// and reorders messages between different pairs.
+// variant and rank count (lbtest.EachVariant) and seeded schedule of the
+// fake network, which delays and reorders messages between different pairs.
 func TestFakeNetwork(t *testing.T) {
 	const n, maxLen = 9, 50
 	want := countSeq(t, n, maxLen)
 	g := shorter(t, n)
-	for _, v := range lbtest.Variants() {
-		for _, ranks := range []int{1, 2, 3, 7, 16, 64} {
-			t.Run(fmt.Sprintf("%s/P=%d", v.Name, ranks), func(t *testing.T) {
-				t.Parallel()
-				for seed := uint64(1); seed <= 3; seed++ {
-					w, err := sim.New(ranks, sim.Config{Seed: seed})
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, out, err := CountParallel(w, n, g, maxLen, v.Config(200, seed))
-					if err != nil {
-						t.Fatalf("seed %d: %v", seed, err)
-					}
-					if got.Nodes != want.Nodes || got.Solutions != want.Solutions || got.Digest != want.Digest || out.Total.Nodes != want.Nodes {
-						t.Fatalf("seed %d: %d nodes %d rulers, sequential %d nodes %d rulers",
-							seed, got.Nodes, got.Solutions, want.Nodes, want.Solutions)
-					}
-				}
-			})
+	lbtest.EachVariant(t, "sim", func(t *testing.T, v lbtest.Variant, ranks int) {
+		for seed := uint64(1); seed <= 3; seed++ {
+			w, err := sim.New(ranks, sim.Config{Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, out, err := CountParallel(w, n, g, maxLen, v.Config(200, seed))
+			if err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			if got.Nodes != want.Nodes || got.Solutions != want.Solutions || got.Digest != want.Digest || out.Total.Nodes != want.Nodes {
+				t.Fatalf("seed %d: %d nodes %d rulers, sequential %d nodes %d rulers",
+					seed, got.Nodes, got.Solutions, want.Nodes, want.Solutions)
+			}
 		}
-	}
+	})
 }
 
 // TestOptimalParallel: optimal lengths for 2..12 marks under rp (2..10
-// with -short) and 2..10 under every other balancer variant, with ranks
-// {1, 2, 3, 7, 16}, on the embedded world; and the whole multi-step run in
-// the simulated world.
+// with -short) and 2..10 under every other balancer variant, on every rank
+// count of lbtest.EachVariant, on the embedded world; and the whole
+// multi-step run on four times as many simulated ranks.
 func TestOptimalParallel(t *testing.T) {
 	want := optimal(t)
 	check := func(steps []Step, out *lb.Outcome) error {
@@ -144,37 +139,33 @@ func TestOptimalParallel(t *testing.T) {
 		}
 		return nil
 	}
-	for _, v := range lbtest.Variants() {
+	lbtest.EachVariant(t, "embedded", func(t *testing.T, v lbtest.Variant, ranks int) {
 		top := 10
 		if v.Name == "rp" && !testing.Short() {
 			top = 12
 		}
-		for _, ranks := range []int{1, 2, 3, 7, 16} {
-			t.Run(fmt.Sprintf("%s/P=%d", v.Name, ranks), func(t *testing.T) {
-				err := mpi.Run(ranks, func(c *mpi.Comm) error {
-					steps, out, err := SolveParallel(driver.New(c), top, v.Config(0, 3))
-					if err != nil {
-						return err
-					}
-					return check(steps, out)
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				w, err := sim.New(ranks*4, sim.Config{Seed: 5})
-				if err != nil {
-					t.Fatal(err)
-				}
-				steps, out, err := SolveParallel(w, 9, v.Config(500, 3))
-				if err != nil {
-					t.Fatalf("simulated, %d ranks: %v", ranks*4, err)
-				}
-				if err := check(steps, out); err != nil {
-					t.Fatalf("simulated, %d ranks: %v", ranks*4, err)
-				}
-			})
+		err := mpi.Run(ranks, func(c *mpi.Comm) error {
+			steps, out, err := SolveParallel(driver.New(c), top, v.Config(0, 3))
+			if err != nil {
+				return err
+			}
+			return check(steps, out)
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		w, err := sim.New(ranks*4, sim.Config{Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps, out, err := SolveParallel(w, 9, v.Config(500, 3))
+		if err != nil {
+			t.Fatalf("simulated, %d ranks: %v", ranks*4, err)
+		}
+		if err := check(steps, out); err != nil {
+			t.Fatalf("simulated, %d ranks: %v", ranks*4, err)
+		}
+	})
 }
 
 // leafTasks splits a fresh root k times along every path, as static

@@ -41,8 +41,9 @@ func busy(out *lb.Outcome) int {
 	return n
 }
 
-// TestParallelSim: every balancer variant at 1, 2, 7 and 16 ranks of the
-// seeded fake network (sim.New, which delays and reorders messages), on
+// TestParallelSim: every balancer variant and rank count of
+// lbtest.EachVariant on the seeded fake network (sim.New, which delays and
+// reorders messages), on
 // two trees and three network seeds each, expands exactly the sequential
 // tree, and the work is shared (see shares): slices of 20 nodes make the
 // balancers move work often.
@@ -52,7 +53,7 @@ func TestParallelSim(t *testing.T) {
 	for i, p := range trees {
 		want[i] = p.Solve()
 	}
-	bagsched.EachVariant(t, true, func(t *testing.T, v lbtest.Variant, ranks int) {
+	lbtest.EachVariant(t, "sim", func(t *testing.T, v lbtest.Variant, ranks int) {
 		for i, p := range trees {
 			for seed := uint64(1); seed <= 3; seed++ {
 				w, err := sim.New(ranks, sim.Config{Seed: seed})
@@ -76,13 +77,13 @@ func TestParallelSim(t *testing.T) {
 	})
 }
 
-// TestParallelEmbedded: every balancer variant at 1, 2, 7 and 16 goroutine
-// ranks of the embedded world (mpi.Run, driver.New) expands exactly the
+// TestParallelEmbedded: every balancer variant and rank count of
+// lbtest.EachVariant on goroutine ranks of the embedded world (mpi.Run, driver.New) expands exactly the
 // sequential tree, on every rank.
 func TestParallelEmbedded(t *testing.T) {
 	p := mustNew(t, 0.96, 2)
 	want := p.Solve()
-	bagsched.EachVariant(t, false, func(t *testing.T, v lbtest.Variant, ranks int) {
+	lbtest.EachVariant(t, "embedded", func(t *testing.T, v lbtest.Variant, ranks int) {
 		bagsched.Embedded(t, ranks, func(w lb.World) error {
 			got, out, err := p.SolveParallel(w, v.Config(50, 7))
 			if err != nil {

@@ -63,8 +63,8 @@ func checkParallel(c exactCase, want, got Result, out *lb.Outcome) error {
 	return nil
 }
 
-// TestParallelSim: every balancer variant at 1, 2, 7 and 16 ranks of the
-// seeded fake network (sim.New), two network seeds, integrates every
+// TestParallelSim: every balancer variant and rank count of
+// lbtest.EachVariant on the seeded fake network (sim.New), two network seeds, integrates every
 // case to the sequential tree and integral, bit for bit, within the
 // tolerance of the exact value. Slices of 20 nodes move work often.
 func TestParallelSim(t *testing.T) {
@@ -73,7 +73,7 @@ func TestParallelSim(t *testing.T) {
 	for i, c := range cases {
 		want[i] = c.p.Solve()
 	}
-	bagsched.EachVariant(t, true, func(t *testing.T, v lbtest.Variant, ranks int) {
+	lbtest.EachVariant(t, "sim", func(t *testing.T, v lbtest.Variant, ranks int) {
 		for i, c := range cases {
 			for seed := uint64(1); seed <= 2; seed++ {
 				w, err := sim.New(ranks, sim.Config{Seed: seed})
@@ -92,8 +92,8 @@ func TestParallelSim(t *testing.T) {
 	})
 }
 
-// TestParallelEmbedded: the same on 1, 2, 7 and 16 goroutine ranks of the
-// embedded world (mpi.Run, driver.New), every variant, on the largest
+// TestParallelEmbedded: the same on goroutine ranks of the embedded world
+// (mpi.Run, driver.New), every variant and rank count (lbtest.EachVariant), on the largest
 // named-function tree and a random polynomial under the relative rule.
 func TestParallelEmbedded(t *testing.T) {
 	var cases []exactCase
@@ -105,7 +105,7 @@ func TestParallelEmbedded(t *testing.T) {
 	if len(cases) != 2 {
 		t.Fatalf("%d cases", len(cases))
 	}
-	bagsched.EachVariant(t, false, func(t *testing.T, v lbtest.Variant, ranks int) {
+	lbtest.EachVariant(t, "embedded", func(t *testing.T, v lbtest.Variant, ranks int) {
 		for _, c := range cases {
 			want := c.p.Solve()
 			bagsched.Embedded(t, ranks, func(w lb.World) error {

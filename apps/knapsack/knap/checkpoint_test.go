@@ -34,7 +34,7 @@ func TestCheckpointResume(t *testing.T) {
 		if z, _ := fresh.Incumbent(); z >= pc.opt {
 			t.Fatalf("%s: the greedy start %d is optimal already (%d): the test needs a worse one", pc.name, z, pc.opt)
 		}
-		for i, v := range lbtest.Variants() {
+		for i, v := range lbtest.ShortVariants() {
 			t.Run(s.String()+"/"+v.Name, func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(i), 0x4b))
 				a, _ := NewApp(pc.in, s)

@@ -3,7 +3,9 @@ package knap
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/treelb/treelb/lb"
@@ -12,9 +14,6 @@ import (
 	"github.com/treelb/treelb/lb/sim"
 	"github.com/treelb/treelb/mpi"
 )
-
-// parallelRanks are the rank counts of the parallel tests (issue 11).
-var parallelRanks = []int{1, 2, 7}
 
 // seqNodes returns the nodes the sequential search of in expands when it
 // knows the profit z from the start.
@@ -104,34 +103,35 @@ func checkParallel(w lb.World, pc parallelCase, s Search, cfg lb.Config) error {
 	return nil
 }
 
-// TestParallelFakeNetwork: under every balancer variant, on 1, 2 and 7
-// ranks of the seeded fake network (sim.New, which delays and reorders
+// TestParallelFakeNetwork: under every balancer variant and rank count of
+// lbtest.EachVariant on the seeded fake network (sim.New, which delays and reorders
 // messages between pairs) and several seeds, both searches find the DP
 // optimum of random instances of every class, with feasible items that
 // sum to it; and with the optimum known on every rank from the start they
 // expand exactly the sequential search's nodes, however the work is split.
 func TestParallelFakeNetwork(t *testing.T) {
 	cases := parallelCases(t, 3)
-	for _, v := range lbtest.Variants() {
-		for _, ranks := range parallelRanks {
-			t.Run(fmt.Sprintf("%s/P=%d", v.Name, ranks), func(t *testing.T) {
-				t.Parallel()
-				for seed := uint64(1); seed <= 3; seed++ {
-					w, err := sim.New(ranks, sim.Config{Seed: seed})
-					if err != nil {
-						t.Fatal(err)
-					}
-					for _, pc := range cases {
-						for _, s := range []Search{Core, HS} {
-							if err := checkParallel(w, pc, s, v.Config(1+int64(seed*seed)*20, seed)); err != nil {
-								t.Fatalf("seed %d, %s: %v", seed, pc.name, err)
-							}
-						}
+	lbtest.EachVariant(t, "sim", func(t *testing.T, v lbtest.Variant, ranks int) {
+		if ranks >= 16 {
+			// Static placement's default, up to ⌈log₂ P⌉+10 levels, makes
+			// 2^14 to 2^16 leaves, each cut from a fresh root by a rank
+			// (the tasks do not halve in place): minutes to simulate.
+			v = v.With("levels", strconv.Itoa(bits.Len(uint(ranks-1))+2))
+		}
+		for seed := uint64(1); seed <= 3; seed++ {
+			w, err := sim.New(ranks, sim.Config{Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, pc := range cases {
+				for _, s := range []Search{Core, HS} {
+					if err := checkParallel(w, pc, s, v.Config(1+int64(seed*seed)*20, seed)); err != nil {
+						t.Fatalf("seed %d, %s: %v", seed, pc.name, err)
 					}
 				}
-			})
+			}
 		}
-	}
+	})
 }
 
 // TestParallelEmbedded: the same on the embedded world's goroutine ranks
@@ -139,26 +139,22 @@ func TestParallelFakeNetwork(t *testing.T) {
 // them.
 func TestParallelEmbedded(t *testing.T) {
 	cases := parallelCases(t, 1)
-	for _, v := range lbtest.Variants() {
-		for _, ranks := range parallelRanks {
-			t.Run(fmt.Sprintf("%s/P=%d", v.Name, ranks), func(t *testing.T) {
-				err := mpi.Run(ranks, func(c *mpi.Comm) error {
-					w := driver.New(c)
-					for _, pc := range cases {
-						for _, s := range []Search{Core, HS} {
-							if err := checkParallel(w, pc, s, v.Config(50, 7)); err != nil {
-								return fmt.Errorf("%s: %w", pc.name, err)
-							}
-						}
+	lbtest.EachVariant(t, "embedded", func(t *testing.T, v lbtest.Variant, ranks int) {
+		err := mpi.Run(ranks, func(c *mpi.Comm) error {
+			w := driver.New(c)
+			for _, pc := range cases {
+				for _, s := range []Search{Core, HS} {
+					if err := checkParallel(w, pc, s, v.Config(50, 7)); err != nil {
+						return fmt.Errorf("%s: %w", pc.name, err)
 					}
-					return nil
-				})
-				if err != nil {
-					t.Fatal(err)
 				}
-			})
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+	})
 }
 
 // TestParallelSeedClass: on instances of seed 002's class with m = 2000

@@ -22,16 +22,17 @@ type parallelCase struct {
 // parallelCases are the trees every balancer counts: the sample trees T1,
 // wide and shallow (geometric, depth 10), and T3, deep and narrow
 // (binomial, depth 1572), 4.1 million nodes each, against their published
-// counts; with -short, smaller trees of the same kinds (T1 to depth 7, T3
-// with 100 children of the root, each about 1/20 of the nodes) against
-// their sequential counts.
-func parallelCases(t *testing.T) []parallelCase {
+// counts; unless big (and always with -short), smaller trees of the same
+// kinds (T1 to depth 7, T3 with 100 children of the root, each about 1/20
+// of the nodes) against their sequential counts.
+func parallelCases(t *testing.T, big bool) []parallelCase {
 	var cs []parallelCase
 	for _, name := range []string{"T1", "T3"} {
 		s, _ := SampleNamed(name)
 		p := s.Params()
 		want := Counts{Nodes: s.Nodes, Depth: s.Depth, Leaves: s.Leaves}
-		if testing.Short() {
+		small := testing.Short() || !big
+		if small {
 			if p.Type == Binomial {
 				p.B = 100
 			} else {
@@ -46,7 +47,7 @@ func parallelCases(t *testing.T) []parallelCase {
 		// The sequential count gives the digest of the leaves, which the
 		// reference does not publish.
 		seq := tr.Count()
-		if !testing.Short() && seq.Shape() != want {
+		if !small && seq.Shape() != want {
 			t.Fatalf("%s: sequential %+v, published %+v", name, seq, want)
 		}
 		cs = append(cs, parallelCase{name, tr, seq})
@@ -54,8 +55,11 @@ func parallelCases(t *testing.T) []parallelCase {
 	return cs
 }
 
-// parallelRanks are the rank counts of the parallel tests.
-var parallelRanks = []int{1, 2, 7}
+// bigRanks are the rank counts on which the parallel tests count the
+// published trees (the hashing of 8·10⁶ nodes a variant and rank count is
+// this package's cost); the other rank counts of the variant table
+// (lbtest.Ranks) count the smaller trees.
+func bigRanks(p int) bool { return p == 1 || p == 2 || p == 7 }
 
 // countParallel counts the case's tree on w with cfg and checks the
 // combined counts, and the balancer's node total, against the case's.
@@ -70,55 +74,49 @@ func countParallel(w lb.World, pc parallelCase, cfg lb.Config) error {
 	return nil
 }
 
-// TestFakeNetwork counts T1 and T3 (see parallelCases) exactly under every balancer variant at
-// 1, 2 and 7 ranks of the simulator, whose seeded network delays and
-// reorders messages between different pairs. The budget of 2000 nodes
-// makes about 2000 slices of T1 or T3 in all, enough for many steals. The
-// subtests run in parallel: their cost is the hashing of the trees, 8·10⁸
-// nodes in all.
+// TestFakeNetwork counts T1 and T3 (see parallelCases) exactly under every
+// balancer variant and rank count of lbtest.EachVariant in the simulator,
+// whose seeded network delays and reorders messages between different
+// pairs: the published trees at 1, 2 and 7 ranks, the smaller ones at 3, 16
+// and 64. The budget of 2000 nodes makes about 2000 slices of T1 or T3 in
+// all, enough for many steals. The subtests run in parallel: their cost is
+// the hashing of the trees, 8·10⁸ nodes in all.
 func TestFakeNetwork(t *testing.T) {
-	for _, pc := range parallelCases(t) {
-		for _, v := range lbtest.Variants() {
-			for _, ranks := range parallelRanks {
-				t.Run(fmt.Sprintf("%s/%s/P=%d", pc.name, v.Name, ranks), func(t *testing.T) {
-					t.Parallel()
-					seed := uint64(ranks)
-					w, err := sim.New(ranks, sim.Config{Seed: seed})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := countParallel(w, pc, v.Config(2000, seed)); err != nil {
-						t.Fatal(err)
-					}
-				})
+	cases := map[bool][]parallelCase{true: parallelCases(t, true), false: parallelCases(t, false)}
+	lbtest.EachVariant(t, "sim", func(t *testing.T, v lbtest.Variant, ranks int) {
+		for _, pc := range cases[bigRanks(ranks)] {
+			seed := uint64(ranks)
+			w, err := sim.New(ranks, sim.Config{Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := countParallel(w, pc, v.Config(2000, seed)); err != nil {
+				t.Fatal(err)
 			}
 		}
-	}
+	})
 }
 
-// TestEmbedded counts T1 and T3 (see parallelCases) exactly under every balancer variant at 1,
-// 2 and 7 goroutine ranks of the embedded world, with their real
-// concurrency and message passing; scripts/mpi-test.sh counts T1 under
-// mpirun -np 2.
+// TestEmbedded counts T1 and T3 (see parallelCases) exactly under every
+// balancer variant and rank count of lbtest.EachVariant on goroutine ranks
+// of the embedded world, with their real concurrency and message passing
+// (the published trees at 1, 2 and 7 ranks, the smaller ones at 3, 16 and
+// 64); scripts/mpi-test.sh counts T1 under mpirun -np 2.
 func TestEmbedded(t *testing.T) {
 	if mpi.WorldName != "embedded" {
 		t.Skip("starts its own embedded worlds")
 	}
-	for _, pc := range parallelCases(t) {
-		for _, v := range lbtest.Variants() {
-			for _, ranks := range parallelRanks {
-				t.Run(fmt.Sprintf("%s/%s/P=%d", pc.name, v.Name, ranks), func(t *testing.T) {
-					t.Parallel()
-					err := mpi.Run(ranks, func(c *mpi.Comm) error {
-						return countParallel(driver.New(c), pc, v.Config(0, 3))
-					})
-					if err != nil {
-						t.Fatal(err)
-					}
-				})
+	cases := map[bool][]parallelCase{true: parallelCases(t, true), false: parallelCases(t, false)}
+	lbtest.EachVariant(t, "embedded", func(t *testing.T, v lbtest.Variant, ranks int) {
+		for _, pc := range cases[bigRanks(ranks)] {
+			err := mpi.Run(ranks, func(c *mpi.Comm) error {
+				return countParallel(driver.New(c), pc, v.Config(0, 3))
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
 		}
-	}
+	})
 }
 
 // TestSimLargeP counts two small trees, one geometric (T1 to depth 6) and

@@ -4,9 +4,9 @@
 // slices, random splits and every piece travelling as bytes to a random
 // rank, and reduces per-rank results along a random tree. It exercises
 // what a balancer does to tasks without a balancer, so that node counts
-// and results can be compared with the sequential solver. It also runs the
-// apps' parallel tests over every balancer variant and rank count
-// (EachVariant), in the embedded world too (Embedded).
+// and results can be compared with the sequential solver. Embedded runs the
+// apps' parallel tests in the embedded world (the variant table itself is
+// lbtest.EachVariant).
 package bagsched
 
 import (
@@ -17,26 +17,8 @@ import (
 
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
-	"github.com/treelb/treelb/lb/lbtest"
 	"github.com/treelb/treelb/mpi"
 )
-
-// EachVariant runs f as the subtest "VARIANT/P=RANKS" for every balancer
-// variant of lbtest.Variants and every rank count of the apps' parallel
-// tests: 1, 2, 7 and 16 (issue 12). With parallel the subtests run in
-// parallel (t.Parallel).
-func EachVariant(t *testing.T, parallel bool, f func(t *testing.T, v lbtest.Variant, ranks int)) {
-	for _, v := range lbtest.Variants() {
-		for _, ranks := range []int{1, 2, 7, 16} {
-			t.Run(fmt.Sprintf("%s/P=%d", v.Name, ranks), func(t *testing.T) {
-				if parallel {
-					t.Parallel()
-				}
-				f(t, v, ranks)
-			})
-		}
-	}
-}
 
 // App is the part of an lb App the scheduler uses.
 type App interface {

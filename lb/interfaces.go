@@ -1,0 +1,19 @@
+package lb
+
+// The optional interfaces each balancer's documentation claims, checked
+// by the compiler: every registered balancer suspends and resumes a search
+// (Suspender) and takes part in progress reports (Progresser). hybrid is
+// a randomPolling and koso-star a koso; TestBalancerInterfaces checks the
+// registry's factories at run time.
+var (
+	_ Suspender  = (*randomPolling)(nil)
+	_ Progresser = (*randomPolling)(nil)
+	_ Suspender  = (*rpLocal)(nil)
+	_ Progresser = (*rpLocal)(nil)
+	_ Suspender  = (*pollShuffle)(nil)
+	_ Progresser = (*pollShuffle)(nil)
+	_ Suspender  = (*static)(nil)
+	_ Progresser = (*static)(nil)
+	_ Suspender  = (*koso)(nil)
+	_ Progresser = (*koso)(nil)
+)

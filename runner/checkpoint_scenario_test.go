@@ -1,0 +1,273 @@
+package runner_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/mpi"
+	"github.com/treelb/treelb/runner"
+	"github.com/treelb/treelb/runner/runnertest"
+)
+
+// fakeEnv, set in the environment of this test binary, makes it the fake
+// app (TestMain) instead of running the tests: a command built on
+// runner.Action like every app, for the checkpoint scenario that every
+// app shares.
+const fakeEnv = "TREELB_CMDUTIL_FAKE_APP"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(fakeEnv) == "1" {
+		runner.Main(newFakeApp())
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// fakeInstance is the fake app's instance: a synthetic tree (lbtest.Tree)
+// of the given seed and depth.
+type fakeInstance struct {
+	Seed  uint64
+	Depth int
+}
+
+// fakeRecord is what the fake app prints with --json.
+type fakeRecord struct {
+	Nodes  int64
+	Digest uint64
+}
+
+// newFakeApp is the fake app: "fake DEPTH [--tree-seed S]" counts the
+// synthetic tree exhaustively and prints its nodes and the digest of its
+// leaves. With --signal-after N, rank 0 sends its own process SIGUSR1
+// once it has worked N nodes, as Slurm's --signal does at a moment of its
+// own: the test needs no timer.
+func newFakeApp() *cli.App {
+	return &cli.App{
+		Name:      "fake",
+		Usage:     "count a synthetic tree (runner's checkpoint scenario)",
+		ArgsUsage: "DEPTH",
+		Flags: append(runner.Flags(),
+			&cli.Uint64Flag{Name: "tree-seed", Value: 1, Usage: "the tree's seed `S`"},
+			&cli.Int64Flag{Name: "signal-after", Usage: "rank 0 sends SIGUSR1 to its process after `N` nodes"}),
+		Action: runner.Action(runner.Spec[fakeInstance]{App: "fake", Read: fakeRead, Solve: fakeSolve, Resumable: true}),
+	}
+}
+
+func fakeRead(c *cli.Context, _ runner.Common) (fakeInstance, error) {
+	if c.NArg() != 1 {
+		return fakeInstance{}, runner.Usagef("give the tree's DEPTH")
+	}
+	d, err := strconv.Atoi(c.Args().First())
+	if err != nil || d < 1 || d > 40 {
+		return fakeInstance{}, runner.Usagef("DEPTH %q: not a depth in 1..40", c.Args().First())
+	}
+	return fakeInstance{Seed: c.Uint64("tree-seed"), Depth: d}, nil
+}
+
+// signalling is a Tree whose rank 0 signals its process once it has worked
+// after nodes.
+type signalling struct {
+	*lbtest.Tree
+	after int64
+	sent  *atomic.Bool
+}
+
+func (a signalling) Root() lb.Task { return signallingTask{a.Tree.Root(), a} }
+
+func (a signalling) Unmarshal(b []byte) (lb.Task, error) {
+	t, err := a.Tree.Unmarshal(b)
+	if err != nil {
+		return nil, err
+	}
+	return signallingTask{t, a}, nil
+}
+
+type signallingTask struct {
+	lb.Task
+	app signalling
+}
+
+func (t signallingTask) Work(budget int64) int64 {
+	n := t.Task.Work(budget)
+	if t.app.after > 0 && t.app.Nodes() >= t.app.after && t.app.sent.CompareAndSwap(false, true) {
+		syscall.Kill(os.Getpid(), syscall.SIGUSR1)
+	}
+	return n
+}
+
+func (t signallingTask) Split() lb.Task {
+	if p := t.Task.Split(); p != nil {
+		return signallingTask{p, t.app}
+	}
+	return nil
+}
+
+func fakeSolve(r *runner.Run, in fakeInstance) error {
+	var res lbtest.TreeResult
+	if r.Seq() {
+		res = lbtest.Sequential(in.Seed, in.Depth, lbtest.Count)
+	} else {
+		sent := new(atomic.Bool)
+		after := r.Context.Int64("signal-after")
+		var err error
+		res, _, err = lb.Run(r.World, r.Config(), func() lb.Reducer[lbtest.TreeResult] {
+			a := signalling{Tree: lbtest.NewTree(in.Seed, in.Depth, lbtest.Count), sent: sent}
+			if r.Rank() == 0 {
+				a.after = after
+			}
+			return a
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return r.Print(fakeRecord{res.Nodes, res.Digest}, func(w io.Writer) error {
+		_, err := fmt.Fprintln(w, res.Nodes, res.Digest)
+		return err
+	})
+}
+
+// fakeBin returns the command that runs this test binary as the fake app.
+func fakeBin(t *testing.T) string {
+	t.Helper()
+	if mpi.WorldName != "embedded" {
+		t.Skip("runs the fake app in its own embedded worlds")
+	}
+	t.Setenv(fakeEnv, "1")
+	bin, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	return bin
+}
+
+// TestCheckpointScenario is the checkpoint scenario of every app, on the
+// fake app: a count on 3 goroutine ranks with --checkpoint gets SIGUSR1
+// (Slurm's --signal=B:USR1) part way, exits with status 3, prints nothing
+// on standard output and says how to resume; the file holds part of the
+// count and open tasks; restarts from the file alone on 7 goroutine ranks
+// and on 5 simulated ranks under another balancer find the sequential
+// count, nodes and digest exactly; a truncated or damaged file, another
+// instance, --balancer seq and --checkpoint-every without --checkpoint are
+// exit status 2 with a message. The apps test what is their own (their
+// instances, their search's state) in their own tests and in
+// runnertest.Invariant's checkpoint chains.
+func TestCheckpointScenario(t *testing.T) {
+	bin := fakeBin(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.ckpt")
+	const depth = "22"
+	decode := func(what, stdout string) fakeRecord {
+		t.Helper()
+		var r fakeRecord
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatalf("%s: %v: %q", what, err, stdout)
+		}
+		return r
+	}
+	stdout, stderr, code := runnertest.Run(t, bin, depth, "--json", "-b", "seq")
+	if code != 0 {
+		t.Fatalf("seq: exit %d: %s", code, stderr)
+	}
+	want := decode("seq", stdout)
+	if want.Nodes < 1e5 {
+		t.Fatalf("the tree has %d nodes: too few to be interrupted", want.Nodes)
+	}
+
+	stdout, stderr, code = runnertest.Run(t, bin, depth, "--json", "--np", "3", "--budget", "100",
+		"--checkpoint", file, "--signal-after", strconv.FormatInt(want.Nodes/50, 10))
+	if code != runner.ExitCheckpointed || stdout != "" || !strings.Contains(stderr, "resume with: fake --restart "+file) {
+		t.Fatalf("after SIGUSR1: exit %d, stdout %q, stderr %q; want exit %d", code, stdout, stderr, runner.ExitCheckpointed)
+	}
+	k, err := runner.ReadCheckpoint(file, "fake")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Nodes <= 0 || k.Nodes >= want.Nodes || len(k.Tasks) == 0 {
+		t.Fatalf("the checkpoint holds %d nodes and %d open tasks of %d nodes", k.Nodes, len(k.Tasks), want.Nodes)
+	}
+	for _, extra := range [][]string{{"--np", "7"}, {"--world", "sim", "--np", "5", "-b", "koso"}} {
+		stdout, stderr, code := runnertest.Run(t, bin, append([]string{"--restart", file, "--json"}, extra...)...)
+		if code != 0 {
+			t.Fatalf("restart %q: exit %d: %s", extra, code, stderr)
+		}
+		if got := decode("restart", stdout); got != want {
+			t.Fatalf("restart %q: %+v, sequential %+v", extra, got, want)
+		}
+	}
+
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.ckpt")
+	bad := filepath.Join(dir, "bad.ckpt")
+	if err := os.WriteFile(cut, b[:len(b)-10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 1
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--restart", cut}, "truncated"},
+		{[]string{"--restart", bad}, "checksum mismatch"},
+		{[]string{"--restart", file, "21"}, "another instance"},
+		{[]string{"--restart", file, depth, "--tree-seed", "2"}, "another instance"},
+		{[]string{"--restart", file, "-b", "seq"}, "only searches with a balancer"},
+		{[]string{"--restart", file + ".none"}, "no such file"},
+		{[]string{depth, "--checkpoint-every", "1s"}, "needs --checkpoint"},
+		{[]string{depth, "-b", "seq", "--checkpoint", file}, "only searches with a balancer"},
+	} {
+		runnertest.Refuses(t, bin, tc.want, tc.args...)
+	}
+}
+
+// TestCheckpointEveryScenario: periodic checkpoints (--checkpoint-every
+// 1ms) suspend and resume the count many times within one run, in the
+// embedded and the simulated world, and the count is the sequential one
+// exactly; the last checkpoint is left behind, whole.
+func TestCheckpointEveryScenario(t *testing.T) {
+	bin := fakeBin(t)
+	file := filepath.Join(t.TempDir(), "f.ckpt")
+	stdout, _, _ := runnertest.Run(t, bin, "20", "--json", "-b", "seq")
+	var want, got fakeRecord
+	if err := json.Unmarshal([]byte(stdout), &want); err != nil {
+		t.Fatal(err)
+	}
+	for _, world := range []string{"embedded", "sim"} {
+		stdout, stderr, code := runnertest.Run(t, bin, "20", "--json", "--world", world, "--np", "4", "--budget", "100",
+			"--checkpoint", file, "--checkpoint-every", "1ms")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", world, code, stderr)
+		}
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want || want.Nodes == 0 {
+			t.Fatalf("%s: %+v, sequential %+v", world, got, want)
+		}
+		if _, err := runner.ReadCheckpoint(file, "fake"); err != nil {
+			t.Fatalf("%s: %v", world, err)
+		}
+		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
+}
