@@ -431,6 +431,25 @@ func TestNumber(t *testing.T) {
 	}
 }
 
+// TestSeriesName: a plot's legend names the world and P only when the
+// plot has several of them (the title names the one there is).
+func TestSeriesName(t *testing.T) {
+	g := Group{World: "sim:gcel --budget 1000", Instance: "golomb 12", Balancer: "rp", NP: 1024}
+	for _, c := range []struct {
+		instance, worlds, ps bool
+		want                 string
+	}{
+		{false, false, false, "rp"},
+		{true, false, false, "rp · golomb 12"},
+		{false, true, false, "rp · sim:gcel --budget 1000"},
+		{false, true, true, "rp · sim:gcel --budget 1000 · P = 1 024"},
+	} {
+		if got := seriesName(g, c.instance, c.worlds, c.ps); got != c.want {
+			t.Errorf("seriesName(%v, %v, %v) = %q, want %q", c.instance, c.worlds, c.ps, got, c.want)
+		}
+	}
+}
+
 // TestJobs: a simulated campaign run several at a time gives the rows of
 // one run at a time; a real world refuses it.
 func TestJobs(t *testing.T) {

@@ -42,16 +42,19 @@ func Plots(prefix, label string, pts []Point) ([]string, error) {
 	for _, g := range gs {
 		worlds[g.World] = true
 	}
-	name := func(g Group, instance bool) string {
-		s := g.Balancer
-		if instance {
-			s += " · " + g.Instance
+	var pList []int
+	for _, g := range gs {
+		if !slices.Contains(pList, g.NP) {
+			pList = append(pList, g.NP)
 		}
-		if len(worlds) > 1 {
-			s += " · " + g.World
-		}
-		return s
 	}
+	slices.Sort(pList)
+	name := func(g Group, instance bool) string {
+		return seriesName(g, instance, len(worlds) > 1, false)
+	}
+	// The series against T_seq name their P only when there are several
+	// (the title names the one there is).
+	scatterName := func(g Group) string { return seriesName(g, false, len(worlds) > 1, len(pList) > 1) }
 	var files []string
 	save := func(pl *plot.Plot, name string) error {
 		pad(pl)
@@ -83,13 +86,6 @@ func Plots(prefix, label string, pts []Point) ([]string, error) {
 		}
 		return names, lines
 	}
-	var pList []int
-	for _, g := range gs {
-		if !slices.Contains(pList, g.NP) {
-			pList = append(pList, g.NP)
-		}
-	}
-	slices.Sort(pList)
 	// Against P: only when there are several.
 	if len(pList) < 2 {
 		byLine = func(func(Group) float64) ([]string, map[string]plotter.XYs) { return nil, nil }
@@ -132,7 +128,9 @@ func Plots(prefix, label string, pts []Point) ([]string, error) {
 		}
 		pl := logLog(title, xlabel, ylabel)
 		for _, r := range refs {
-			if err := dashed(pl, refName(r), plotter.XYs{{X: lo, Y: r}, {X: hi, Y: r}}, color.Gray{Y: 110}); err != nil {
+			// Across the padded width (pad), so that a line stays visible
+			// when every point has the same T_seq.
+			if err := dashed(pl, refName(r), plotter.XYs{{X: lo / padFactor, Y: r}, {X: hi * padFactor, Y: r}}, color.Gray{Y: 110}); err != nil {
 				return err
 			}
 		}
@@ -149,7 +147,7 @@ func Plots(prefix, label string, pts []Point) ([]string, error) {
 	inst, iter, over := map[string]plotter.XYs{}, map[string]plotter.XYs{}, map[string]plotter.XYs{}
 	branching := false
 	for _, g := range gs {
-		n := name(g, false) + " · P = " + Number(float64(g.NP))
+		n := scatterName(g)
 		if g.Speedup.Median > 0 && g.Seq.Median > 0 && !math.IsInf(g.Speedup.Median, 0) {
 			if _, ok := inst[n]; !ok {
 				names = append(names, n)
@@ -165,7 +163,7 @@ func Plots(prefix, label string, pts []Point) ([]string, error) {
 		}
 	}
 	for _, p := range pts {
-		n := name(Group{World: p.World, Balancer: p.Balancer}, false) + " · P = " + Number(float64(p.NP))
+		n := scatterName(Group{World: p.World, Balancer: p.Balancer, NP: p.NP})
 		for _, it := range p.Iterations {
 			if _, ok := iter[n]; !ok {
 				itNames = append(itNames, n)
@@ -328,10 +326,13 @@ func (l logTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
+// padFactor is the factor by which pad widens an axis at each end.
+const padFactor = 1.3
+
 // pad widens both logarithmic axes by a factor 1.3 at each end, so that
 // points and reference lines do not sit on the frame.
 func pad(pl *plot.Plot) {
-	d := math.Log10(1.3)
+	d := math.Log10(padFactor)
 	pl.X.Min, pl.X.Max = pl.X.Min-d, pl.X.Max+d
 	pl.Y.Min, pl.Y.Max = pl.Y.Min-d, pl.Y.Max+d
 }
@@ -437,6 +438,23 @@ func (PowersOfTwo) Ticks(lo, hi float64) []plot.Tick {
 		return Steps125{}.Ticks(lo, hi)
 	}
 	return ticks
+}
+
+// seriesName names a series of a plot: the balancer, then the instance
+// (with instance), the world (with worlds: when the plot has several) and
+// P (with ps: when the plot has several; the title names a single P).
+func seriesName(g Group, instance, worlds, ps bool) string {
+	s := g.Balancer
+	if instance {
+		s += " · " + g.Instance
+	}
+	if worlds {
+		s += " · " + g.World
+	}
+	if ps {
+		s += " · P = " + Number(float64(g.NP))
+	}
+	return s
 }
 
 // sortedBy returns xs sorted by key, stably.
