@@ -116,14 +116,15 @@ func NewProblem(n int, g []int, mode Mode, maxLen int) (*Problem, error) {
 // keeps the ranks near the sequential search's frontier, so that they learn
 // the bounds in about the order it does. Measured on the simulated GCel
 // (seed 1, docs/scaling.md), parallel over sequential nodes of `golomb 13`:
-// 1.01 on 16 ranks and 1.17 on 1024 (1.68 splitting at the shallowest
-// level). Deeper pieces are smaller: level 2 pays from 12 marks on, level 1
-// at 11, and smaller searches, shorter than a few thousand work slices,
-// keep the shallowest split.
+// 1.00 on 16 ranks and 1.10 on 1024 at level 3 (1.01 and 1.17 at level 2,
+// 1.68 on 1024 splitting at the shallowest level). Deeper pieces are
+// smaller: level 3 pays from 12 marks on, level 1 at 11, and smaller
+// searches, shorter than a few thousand work slices, keep the shallowest
+// split.
 func nearLevel(n int) int {
 	switch {
 	case n >= 12:
-		return 2
+		return 3
 	case n == 11:
 		return 1
 	}
