@@ -60,7 +60,7 @@ func Presets() []Preset {
 	korf := "12,42,19,47,9,48,30,31,28,45,5,13,20,6,4,25,11,1,7,14"
 	gcelKorf := "12,19,30,28,5,20,6,35,44,11,1,33,22,14"
 	all := append(lb.Names(), "rp --fast-init")
-	return []Preset{
+	return append([]Preset{
 		{Name: "compare", Doc: "every balancer at P = 1 and 2 real ranks against the sequential solver, with the balancers' counters (--stats)",
 			Defaults: Plan{Worlds: []string{"embedded --stats"}, NPs: []int{1, 2}, Balancers: lb.Names(),
 				Instances: []string{"golomb 12", "fifteen --korf 5"}, Seeds: []int64{1}, Repeats: 3},
@@ -145,7 +145,7 @@ func Presets() []Preset {
 		utsRefMPIPreset(),
 		expknapPreset(),
 		validatePreset(),
-	}
+	}, scalingPresets()...)
 }
 
 // LookupPreset returns the preset called name.

@@ -71,7 +71,7 @@ func CountParallel(w lb.World, n int, g []int, maxLen int, cfg lb.Config) (Outco
 // fresh returns a new Problem like p with nothing searched yet, for one
 // rank of a parallel run.
 func (p *Problem) fresh() lb.Reducer[Outcome] {
-	q := &Problem{n: p.n, mode: p.mode, g: p.g, lim0: p.lim0}
+	q := &Problem{n: p.n, mode: p.mode, g: p.g, lim0: p.lim0, near: p.near}
 	q.setMaxLen(p.maxLen)
 	return q
 }

@@ -68,6 +68,9 @@ type Problem struct {
 	// alike whatever bounds it learnt since (static placement and fast
 	// initialisation compute the pieces on every rank alone).
 	lim0 [MaxMarks]int
+	// near is the deepest level at which Split gives work away when it
+	// can (Shortest mode; 0 in Count mode): see nearLevel.
+	near int
 
 	best      []int  // Shortest: best ruler found on this rank, or nil
 	solutions int64  // Count: rulers found on this rank
@@ -97,7 +100,35 @@ func NewProblem(n int, g []int, mode Mode, maxLen int) (*Problem, error) {
 	p := &Problem{n: n, mode: mode, g: slices.Clone(g[:n])}
 	p.setMaxLen(maxLen)
 	p.lim0 = p.lim
+	if mode == Shortest {
+		p.near = nearLevel(n)
+	}
 	return p, nil
+}
+
+// nearLevel returns how deep Split of a branch-and-bound search for n marks
+// looks first for work to give away (Search.divide): the deepest level up
+// to it that has two or more untried distances. Splitting at the shallowest
+// level instead, as an exhaustive count does, deals the ranks pieces from
+// all over the tree at once, which they search with the weak bounds of the
+// start, while the sequential search finds its good bounds early, in the
+// leftmost subtrees. Giving away the distances just after the victim's own
+// keeps the ranks near the sequential search's frontier, so that they learn
+// the bounds in about the order it does. Measured on the simulated GCel
+// (seed 1, docs/scaling.md), parallel over sequential nodes of `golomb 13`:
+// 1.00 on 16 ranks and 1.10 on 1024 at level 3 (1.01 and 1.17 at level 2,
+// 1.68 on 1024 splitting at the shallowest level). Deeper pieces are
+// smaller: level 3 pays from 12 marks on, level 1 at 11, and smaller
+// searches, shorter than a few thousand work slices, keep the shallowest
+// split.
+func nearLevel(n int) int {
+	switch {
+	case n >= 12:
+		return 3
+	case n == 11:
+		return 1
+	}
+	return 0
 }
 
 // setMaxLen sets the longest ruler searched for and the limits it implies.
@@ -291,7 +322,10 @@ func (s *Search) Empty() bool {
 }
 
 // Split gives away every other untried distance within the length limit,
-// starting with the next, of the shallowest level that has any; when that
+// starting with the next, of the deepest level up to the problem's near
+// level (nearLevel; 0 in Count mode) that has two or more, so that a
+// branch-and-bound search hands out the work next to its own first;
+// failing that, of the shallowest level that has any; when that
 // level has only one left and deeper levels hold work, it gives that one
 // away. When the one alternative left at the top level is all the task
 // holds, it splits that alternative's subtree instead: it follows single
@@ -340,6 +374,17 @@ func (s *Search) Reroot() { s.rootFrame() }
 // restrictions along single children, which change nothing that the task
 // holds; ok is false when there is nothing to give.
 func (s *Search) divide() (k int, give bitset, below, ok bool) {
+	if s.rtop <= s.top {
+		// Near the frontier first (Problem.near): the deepest level up to
+		// near with two or more distances within the limit, above base
+		// (the loop below does base and the levels under it).
+		for k = min(s.top, s.p.near); k > s.base; k-- {
+			f := &s.st[k]
+			if f.avail = s.legal(k); f.avail.count() >= 2 {
+				return k, f.avail.alternate(), false, true
+			}
+		}
+	}
 	for k = s.base; k <= s.top; k++ {
 		f := &s.st[k]
 		if s.rtop <= s.top {
@@ -364,10 +409,21 @@ func (s *Search) keep(k int, give bitset, below bool) {
 	set := &s.st[k].avail
 	if below {
 		set = &s.mask[k]
-	} else {
+	} else if s.emptyBelow(k) {
 		s.base = k // levels below k are fixed for both parts now
 	}
 	*set = bitset{set[0] &^ give[0], set[1] &^ give[1], set[2] &^ give[2], set[3] &^ give[3]}
+}
+
+// emptyBelow reports whether the levels from base up to k (excluded) have
+// no untried distances left. O(k − base).
+func (s *Search) emptyBelow(k int) bool {
+	for j := s.base; j < k; j++ {
+		if !s.st[j].avail.empty() {
+			return false
+		}
+	}
+	return true
 }
 
 // divideBelow divides the subtree of the one alternative left at level

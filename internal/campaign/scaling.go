@@ -1,0 +1,157 @@
+package campaign
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+)
+
+// scalingSizes are the values of the scaling presets' "size" parameter.
+var scalingSizes = []string{"quick", "standard", "large"}
+
+// scalingInstances returns the scaling presets' instances of a size, or an
+// error naming the sizes: one or more of every app, large enough for the
+// machine (issue 22). The Korf instances are among the hardest of the
+// hundred; the knapsack instances are of seed 002's class (knapsack gen
+// --class sanders).
+func scalingInstances(size string) ([]string, error) {
+	knap := func(m, seed int) string {
+		return fmt.Sprintf("knapsack --search hs <(knapsack gen --class sanders -m %d --seed %d)", m, seed)
+	}
+	switch size {
+	case "quick": // a few seconds each on one core: to try the campaign out
+		return []string{"golomb 11", "uts --tree T1L", "fifteen --korf 5", knap(2000, 1),
+			"integrate func osc --theta-a 1e-14 --theta-r 1e-16"}, nil
+	case "standard": // tens of seconds to minutes each on one core
+		return []string{"golomb 12", "golomb 13", "uts --tree T1L", "uts --tree T3L", "fifteen --korf 82", "fifteen --korf 88",
+			"fifteen --korf 60", knap(2000, 1), knap(2000, 2), "integrate func osc --theta-a 1e-17 --theta-r 1e-18"}, nil
+	case "large": // for 16 cores and more
+		return []string{"golomb 13", "golomb 14", "uts --tree T1XL", "uts --tree T3XXL", "fifteen --korf 82", "fifteen --korf 88",
+			"fifteen --korf 60", knap(2000, 1), knap(2000, 2), "integrate func osc --theta-a 1e-17 --theta-r 1e-18"}, nil
+	}
+	return nil, fmt.Errorf("--set size=%s: want %s", size, strings.Join(scalingSizes, ", "))
+}
+
+// ScalingNPs returns the ranks the scaling presets run on a machine with
+// cores cores: 1, 2, 4, … up to cores (cores itself included), then
+// 2·cores, oversubscribed.
+func ScalingNPs(cores int) []int {
+	cores = max(cores, 1)
+	var out []int
+	for p := 1; p < cores; p *= 2 {
+		out = append(out, p)
+	}
+	return append(out, cores, 2*cores)
+}
+
+// scalingPresets returns the presets of issue 22's scaling benchmark: in
+// the embedded world ("scaling") and under mpirun ("scaling-mpi", the
+// -tags mpi build), each instance's sequential baseline and then rp on
+// every P, repeat after repeat, so that the baseline and the parallel runs
+// alternate under the same load.
+func scalingPresets() []Preset {
+	nps := ScalingNPs(runtime.NumCPU())
+	params := []Param{{"size", "standard", "instances: quick (seconds each, a trial), standard (golomb 12 and 13, UTS T1L and T3L, " +
+		"Korf #82, #88 and #60, two knapsack instances of seed 002's class, integrate) or large (golomb 13 and 14, T1XL, T3XXL; for 16 cores)"}}
+	mk := func(plan Plan, p Params) (Setup, error) {
+		if len(plan.Instances) == 0 {
+			ins, err := scalingInstances(p["size"])
+			if err != nil {
+				return Setup{}, err
+			}
+			plan.Instances = ins
+		}
+		keys, err := plan.Keys()
+		return Setup{Keys: keys, Report: ScalingReport}, err
+	}
+	return []Preset{
+		{Name: "scaling", Doc: "real cores: seq and rp on P = 1, 2, 4, … cores and 2·cores (oversubscribed), alternating, with --stats: speedup, efficiency, search overhead, idle fraction and per-core node rate (issue 22, docs/scaling.md)",
+			Defaults: Plan{Worlds: []string{"embedded --stats"}, NPs: nps, Balancers: []string{"rp"}, Seeds: []int64{1}, Repeats: 3},
+			Params:   params, CSV: "results/scaling/scaling.csv", Title: "scaling on this machine's cores", Make: mk},
+		{Name: "scaling-mpi", Doc: "the scaling preset under mpirun (-tags mpi build, --launcher for root or srun): real processes on P = 1, 2, 4, … cores and 2·cores",
+			Defaults: Plan{Worlds: []string{"mpi --stats"}, NPs: nps, Balancers: []string{"rp"}, Seeds: []int64{1}, Repeats: 3},
+			Params:   params, CSV: "results/scaling-mpi/scaling-mpi.csv", Title: "scaling under mpirun", Tags: "mpi", Make: mk},
+	}
+}
+
+// ScalingReport writes the scaling table of a campaign's runs: per world,
+// instance, balancer and P, the median and spread over the runs of the
+// speedup (T_seq over T_par, the baseline's median in the same campaign),
+// the efficiency (median speedup / P), the search overhead (nodes over the
+// sequential nodes), the idle fraction (the ranks' idle seconds over
+// P·T_par, with --stats), the per-core node rate (nodes over the ranks'
+// work seconds with --stats, else over P·T_par) relative to the sequential
+// solver's (its nodes over T_seq), and the highest load average before a
+// run. The rates' ratio is what issue 22 asks to keep within 10 % at 16
+// ranks.
+func ScalingReport(w io.Writer, t *Table) error {
+	pts, err := Derive(t, "")
+	if err != nil {
+		return err
+	}
+	keys, err := t.Keys()
+	if err != nil {
+		return err
+	}
+	work := map[Key]float64{} // the ranks' work seconds, with --stats
+	for i, k := range keys {
+		if v, ok := t.Float(i, "stats.total.work_seconds"); ok {
+			work[k] = v
+		}
+	}
+	type gk struct {
+		world, instance, balancer string
+		np                        int
+	}
+	var order []gk
+	runs := map[gk][]Point{}
+	for _, p := range pts {
+		k := gk{p.World, p.Instance, p.Balancer, p.NP}
+		if _, ok := runs[k]; !ok {
+			order = append(order, k)
+		}
+		runs[k] = append(runs[k], p)
+	}
+	fmt.Fprintln(w, "\nScaling: medians (min–max) over the runs; speedup against the sequential solver's median time in the same campaign;"+
+		" idle: the ranks' idle time over P·T_par; rate: nodes per second per core over the sequential solver's (1 = no per-core slowdown)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "world\tinstance\tbalancer\tP\truns\tspeedup\tefficiency\tsearch overhead\tidle\trate\tload\t")
+	for _, k := range order {
+		m := runs[k]
+		var par, over, idle, rate, load []float64
+		for _, p := range m {
+			par = append(par, p.Par)
+			over = append(over, p.Overhead)
+			idle = append(idle, p.Idle/(p.Par*float64(p.NP)))
+			seqRate := p.SeqNodes / p.Seq
+			busy := p.Par * float64(p.NP)
+			if ws, ok := work[p.Key]; ok && ws > 0 {
+				busy = ws
+			}
+			rate = append(rate, p.Nodes/busy/seqRate)
+			load = append(load, p.LoadBefore)
+		}
+		// As in Groups: the median speedup is the median run's, the
+		// extremes those of the extreme times.
+		ps, seq := SpreadOf(par), m[0].Seq
+		sp := Spread{N: ps.N, Median: seq / ps.Median, Min: seq / ps.Max, Max: seq / ps.Min}
+		if ps.N == 0 || math.IsNaN(seq) {
+			sp = SpreadOf(nil)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", k.world, k.instance, k.balancer, k.np, len(m),
+			sp.Format("%.3g"), num3(sp.Median/float64(k.np)), SpreadOf(over).Format("%.3f"), SpreadOf(idle).Format("%.3f"),
+			SpreadOf(rate).Format("%.3f"), num3(SpreadOf(load).Max))
+	}
+	return tw.Flush()
+}
+
+// num3 formats v with three decimals, "" for NaN.
+func num3(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return fmt.Sprintf("%.3f", v)
+}
