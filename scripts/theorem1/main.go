@@ -1,3 +1,5 @@
+//go:build tools
+
 // Command theorem1 measures seed 002's Theorem 1 on the simulator: the
 // excess T_par − T_seq/P of asynchronous random polling (rp) against the
 // bound's term h·(T_rout + T_split), sweeping the tree's height h, the
@@ -14,8 +16,11 @@
 // solver's virtual time in the same model; T_par is the run's virtual
 // time, termination detection included. Δt (--budget nodes) is held fixed.
 //
-//	go run ./scripts/theorem1                  # the sweep, results/seed002-theorem1/
-//	go run ./scripts/theorem1 --plot-only      # the plot of the CSV
+//	go run -tags tools ./scripts/theorem1                  # the sweep, results/seed002-theorem1/
+//	go run -tags tools ./scripts/theorem1 --plot-only      # the plot of the CSV
+//
+// It is a maintainer's tool behind the build tag tools, so that
+// go install ./... installs only the user-facing commands.
 package main
 
 import (
