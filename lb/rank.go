@@ -82,6 +82,8 @@ type rankExtra struct {
 	last   Progress       // the latest snapshot reported
 
 	out []Msg // the outbox when throttling filters it
+
+	asked int32 // 1 + the rank of the last request sent, 0 before any (State)
 }
 
 // RankConfig says where a Rank stands in its world and how the world's
@@ -289,6 +291,9 @@ func (r *Rank) Outbox() ([]Msg, error) {
 	for _, m := range out {
 		if m.To < 0 || m.To >= int(r.size) || m.From != int(r.rank) {
 			return nil, r.fail(fmt.Errorf("lb: rank %d sent a message from %d to %d", r.rank, m.From, m.To))
+		}
+		if m.Kind == KRequest {
+			r.x.asked = int32(m.To) + 1
 		}
 	}
 	if r.b.Done() {

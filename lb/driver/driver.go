@@ -18,6 +18,7 @@ package driver
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"runtime"
 	"time"
@@ -38,11 +39,63 @@ const (
 // belongs to the rank's goroutine and is not safe for concurrent use.
 type World struct {
 	c     *mpi.Comm
+	opt   Options
 	nodes int64 // nodes of the finished runs, for progress reports
+}
+
+// Options tune a World (NewWith). The zero value is New's.
+type Options struct {
+	// StallTimeout turns the stall watchdog on: a rank that for this long
+	// has done no work and heard nothing that shows the search moving
+	// (anything but another rank's request: an answer to its own
+	// request, a task, a wave of termination detection, a bound, a
+	// progress query) fails with a *StallError, which says its state
+	// (lb.RankState). Under MPI the failing rank calls MPI_Abort with
+	// ExitStall, which ends every rank of the job, a stopped one included;
+	// in the embedded world the world is aborted. 0 turns it off.
+	//
+	// The clock is the driver loop's (lb.Rank has none). A rank that the
+	// others wait for (stopped, swapped out, its node gone) stops its own
+	// watchdog too; the others notice it: every idle rank of random
+	// polling ends up waiting for the answer of a request to it, and no
+	// wave of termination detection passes it. A rank that works one
+	// slice longer than the timeout, or a static placement whose busiest
+	// rank works longer than it, looks stalled to the idle ranks: the
+	// timeout must exceed those.
+	StallTimeout time.Duration
 }
 
 // New returns the lb.World of the rank that owns c.
 func New(c *mpi.Comm) *World { return &World{c: c} }
+
+// NewWith returns the lb.World of the rank that owns c, with options.
+func NewWith(c *mpi.Comm, opt Options) *World { return &World{c: c, opt: opt} }
+
+// ExitStall is the exit status of a run that its stall watchdog ended
+// (Options.StallTimeout): sysexits.h's EX_TEMPFAIL, a failure that a rerun
+// (from a checkpoint) may not meet.
+const ExitStall = 75
+
+// StallError is the end of a rank whose stall watchdog fired
+// (Options.StallTimeout): its exit status is ExitStall.
+type StallError struct {
+	State   lb.RankState  // the rank's state when the watchdog fired
+	Quiet   time.Duration // how long it had done no work and heard nothing
+	Timeout time.Duration // Options.StallTimeout
+	Waiting string        // after the search: what it waited for
+}
+
+func (e *StallError) Error() string {
+	what := e.State.String()
+	if e.Waiting != "" {
+		what = fmt.Sprintf("rank %d of %d: the search is done, %s", e.State.Rank, e.State.Size, e.Waiting)
+	}
+	return fmt.Sprintf("stalled: no work and no news of the search for %v (--stall-timeout %v): %s; a rank it waits for may be stopped, hung or gone; ending the run",
+		e.Quiet.Round(time.Millisecond), e.Timeout, what)
+}
+
+// ExitCode is ExitStall.
+func (e *StallError) ExitCode() int { return ExitStall }
 
 // Name is mpi.WorldName: "embedded" or "mpi".
 func (w *World) Name() string { return mpi.WorldName }
@@ -78,12 +131,16 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 	if err := c.Barrier(); err != nil {
 		return nil, fmt.Errorf("lb: %w", err)
 	}
-	d := loop{c: c, r: r}
+	d := loop{c: c, r: r, stall: w.opt.StallTimeout}
 	if cfg.Progress != nil && c.Rank() == 0 {
 		d.every = lb.ProgressEvery(cfg)
 	}
 	start := time.Now()
 	if err := d.run(share); err != nil {
+		var se *StallError
+		if errors.As(err, &se) {
+			return nil, err // it names the rank
+		}
 		return nil, fmt.Errorf("lb: rank %d: %w", c.Rank(), err)
 	}
 	f, err := r.End(d.work.Seconds(), d.idle.Seconds(), time.Since(start).Seconds())
@@ -115,6 +172,8 @@ type loop struct {
 	ticked  time.Time     // the wall time up to which the rank was told its ticks
 	every   time.Duration // rank 0 with Config.Progress: the interval of snapshots
 	next    time.Time     // and when the next is due
+	stall   time.Duration // Options.StallTimeout, 0 for no watchdog
+	heard   time.Time     // the last work slice or news of the search
 }
 
 // tick is the length of the rank's logical idle tick (lb.Rank.Tick): the
@@ -174,6 +233,7 @@ func throttles(c *mpi.Comm) bool {
 func (d *loop) run(share [][]byte) error {
 	d.ticked = time.Now()
 	d.next = d.ticked.Add(d.every)
+	d.heard = d.ticked
 	if err := d.r.Start(share); err != nil {
 		return err
 	}
@@ -191,6 +251,7 @@ func (d *loop) run(share [][]byte) error {
 		if _, ok := d.r.Work(); ok {
 			now := time.Now()
 			d.work += now.Sub(t0)
+			d.heard = now
 			d.tick(now) // so that a request held after this slice waits its whole pause
 			if err := d.flush(); err != nil {
 				return err
@@ -214,6 +275,11 @@ func (d *loop) run(share [][]byte) error {
 		}
 		if d.r.Done() {
 			break
+		}
+		if d.stall > 0 {
+			if quiet := time.Since(d.heard); quiet >= d.stall {
+				return &StallError{State: d.r.State(), Quiet: quiet, Timeout: d.stall}
+			}
 		}
 		st, ok, err := d.wait()
 		d.idle += time.Since(t0)
@@ -255,6 +321,11 @@ func (d *loop) wait() (mpi.Status, bool, error) {
 	if d.every > 0 && (until.IsZero() || d.next.Before(until)) {
 		until = d.next
 	}
+	if d.stall > 0 {
+		if deadline := d.heard.Add(d.stall); until.IsZero() || deadline.Before(until) {
+			until = deadline
+		}
+	}
 	if until.IsZero() {
 		st, err := d.c.Probe(mpi.AnySource, mpi.AnyTag)
 		return st, err == nil, err
@@ -270,6 +341,11 @@ func (d *loop) receive(st mpi.Status) error {
 	buf := make([]byte, st.Count)
 	if _, err := d.c.Recv(buf, st.Source, st.Tag); err != nil {
 		return err
+	}
+	if st.Tag != int(lb.KRequest) {
+		// News of the search for the watchdog: another rank's request
+		// shows only that the other rank waits too.
+		d.heard = time.Now()
 	}
 	if err := d.r.Step(lb.Msg{From: st.Source, To: d.c.Rank(), Kind: lb.Kind(st.Tag), Data: buf}); err != nil {
 		return err
@@ -317,9 +393,9 @@ func (w *World) finish(job lb.Job, app lb.App, f *lb.Finish) (*lb.Outcome, error
 	own := f.Stats
 	c, rank, size := w.c, w.c.Rank(), w.c.Size()
 	for child := 2*rank + 1; child <= 2*rank+2 && child < size; child++ {
-		st, err := c.Probe(child, tagFinish)
+		st, err := w.probe(child, tagFinish, "waiting for the results of rank %d's subtree")
 		if err != nil {
-			return nil, fmt.Errorf("lb: reducing the results: %w", err)
+			return nil, err
 		}
 		buf := make([]byte, st.Count)
 		if _, err := c.Recv(buf, child, tagFinish); err != nil {
@@ -369,6 +445,28 @@ func (w *World) finish(job lb.Job, app lb.App, f *lb.Finish) (*lb.Outcome, error
 		}
 	}
 	return total.Outcome(ranks), nil
+}
+
+// probe waits for a message from rank src with tag, for at most
+// Options.StallTimeout when it is set; what says what the rank waits for,
+// with the rank's number as its argument.
+func (w *World) probe(src, tag int, what string) (mpi.Status, error) {
+	if w.opt.StallTimeout <= 0 {
+		st, err := w.c.Probe(src, tag)
+		if err != nil {
+			return st, fmt.Errorf("lb: reducing the results: %w", err)
+		}
+		return st, nil
+	}
+	st, ok, err := w.c.ProbeWithin(src, tag, w.opt.StallTimeout)
+	if err != nil {
+		return st, fmt.Errorf("lb: reducing the results: %w", err)
+	}
+	if !ok {
+		return st, &StallError{State: lb.RankState{Rank: w.c.Rank(), Size: w.c.Size()}, Quiet: w.opt.StallTimeout,
+			Timeout: w.opt.StallTimeout, Waiting: fmt.Sprintf(what, src)}
+	}
+	return st, nil
 }
 
 // gatherStats gathers every rank's own statistics on rank 0, indexed by
