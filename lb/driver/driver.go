@@ -8,7 +8,8 @@
 // (non-blocking sends), and takes every message that arrived (Iprobe)
 // before the next slice; an idle rank blocks in Probe until a message
 // arrives (seed 002, Fig. 1: "blockingly"), so idle ranks do not steal the
-// core from busy ones, or until its next tick (20 µs of wall time) is due.
+// core from busy ones, or until its next tick (20 µs of wall time, longer for many throttled
+// ranks: tickFor) is due.
 // Blocking collectives are used
 // only before the search (a barrier) and after it: the ranks' results,
 // statistics and times are reduced to rank 0 along a binomial tree and the
@@ -113,12 +114,14 @@ func (w *World) Comm() *mpi.Comm { return w.c }
 func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 	c := w.c
 	cfg := job.Config
-	throttle := 0
+	throttle, tick := 0, minTick
 	if throttles(c) {
-		throttle = int(maxPauseFor(c.Size(), runtime.GOMAXPROCS(0)) / tick)
+		cores := runtime.GOMAXPROCS(0)
+		tick = tickFor(c.Size(), cores)
+		throttle = int(maxPauseFor(c.Size(), cores) / tick)
 	}
 	r, err := lb.NewRank(job, lb.RankConfig{Rank: c.Rank(), Size: c.Size(), MaxPause: throttle,
-		DueEvery: int(duePoll / tick), ProgressBase: w.nodes})
+		DueEvery: max(int(duePoll/tick), 1), ProgressBase: w.nodes})
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +134,7 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 	if err := c.Barrier(); err != nil {
 		return nil, fmt.Errorf("lb: %w", err)
 	}
-	d := loop{c: c, r: r, stall: w.opt.StallTimeout}
+	d := loop{c: c, r: r, tick: tick, stall: w.opt.StallTimeout}
 	if cfg.Progress != nil && c.Rank() == 0 {
 		d.every = lb.ProgressEvery(cfg)
 	}
@@ -169,6 +172,7 @@ type loop struct {
 	pending []*mpi.Request
 	work    time.Duration
 	idle    time.Duration
+	tick    time.Duration // the length of the rank's tick (tickFor)
 	ticked  time.Time     // the wall time up to which the rank was told its ticks
 	every   time.Duration // rank 0 with Config.Progress: the interval of snapshots
 	next    time.Time     // and when the next is due
@@ -176,9 +180,27 @@ type loop struct {
 	heard   time.Time     // the last work slice or news of the search
 }
 
-// tick is the length of the rank's logical idle tick (lb.Rank.Tick): the
-// shortest pause of request throttling.
-const tick = 20 * time.Microsecond
+// minTick is the shortest length of the rank's logical idle tick
+// (lb.Rank.Tick), the tick of ranks that do not throttle: tickFor gives
+// throttled ranks longer ones.
+const minTick = 20 * time.Microsecond
+
+// pauseSteps is the longest pause of request throttling in ticks, at most:
+// an idle rank's pause doubles from one tick to the longest pause in about
+// log₂ pauseSteps rejections, whatever the number of ranks.
+const pauseSteps = 1024
+
+// tickFor returns the tick of size throttled ranks on cores cores: the
+// longest pause (maxPauseFor) over pauseSteps, at least minTick. The
+// first pause after a rejection is one tick, so the requests an idle rank
+// sends while its pause doubles up to the longest do not grow with the
+// ranks: with a tick of 20 µs they were log₂(longest/20 µs), 10 at 1024
+// ranks on two cores and 16 at 65536, and since every search of a run
+// starts the doubling afresh, the requests per rank grew with log P
+// (issue 23).
+func tickFor(size, cores int) time.Duration {
+	return max(maxPauseFor(size, cores)/pauseSteps, minTick)
+}
 
 // duePoll is how often an idle rank 0 polls Config.CheckpointDue while it
 // waits for messages.
@@ -187,13 +209,18 @@ const duePoll = 20 * time.Millisecond
 // pausePerRank makes the longest pause of request throttling grow with the
 // ranks beyond a core, at least 2 ms, so that the idle ranks' requests
 // together stay well below what the cores can route while busy ranks work:
-// at most cores/pausePerRank requests a second (40 000 on two cores)
-// whatever the number of ranks. (An upper bound on the pause, 100 ms until
+// at most cores/pausePerRank requests a second (10 000 on two cores)
+// whatever the number of ranks. A request and its rejection cost the
+// process 10 to 20 µs of CPU (two goroutine wake-ups, more as the ranks'
+// state outgrows the caches), so at 50 µs, the value until the issue-23
+// rework, the idle ranks took a fifth to two fifths of the cores, the
+// more the more ranks, and the runs' time per rank grew with P; at 200 µs
+// they take a twentieth to a tenth. (An upper bound on the pause, 100 ms until
 // issue 23, let that rate grow with the ranks past 2000 per core, and the
 // idle ranks' requests then starved the busy ones: the embedded world's
 // time per rank grew with P, golomb --np 16384 10 on two cores took 486 s
 // instead of 88 s.)
-const pausePerRank = 50 * time.Microsecond
+const pausePerRank = 200 * time.Microsecond
 
 // Throttling returns the request throttling of size ranks on cores cores
 // in the embedded world: the pause of a tick (the first pause after a
@@ -204,7 +231,7 @@ func Throttling(size, cores int) (first, longest time.Duration, ok bool) {
 	if size <= cores {
 		return 0, 0, false
 	}
-	return tick, maxPauseFor(size, cores), true
+	return tickFor(size, cores), maxPauseFor(size, cores), true
 }
 
 // maxPauseFor returns the longest pause for size ranks on cores cores.
@@ -252,7 +279,7 @@ func (d *loop) run(share [][]byte) error {
 			now := time.Now()
 			d.work += now.Sub(t0)
 			d.heard = now
-			d.tick(now) // so that a request held after this slice waits its whole pause
+			d.advance(now) // so that a request held after this slice waits its whole pause
 			if err := d.flush(); err != nil {
 				return err
 			}
@@ -286,7 +313,7 @@ func (d *loop) run(share [][]byte) error {
 		if err != nil {
 			return err
 		}
-		d.tick(time.Now())
+		d.advance(time.Now())
 		if ok {
 			if err := d.receive(st); err != nil {
 				return err
@@ -303,10 +330,10 @@ func (d *loop) run(share [][]byte) error {
 	return nil
 }
 
-// tick tells the rank the ticks that passed by now.
-func (d *loop) tick(now time.Time) {
-	if k := now.Sub(d.ticked) / tick; k > 0 {
-		d.ticked = d.ticked.Add(k * tick)
+// advance tells the rank the ticks that passed by now.
+func (d *loop) advance(now time.Time) {
+	if k := now.Sub(d.ticked) / d.tick; k > 0 {
+		d.ticked = d.ticked.Add(k * d.tick)
 		d.r.Tick(int(min(k, 1<<30)))
 	}
 }
@@ -316,7 +343,7 @@ func (d *loop) tick(now time.Time) {
 func (d *loop) wait() (mpi.Status, bool, error) {
 	var until time.Time
 	if n := d.r.NextTick(); n > 0 {
-		until = d.ticked.Add(time.Duration(n) * tick)
+		until = d.ticked.Add(time.Duration(n) * d.tick)
 	}
 	if d.every > 0 && (until.IsZero() || d.next.Before(until)) {
 		until = d.next
