@@ -35,7 +35,7 @@ import (
 //	f, _ := r.End(workSeconds, idleSeconds, seconds)  // then reduce the Finishes
 //
 // Ticks are the world's clock as the rank sees it: a logical idle tick of a
-// length the world chooses (the driver 20 µs of wall time, the simulator
+// length the world chooses (the driver 20 µs of wall time or more, the simulator
 // Machine.PauseNS of virtual time). Request throttling and rank 0's polls of
 // Config.CheckpointDue while it waits count them; nothing else does.
 //
