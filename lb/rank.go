@@ -35,7 +35,7 @@ import (
 //	f, _ := r.End(workSeconds, idleSeconds, seconds)  // then reduce the Finishes
 //
 // Ticks are the world's clock as the rank sees it: a logical idle tick of a
-// length the world chooses (the driver 20 µs of wall time, the simulator
+// length the world chooses (the driver 20 µs of wall time or more, the simulator
 // Machine.PauseNS of virtual time). Request throttling and rank 0's polls of
 // Config.CheckpointDue while it waits count them; nothing else does.
 //
@@ -83,6 +83,8 @@ type rankExtra struct {
 	last   Progress       // the latest snapshot reported
 
 	out []Msg // the outbox when throttling filters it
+
+	asked int32 // 1 + the rank of the last request sent, 0 before any (State)
 }
 
 // RankConfig says where a Rank stands in its world and how the world's
@@ -298,6 +300,9 @@ func (r *Rank) Outbox() ([]Msg, error) {
 	for _, m := range out {
 		if m.To < 0 || m.To >= int(r.size) || m.From != int(r.rank) {
 			return nil, r.fail(fmt.Errorf("lb: rank %d sent a message from %d to %d", r.rank, m.From, m.To))
+		}
+		if m.Kind == KRequest {
+			r.x.asked = int32(m.To) + 1
 		}
 	}
 	if r.b.Done() {

@@ -60,9 +60,10 @@ type mailbox struct {
 // Comm is one rank's handle on the embedded world. It is not safe for
 // concurrent use; each rank's goroutine owns its Comm.
 type Comm struct {
-	w    *world
-	rank int
-	wake chan struct{}
+	w     *world
+	rank  int
+	wake  chan struct{}
+	timer *time.Timer // ProbeWithin's, made once and reset
 }
 
 // Request is a non-blocking operation in flight. Test or Wait it to
@@ -390,7 +391,19 @@ func (c *Comm) ProbeWithin(source, tag int, d time.Duration) (Status, bool, erro
 		return Status{}, false, err
 	}
 	mb := &c.w.boxes[c.rank]
-	timer := time.NewTimer(d)
+	if st, ok, _ := mb.probe(source, tag); ok {
+		return st, true, nil
+	}
+	// One timer per rank, reset for every wait: an idle rank of a large
+	// world waits here thousands of times, and a timer each time was
+	// garbage. (Since Go 1.23 a stopped or reset timer delivers no stale
+	// value.)
+	if c.timer == nil {
+		c.timer = time.NewTimer(d)
+	} else {
+		c.timer.Reset(d)
+	}
+	timer := c.timer
 	defer timer.Stop()
 	for {
 		if st, ok, _ := mb.probe(source, tag); ok {

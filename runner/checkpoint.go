@@ -321,6 +321,7 @@ func checkpointFlags() []cli.Flag {
 		&cli.Int64Flag{Name: "max-nodes", Usage: "stop after about `N` nodes of this run (checked a few times a second): print the nodes done, write the checkpoint with --checkpoint, and exit with status 4; 0: no bound"},
 		&cli.DurationFlag{Name: "time-limit", Usage: "stop after `DURATION` of this run (say 23h30m): print the nodes done, write the checkpoint with --checkpoint, and exit with status 4; 0: no limit"},
 		&cli.DurationFlag{Name: "startup-timeout", Value: DefaultStartupTimeout, Usage: "under mpirun or srun: fail (naming the ranks missing, exit status 69) when not every rank has started within `DURATION`, and (exit status 2) when standard input read as - delivers nothing within it or 30 s; 0: wait for ever"},
+		&cli.DurationFlag{Name: "stall-timeout", Usage: "end the run (exit status 75, every rank under mpirun or srun) when a rank has done no work and heard no news of the search (an answer, a task, a wave of termination) for `DURATION`; a rank that notices prints its state (idle or working, the request it waits for, the termination phase). It must exceed the longest work slice, and with static placement the longest share. Default 0: off, since no value suits every search (a static share may rightly take hours) and a false alarm would kill a healthy run; say 10m for batch jobs"},
 	}
 }
 
@@ -330,7 +331,8 @@ const DefaultStartupTimeout = 3 * time.Minute
 // limitFlags are the flags that stop a search early, which need a balancer.
 var limitFlags = []string{"max-nodes", "time-limit"}
 
-// parseLimits reads --max-nodes, --time-limit and --startup-timeout into
+// parseLimits reads --max-nodes, --time-limit, --startup-timeout and
+// --stall-timeout into
 // cm and checks them.
 func parseLimits(c *cli.Context, cm *Common) error {
 	if defines(c, "max-nodes") {
@@ -343,6 +345,9 @@ func parseLimits(c *cli.Context, cm *Common) error {
 	if defines(c, "startup-timeout") {
 		cm.StartupTimeout = c.Duration("startup-timeout")
 	}
+	if defines(c, "stall-timeout") {
+		cm.StallTimeout = c.Duration("stall-timeout")
+	}
 	switch {
 	case cm.MaxNodes < 0:
 		return Usagef("--max-nodes %d: need 0 (no bound) or more nodes", cm.MaxNodes)
@@ -350,6 +355,8 @@ func parseLimits(c *cli.Context, cm *Common) error {
 		return Usagef("--time-limit %v: must not be negative (0: no limit)", cm.TimeLimit)
 	case cm.StartupTimeout < 0:
 		return Usagef("--startup-timeout %v: must not be negative (0: wait for ever)", cm.StartupTimeout)
+	case cm.StallTimeout < 0:
+		return Usagef("--stall-timeout %v: must not be negative (0: no watchdog)", cm.StallTimeout)
 	}
 	if cm.Balancer == Seq || cm.Balancer == "" {
 		for _, name := range limitFlags {

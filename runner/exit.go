@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/mpi"
 )
 
@@ -26,6 +27,10 @@ const (
 	// ExitOutput: the output could not be written (a full disk, a closed
 	// pipe, /dev/full): the answer may be lost. sysexits.h's EX_IOERR.
 	ExitOutput = 74
+	// ExitStall: the stall watchdog (--stall-timeout) ended the run: a
+	// rank heard nothing of the search for that long (another rank
+	// stopped, hung or gone). sysexits.h's EX_TEMPFAIL.
+	ExitStall = driver.ExitStall
 )
 
 // checkedWriter is an output of the command (stdout, stderr) that keeps its

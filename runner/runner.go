@@ -60,10 +60,13 @@ type Common struct {
 	Restart         string
 	// MaxNodes and TimeLimit stop the search early (--max-nodes,
 	// --time-limit; 0: never); StartupTimeout bounds the wait for every
-	// MPI rank at the start (--startup-timeout; 0: none).
+	// MPI rank at the start (--startup-timeout; 0: none); StallTimeout
+	// ends a run whose ranks hear nothing of the search for that long
+	// (--stall-timeout, driver.Options.StallTimeout; 0: no watchdog).
 	MaxNodes       int64
 	TimeLimit      time.Duration
 	StartupTimeout time.Duration
+	StallTimeout   time.Duration
 	info           lb.Info     // the balancer, unless Seq
 	sim            *simOptions // the simulation flags, with --world sim
 	calibrate      bool        // --calibrate

@@ -51,7 +51,9 @@ func worlds() []world {
 		}
 		return nil
 	}
-	comm := func(_ *Run, c *mpi.Comm, _ func() (lb.App, error)) (lb.World, error) { return driver.New(c), nil }
+	comm := func(r *Run, c *mpi.Comm, _ func() (lb.App, error)) (lb.World, error) {
+		return driver.NewWith(c, driver.Options{StallTimeout: r.StallTimeout}), nil
+	}
 	return []world{
 		{name: WorldEmbedded, doc: "goroutines", available: notMPI, open: comm},
 		{name: WorldMPI, doc: "the -tags mpi build under mpirun or srun", available: isMPI, open: comm},

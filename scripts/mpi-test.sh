@@ -111,6 +111,10 @@ mpi_fault_tests() {
 	run_mpi_fault knapsack 4 2 "knapsack:" closed-stdin --startup-timeout 5s -q -
 	# mpirun's output pipe closed while the job still prints (SIGPIPE).
 	run_mpi_fault fifteen 2 any "" closed-stdout -q --korf 1-20
+	# A rank stopped by SIGSTOP during the search: the others' stall
+	# watchdogs notice that they hear nothing and end the job (75, or 9
+	# when Hydra reports the ranks it killed).
+	run_mpi_fault golomb 4 "75|9" "stalled: no work and no news of the search" sigstop --stall-timeout 10s --progress 13
 	# SIGTERM (what Slurm sends at a time limit) with --checkpoint: the
 	# checkpoint is written first, every rank exits 3 (Open MPI's mpirun
 	# then reports 1 for a job it was told to terminate).
@@ -120,8 +124,9 @@ mpi_fault_tests() {
 
 # run_mpi_fault APP NP STATUS WANT HOW ARGS...: a launcher fault, mpirun -np
 # NP APP ARGS with HOW: skip-init (rank 2 runs sleep 300 instead of APP),
-# closed-stdin (mpirun's standard input closed) or closed-stdout (mpirun's
-# standard output a pipe that is closed after its first line). The job must
+# closed-stdin (mpirun's standard input closed), closed-stdout (mpirun's
+# standard output a pipe that is closed after its first line) or sigstop
+# (rank 2 gets SIGSTOP once a --progress line says the search runs). The job must
 # end within 60 s with exit status STATUS (a list, "69|9"; any: not 0),
 # say WANT, and leave no process of APP behind (a stand-in left by the
 # launcher is a NOTE).
@@ -144,6 +149,29 @@ run_mpi_fault() {
 		sleep 1
 		rc=$(cat "$work/rc" 2>/dev/null || echo 0)
 		rm -f "$work/rc"
+		;;
+	sigstop)
+		local pid i p victim=""
+		timeout -k 10 60 $(impl_mpirun "$impl") -np "$np" "$bin" "$@" >"$work/log" 2>&1 &
+		pid=$!
+		for i in $(seq 300); do
+			grep -q "ranks busy" "$work/log" && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		# Rank 2 is the process of the command whose environment says so
+		# (mpirun's own command line names the command too).
+		for p in $(pgrep -f "$bin" || true); do
+			if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qE '^(OMPI_COMM_WORLD_RANK|PMI_RANK)=2$'; then
+				victim=$p
+			fi
+		done
+		if [ -n "$victim" ]; then
+			kill -STOP "$victim"
+		else
+			echo "(found no rank 2 to stop)" >>"$work/log"
+		fi
+		wait "$pid" || rc=$?
 		;;
 	esac
 	local took=$((SECONDS - t0)) i p stray=""

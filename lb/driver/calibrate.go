@@ -33,7 +33,8 @@ const (
 //   - ByteNS: the growth of half a round trip per byte, from 16 bytes to
 //     64 KiB;
 //   - PauseNS and MaxPauseNS: request throttling as the driver would do it
-//     on c (20 µs up to a pause that grows with the ranks per core), 0 when
+//     on c (a tick, 20 µs or a 1024th of the longest pause, up to a pause
+//     that grows with the ranks per core), 0 when
 //     the ranks do not outnumber the cores.
 //
 // OverheadNS and GapNS stay 0: the loop's costs stand for them. Each
@@ -42,7 +43,7 @@ const (
 func Calibrate(c *mpi.Comm, d time.Duration) (lb.Machine, error) {
 	var m lb.Machine
 	if throttles(c) {
-		m.PauseNS = float64(tick.Nanoseconds())
+		m.PauseNS = float64(tickFor(c.Size(), runtime.GOMAXPROCS(0)).Nanoseconds())
 		m.MaxPauseNS = float64(maxPauseFor(c.Size(), runtime.GOMAXPROCS(0)).Nanoseconds())
 	}
 	peer := 0

@@ -8,7 +8,8 @@
 // (non-blocking sends), and takes every message that arrived (Iprobe)
 // before the next slice; an idle rank blocks in Probe until a message
 // arrives (seed 002, Fig. 1: "blockingly"), so idle ranks do not steal the
-// core from busy ones, or until its next tick (20 µs of wall time) is due.
+// core from busy ones, or until its next tick (20 µs of wall time, longer for many throttled
+// ranks: tickFor) is due.
 // Blocking collectives are used
 // only before the search (a barrier) and after it: the ranks' results,
 // statistics and times are reduced to rank 0 along a binomial tree and the
@@ -18,6 +19,7 @@ package driver
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"runtime"
 	"time"
@@ -38,11 +40,63 @@ const (
 // belongs to the rank's goroutine and is not safe for concurrent use.
 type World struct {
 	c     *mpi.Comm
+	opt   Options
 	nodes int64 // nodes of the finished runs, for progress reports
+}
+
+// Options tune a World (NewWith). The zero value is New's.
+type Options struct {
+	// StallTimeout turns the stall watchdog on: a rank that for this long
+	// has done no work and heard nothing that shows the search moving
+	// (anything but another rank's request: an answer to its own
+	// request, a task, a wave of termination detection, a bound, a
+	// progress query) fails with a *StallError, which says its state
+	// (lb.RankState). Under MPI the failing rank calls MPI_Abort with
+	// ExitStall, which ends every rank of the job, a stopped one included;
+	// in the embedded world the world is aborted. 0 turns it off.
+	//
+	// The clock is the driver loop's (lb.Rank has none). A rank that the
+	// others wait for (stopped, swapped out, its node gone) stops its own
+	// watchdog too; the others notice it: every idle rank of random
+	// polling ends up waiting for the answer of a request to it, and no
+	// wave of termination detection passes it. A rank that works one
+	// slice longer than the timeout, or a static placement whose busiest
+	// rank works longer than it, looks stalled to the idle ranks: the
+	// timeout must exceed those.
+	StallTimeout time.Duration
 }
 
 // New returns the lb.World of the rank that owns c.
 func New(c *mpi.Comm) *World { return &World{c: c} }
+
+// NewWith returns the lb.World of the rank that owns c, with options.
+func NewWith(c *mpi.Comm, opt Options) *World { return &World{c: c, opt: opt} }
+
+// ExitStall is the exit status of a run that its stall watchdog ended
+// (Options.StallTimeout): sysexits.h's EX_TEMPFAIL, a failure that a rerun
+// (from a checkpoint) may not meet.
+const ExitStall = 75
+
+// StallError is the end of a rank whose stall watchdog fired
+// (Options.StallTimeout): its exit status is ExitStall.
+type StallError struct {
+	State   lb.RankState  // the rank's state when the watchdog fired
+	Quiet   time.Duration // how long it had done no work and heard nothing
+	Timeout time.Duration // Options.StallTimeout
+	Waiting string        // after the search: what it waited for
+}
+
+func (e *StallError) Error() string {
+	what := e.State.String()
+	if e.Waiting != "" {
+		what = fmt.Sprintf("rank %d of %d: the search is done, %s", e.State.Rank, e.State.Size, e.Waiting)
+	}
+	return fmt.Sprintf("stalled: no work and no news of the search for %v (--stall-timeout %v): %s; a rank it waits for may be stopped, hung or gone; ending the run",
+		e.Quiet.Round(time.Millisecond), e.Timeout, what)
+}
+
+// ExitCode is ExitStall.
+func (e *StallError) ExitCode() int { return ExitStall }
 
 // Name is mpi.WorldName: "embedded" or "mpi".
 func (w *World) Name() string { return mpi.WorldName }
@@ -60,12 +114,14 @@ func (w *World) Comm() *mpi.Comm { return w.c }
 func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 	c := w.c
 	cfg := job.Config
-	throttle := 0
+	throttle, tick := 0, minTick
 	if throttles(c) {
-		throttle = int(maxPauseFor(c.Size(), runtime.GOMAXPROCS(0)) / tick)
+		cores := runtime.GOMAXPROCS(0)
+		tick = tickFor(c.Size(), cores)
+		throttle = int(maxPauseFor(c.Size(), cores) / tick)
 	}
 	r, err := lb.NewRank(job, lb.RankConfig{Rank: c.Rank(), Size: c.Size(), MaxPause: throttle,
-		DueEvery: int(duePoll / tick), ProgressBase: w.nodes})
+		DueEvery: max(int(duePoll/tick), 1), ProgressBase: w.nodes})
 	if err != nil {
 		return nil, err
 	}
@@ -78,12 +134,16 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 	if err := c.Barrier(); err != nil {
 		return nil, fmt.Errorf("lb: %w", err)
 	}
-	d := loop{c: c, r: r}
+	d := loop{c: c, r: r, tick: tick, stall: w.opt.StallTimeout}
 	if cfg.Progress != nil && c.Rank() == 0 {
 		d.every = lb.ProgressEvery(cfg)
 	}
 	start := time.Now()
 	if err := d.run(share); err != nil {
+		var se *StallError
+		if errors.As(err, &se) {
+			return nil, err // it names the rank
+		}
 		return nil, fmt.Errorf("lb: rank %d: %w", c.Rank(), err)
 	}
 	f, err := r.End(d.work.Seconds(), d.idle.Seconds(), time.Since(start).Seconds())
@@ -112,14 +172,35 @@ type loop struct {
 	pending []*mpi.Request
 	work    time.Duration
 	idle    time.Duration
+	tick    time.Duration // the length of the rank's tick (tickFor)
 	ticked  time.Time     // the wall time up to which the rank was told its ticks
 	every   time.Duration // rank 0 with Config.Progress: the interval of snapshots
 	next    time.Time     // and when the next is due
+	stall   time.Duration // Options.StallTimeout, 0 for no watchdog
+	heard   time.Time     // the last work slice or news of the search
 }
 
-// tick is the length of the rank's logical idle tick (lb.Rank.Tick): the
-// shortest pause of request throttling.
-const tick = 20 * time.Microsecond
+// minTick is the shortest length of the rank's logical idle tick
+// (lb.Rank.Tick), the tick of ranks that do not throttle: tickFor gives
+// throttled ranks longer ones.
+const minTick = 20 * time.Microsecond
+
+// pauseSteps is the longest pause of request throttling in ticks, at most:
+// an idle rank's pause doubles from one tick to the longest pause in about
+// log₂ pauseSteps rejections, whatever the number of ranks.
+const pauseSteps = 1024
+
+// tickFor returns the tick of size throttled ranks on cores cores: the
+// longest pause (maxPauseFor) over pauseSteps, at least minTick. The
+// first pause after a rejection is one tick, so the requests an idle rank
+// sends while its pause doubles up to the longest do not grow with the
+// ranks: with a tick of 20 µs they were log₂(longest/20 µs), 10 at 1024
+// ranks on two cores and 16 at 65536, and since every search of a run
+// starts the doubling afresh, the requests per rank grew with log P
+// (issue 23).
+func tickFor(size, cores int) time.Duration {
+	return max(maxPauseFor(size, cores)/pauseSteps, minTick)
+}
 
 // duePoll is how often an idle rank 0 polls Config.CheckpointDue while it
 // waits for messages.
@@ -128,13 +209,18 @@ const duePoll = 20 * time.Millisecond
 // pausePerRank makes the longest pause of request throttling grow with the
 // ranks beyond a core, at least 2 ms, so that the idle ranks' requests
 // together stay well below what the cores can route while busy ranks work:
-// at most cores/pausePerRank requests a second (40 000 on two cores)
-// whatever the number of ranks. (An upper bound on the pause, 100 ms until
+// at most cores/pausePerRank requests a second (10 000 on two cores)
+// whatever the number of ranks. A request and its rejection cost the
+// process 10 to 20 µs of CPU (two goroutine wake-ups, more as the ranks'
+// state outgrows the caches), so at 50 µs, the value until the issue-23
+// rework, the idle ranks took a fifth to two fifths of the cores, the
+// more the more ranks, and the runs' time per rank grew with P; at 200 µs
+// they take a twentieth to a tenth. (An upper bound on the pause, 100 ms until
 // issue 23, let that rate grow with the ranks past 2000 per core, and the
 // idle ranks' requests then starved the busy ones: the embedded world's
 // time per rank grew with P, golomb --np 16384 10 on two cores took 486 s
 // instead of 88 s.)
-const pausePerRank = 50 * time.Microsecond
+const pausePerRank = 200 * time.Microsecond
 
 // Throttling returns the request throttling of size ranks on cores cores
 // in the embedded world: the pause of a tick (the first pause after a
@@ -145,7 +231,7 @@ func Throttling(size, cores int) (first, longest time.Duration, ok bool) {
 	if size <= cores {
 		return 0, 0, false
 	}
-	return tick, maxPauseFor(size, cores), true
+	return tickFor(size, cores), maxPauseFor(size, cores), true
 }
 
 // maxPauseFor returns the longest pause for size ranks on cores cores.
@@ -174,6 +260,7 @@ func throttles(c *mpi.Comm) bool {
 func (d *loop) run(share [][]byte) error {
 	d.ticked = time.Now()
 	d.next = d.ticked.Add(d.every)
+	d.heard = d.ticked
 	if err := d.r.Start(share); err != nil {
 		return err
 	}
@@ -191,7 +278,8 @@ func (d *loop) run(share [][]byte) error {
 		if _, ok := d.r.Work(); ok {
 			now := time.Now()
 			d.work += now.Sub(t0)
-			d.tick(now) // so that a request held after this slice waits its whole pause
+			d.heard = now
+			d.advance(now) // so that a request held after this slice waits its whole pause
 			if err := d.flush(); err != nil {
 				return err
 			}
@@ -215,12 +303,17 @@ func (d *loop) run(share [][]byte) error {
 		if d.r.Done() {
 			break
 		}
+		if d.stall > 0 {
+			if quiet := time.Since(d.heard); quiet >= d.stall {
+				return &StallError{State: d.r.State(), Quiet: quiet, Timeout: d.stall}
+			}
+		}
 		st, ok, err := d.wait()
 		d.idle += time.Since(t0)
 		if err != nil {
 			return err
 		}
-		d.tick(time.Now())
+		d.advance(time.Now())
 		if ok {
 			if err := d.receive(st); err != nil {
 				return err
@@ -237,10 +330,10 @@ func (d *loop) run(share [][]byte) error {
 	return nil
 }
 
-// tick tells the rank the ticks that passed by now.
-func (d *loop) tick(now time.Time) {
-	if k := now.Sub(d.ticked) / tick; k > 0 {
-		d.ticked = d.ticked.Add(k * tick)
+// advance tells the rank the ticks that passed by now.
+func (d *loop) advance(now time.Time) {
+	if k := now.Sub(d.ticked) / d.tick; k > 0 {
+		d.ticked = d.ticked.Add(k * d.tick)
 		d.r.Tick(int(min(k, 1<<30)))
 	}
 }
@@ -250,10 +343,15 @@ func (d *loop) tick(now time.Time) {
 func (d *loop) wait() (mpi.Status, bool, error) {
 	var until time.Time
 	if n := d.r.NextTick(); n > 0 {
-		until = d.ticked.Add(time.Duration(n) * tick)
+		until = d.ticked.Add(time.Duration(n) * d.tick)
 	}
 	if d.every > 0 && (until.IsZero() || d.next.Before(until)) {
 		until = d.next
+	}
+	if d.stall > 0 {
+		if deadline := d.heard.Add(d.stall); until.IsZero() || deadline.Before(until) {
+			until = deadline
+		}
 	}
 	if until.IsZero() {
 		st, err := d.c.Probe(mpi.AnySource, mpi.AnyTag)
@@ -270,6 +368,11 @@ func (d *loop) receive(st mpi.Status) error {
 	buf := make([]byte, st.Count)
 	if _, err := d.c.Recv(buf, st.Source, st.Tag); err != nil {
 		return err
+	}
+	if st.Tag != int(lb.KRequest) {
+		// News of the search for the watchdog: another rank's request
+		// shows only that the other rank waits too.
+		d.heard = time.Now()
 	}
 	if err := d.r.Step(lb.Msg{From: st.Source, To: d.c.Rank(), Kind: lb.Kind(st.Tag), Data: buf}); err != nil {
 		return err
@@ -317,9 +420,9 @@ func (w *World) finish(job lb.Job, app lb.App, f *lb.Finish) (*lb.Outcome, error
 	own := f.Stats
 	c, rank, size := w.c, w.c.Rank(), w.c.Size()
 	for child := 2*rank + 1; child <= 2*rank+2 && child < size; child++ {
-		st, err := c.Probe(child, tagFinish)
+		st, err := w.probe(child, tagFinish, "waiting for the results of rank %d's subtree")
 		if err != nil {
-			return nil, fmt.Errorf("lb: reducing the results: %w", err)
+			return nil, err
 		}
 		buf := make([]byte, st.Count)
 		if _, err := c.Recv(buf, child, tagFinish); err != nil {
@@ -369,6 +472,28 @@ func (w *World) finish(job lb.Job, app lb.App, f *lb.Finish) (*lb.Outcome, error
 		}
 	}
 	return total.Outcome(ranks), nil
+}
+
+// probe waits for a message from rank src with tag, for at most
+// Options.StallTimeout when it is set; what says what the rank waits for,
+// with the rank's number as its argument.
+func (w *World) probe(src, tag int, what string) (mpi.Status, error) {
+	if w.opt.StallTimeout <= 0 {
+		st, err := w.c.Probe(src, tag)
+		if err != nil {
+			return st, fmt.Errorf("lb: reducing the results: %w", err)
+		}
+		return st, nil
+	}
+	st, ok, err := w.c.ProbeWithin(src, tag, w.opt.StallTimeout)
+	if err != nil {
+		return st, fmt.Errorf("lb: reducing the results: %w", err)
+	}
+	if !ok {
+		return st, &StallError{State: lb.RankState{Rank: w.c.Rank(), Size: w.c.Size()}, Quiet: w.opt.StallTimeout,
+			Timeout: w.opt.StallTimeout, Waiting: fmt.Sprintf(what, src)}
+	}
+	return st, nil
 }
 
 // gatherStats gathers every rank's own statistics on rank 0, indexed by
