@@ -18,10 +18,10 @@ func TestEveryRecordHasProvenance(t *testing.T) {
 		t.Skip("builds every command")
 	}
 	dir := t.TempDir()
-	if out, err := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "../../../apps/...").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "../../apps/...").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	knap := "../../../apps/knapsack/testdata/sanders-m100-seed5.txt"
+	knap := "../../apps/knapsack/testdata/sanders-m100-seed5.txt"
 	for _, c := range []struct {
 		world string
 		args  []string

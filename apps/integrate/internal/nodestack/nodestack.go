@@ -81,6 +81,10 @@ func Decode[E Node](b []byte, minSize int, next func(b []byte) (E, int, error)) 
 	if k <= 0 || n > uint64(len(b)/minSize) {
 		return Stack[E]{}, fmt.Errorf("%w: bad count", ErrMalformed)
 	}
+	if k != len(binary.AppendUvarint(nil, n)) {
+		// One encoding per stack: a padded varint (80 00 for 0) is not ours.
+		return Stack[E]{}, fmt.Errorf("%w: count not in its shortest form", ErrMalformed)
+	}
 	b = b[k:]
 	s := Stack[E]{Open: make([]E, 0, n)}
 	for i := range n {

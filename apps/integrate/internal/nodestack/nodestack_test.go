@@ -150,6 +150,7 @@ func TestDecodeRejects(t *testing.T) {
 	for name, b := range map[string][]byte{
 		"nothing":         nil,
 		"bad varint":      {0x80},
+		"padded count":    {0x80, 0x00},
 		"count too large": append([]byte{2}, one...),
 		"huge count":      binary.AppendUvarint(nil, 1<<62),
 		"short node":      append([]byte{1}, one[:7]...),
