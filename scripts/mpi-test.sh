@@ -336,10 +336,10 @@ run_launch_mistake() {
 # mpirun; needs the pkg-config file of the other implementation.
 launch_mistakes() {
 	local other
-	run_print_once golomb 4 USAGE: --help
-	run_print_once golomb 4 "golomb version" --version
+	run_once 0 golomb "$impl" 4 USAGE: --help
+	run_once 0 golomb "$impl" 4 "golomb version" --version
 	run_launch_mistake golomb embedded 2 "this is the embedded build (goroutine ranks, no MPI), started by" 9
-	run_launch_once golomb embedded 8 "this is the embedded build" 9
+	run_once 2 golomb embedded 8 "this is the embedded build" 9
 	other=$([ "$impl" = openmpi ] && echo mpich || echo openmpi)
 	if ! pkg-config --exists "$(impl_pc "$other")" 2>/dev/null; then
 		echo "SKIPPED: the $other build under $impl's mpirun (no pkg-config $(impl_pc "$other"))"
@@ -349,40 +349,24 @@ launch_mistakes() {
 	openmpi) run_launch_mistake golomb mpich 2 "this is an MPICH build, started by Open MPI's mpirun -np 2" 9 ;;
 	mpich) run_launch_mistake golomb openmpi 2 "this is an Open MPI build, started by MPICH's mpiexec (Hydra) -np 2" 9 ;;
 	esac
-	run_launch_once golomb "$other" 8 "this is an" 9
+	run_once 2 golomb "$other" 8 "this is an" 9
 }
 
-# run_print_once APP NP WANT ARGS...: the $impl build of apps/APP under
-# mpirun -np NP prints WANT once (--help and --version come before any
-# world starts, from every task alike: task 0 alone prints them).
-run_print_once() {
-	local app=$1 np=$2 want=$3 bin="$work/$1.$impl" rc=0 n
-	shift 3
+# run_once STATUS APP BUILD NP WANT ARGS...: apps/APP built for BUILD under
+# $impl's mpirun -np NP ends with STATUS and says WANT exactly once: each
+# task would say it (a launch mistake, --help, --version: before any world
+# starts), but only the task the launcher numbers 0 does.
+run_once() {
+	local status=$1 app=$2 build=$3 np=$4 want=$5 bin="$work/$2.$3" rc=0 n
+	shift 5
 	timeout -k 10 60 $(impl_mpirun "$impl") -np "$np" "$bin" "$@" >"$work/log" 2>&1 || rc=$?
 	n=$(grep -cF -- "$want" "$work/log" || true)
-	if [ "$rc" -eq 0 ] && [ "$n" -eq 1 ]; then
-		echo "ok   $app $* [$impl mpirun -np $np]: printed once"
+	if [ "$rc" -eq "$status" ] && [ "$n" -eq 1 ]; then
+		echo "ok   $build build of $app $* under $impl mpirun -np $np: status $status, '$want' once"
 	else
 		cat "$work/log"
-		echo "FAIL $app $* [$impl mpirun -np $np]: exit status $rc, '$want' $n times; want 0 and once"
-		failures+=("printed once: $app $* under $impl")
-	fi
-}
-
-# run_launch_once APP BUILD NP WANT ARGS...: apps/APP built for BUILD under
-# $impl's mpirun -np NP ends with status 2 and says WANT exactly once: each
-# task would say it, but only the task the launcher numbers 0 does.
-run_launch_once() {
-	local app=$1 build=$2 np=$3 want=$4 bin="$work/$1.$2" rc=0 n
-	shift 4
-	timeout -k 10 60 $(impl_mpirun "$impl") -np "$np" "$bin" "$@" >"$work/log" 2>&1 || rc=$?
-	n=$(grep -cF -- "$want" "$work/log" || true)
-	if [ "$rc" -eq 2 ] && [ "$n" -eq 1 ]; then
-		echo "ok   $build build of $app under $impl mpirun -np $np: status 2, the message once"
-	else
-		cat "$work/log"
-		echo "FAIL $build build of $app under $impl mpirun -np $np: exit status $rc, the message $n times; want 2 and once"
-		failures+=("launch message once: $build under $impl")
+		echo "FAIL $build build of $app $* under $impl mpirun -np $np: exit status $rc, '$want' $n times; want $status and once"
+		failures+=("said once: $build build of $app $* under $impl")
 	fi
 }
 
