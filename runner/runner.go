@@ -404,6 +404,13 @@ func Main(app *cli.App) {
 	app.Metadata[MetaEarlySignal] = early
 	setMemoryLimit()
 	app.Writer = newChecked(os.Stdout, "standard output")
+	if mpi.WorldName == "mpi" && !mpi.DetectLauncher(os.Getenv).Speaks() {
+		// Help and --version come before any world starts, from every
+		// task alike, and an MPI world's output is rank 0's (the task
+		// the launcher numbers 0): the other tasks' standard output stays
+		// silent; their errors still go to standard error.
+		app.Writer = io.Discard
+	}
 	code := Execute(app, os.Args)
 	if err := os.Stdout.Close(); err != nil && code == 0 {
 		fmt.Fprintf(errWriter(app), "%s: closing standard output: %v\n", app.Name, err)
@@ -467,15 +474,8 @@ func execute(app *cli.App, args []string) int {
 	// checks' errors (below), where the tasks found no world to share. In
 	// an MPI world rank 0 prints the run's output and verdicts.
 	speaks := mpi.DetectLauncher(os.Getenv).Speaks()
-	if !speaks {
-		// Help and --version come before any world starts, from every
-		// task alike; an MPI world's output is rank 0's (the task the
-		// launcher numbers 0), and its other ranks' errors still go to
-		// standard error.
-		app.Writer = io.Discard
-		if mpi.WorldName != "mpi" {
-			app.ErrWriter = io.Discard
-		}
+	if !speaks && mpi.WorldName != "mpi" {
+		app.Writer, app.ErrWriter = io.Discard, io.Discard
 	}
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	usage := func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: err} }
