@@ -402,6 +402,7 @@ func Main(app *cli.App) {
 		app.Metadata = map[string]any{}
 	}
 	app.Metadata[MetaEarlySignal] = early
+	app.Metadata[metaSilentGrace] = silentTaskGrace
 	setMemoryLimit()
 	app.Writer = newChecked(os.Stdout, "standard output")
 	if mpi.WorldName == "mpi" && !mpi.DetectLauncher(os.Getenv).Speaks() {
@@ -518,7 +519,10 @@ func execute(app *cli.App, args []string) int {
 		// silent task that exits first can take task 0 down before it
 		// has said why. Task 0's exit ends this wait early, by the same
 		// rule, so it costs nothing when task 0 speaks.
-		time.Sleep(silentTaskGrace)
+		// Main sets the wait (tests that call Execute have no launcher
+		// to race).
+		grace, _ := app.Metadata[metaSilentGrace].(time.Duration)
+		time.Sleep(grace)
 	}
 	var ec mpi.ExitCoder
 	if errors.As(err, &ec) {
@@ -528,5 +532,9 @@ func execute(app *cli.App, args []string) int {
 }
 
 // silentTaskGrace is how long a task that must not print a launch error
-// waits before it exits, so that the task that prints it goes first.
-const silentTaskGrace = 5 * time.Second
+// waits before it exits, so that the task that prints it goes first; Main
+// puts it in the app's Metadata under metaSilentGrace.
+const (
+	silentTaskGrace = 5 * time.Second
+	metaSilentGrace = "treelb.silentgrace"
+)
