@@ -608,6 +608,7 @@ func plotHistograms(dir string, trees [][]string) error {
 				return err
 			}
 			hist.FillColor = grp.color
+			pl.Y.Tick.Marker = intTicks{}
 			if h.col == "height" {
 				var ticks []plot.Tick
 				for x := 0; x <= 60; x += 5 {
@@ -647,6 +648,19 @@ func intHistogram(v []float64) (*plotter.Histogram, error) {
 	h.Bins = bins
 	h.Width = 1
 	return h, nil
+}
+
+// intTicks are plot's default ticks labelled without trailing zeros.
+type intTicks struct{}
+
+func (intTicks) Ticks(lo, hi float64) []plot.Tick {
+	t := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range t {
+		if t[i].Label != "" {
+			t[i].Label = strconv.FormatFloat(t[i].Value, 'g', -1, 64)
+		}
+	}
+	return t
 }
 
 // binsXYer gives NewHistogram the bins' centres and weights.
