@@ -37,6 +37,19 @@ func (q *queens) Child(s queen, c int) (queen, int, bool) {
 	return queen{s.row + 1, s.cols | b, (s.d1 | b) << 1, (s.d2 | b) >> 1, s.score + int32((s.row+1)*col)}, col + 1, true
 }
 
+// Children appends the children of s, in Child's order (skeleton.Brancher).
+func (q *queens) Children(s queen, buf []queen) []queen {
+	if s.row == q.n {
+		return buf
+	}
+	for free := ^(s.cols | s.d1 | s.d2) & (1<<q.n - 1); free != 0; free &= free - 1 {
+		col := bits.TrailingZeros32(free)
+		b := uint32(1) << col
+		buf = append(buf, queen{s.row + 1, s.cols | b, (s.d1 | b) << 1, (s.d2 | b) >> 1, s.score + int32((s.row+1)*col)})
+	}
+	return buf
+}
+
 func (q *queens) AppendNode(b []byte, s queen) []byte {
 	b = append(b, byte(s.row))
 	b = binary.LittleEndian.AppendUint32(b, s.cols)

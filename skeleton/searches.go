@@ -34,7 +34,7 @@ type enumApp[N, V any] struct {
 // NewApp returns one rank's App of the enumeration, for lb.Run.
 func (e *Enumeration[N, V]) NewApp() lb.Reducer[Count[V]] {
 	a := &enumApp[N, V]{e: e}
-	a.tree = tree[N]{space: e.Space, v: a}
+	a.tree = newTree[N](e.Space, a)
 	return a
 }
 
@@ -123,7 +123,7 @@ var (
 // NewApp returns one rank's App of the search, for lb.Run.
 func (o *Optimisation[N]) NewApp() lb.Reducer[Best] {
 	a := &optApp[N]{o: o, inc: o.Initial, hasInc: o.HasInitial}
-	a.tree = tree[N]{space: o.Space, v: a}
+	a.tree = newTree[N](o.Space, a)
 	return a
 }
 
@@ -195,7 +195,7 @@ type decApp[N any] struct {
 // NewApp returns one rank's App of the search, for lb.Run.
 func (d *Decision[N]) NewApp() lb.Reducer[Best] {
 	a := &decApp[N]{d: d}
-	a.tree = tree[N]{space: d.Space, v: a}
+	a.tree = newTree[N](d.Space, a)
 	return a
 }
 

@@ -12,10 +12,8 @@ import (
 // Space describes a search tree by its nodes. Its methods must be
 // deterministic and must not keep state between calls: every rank of a run
 // has its own copy and generates the same children of the same node.
-// Give a pointer (methods with pointer receivers): the skeleton calls
-// Child once or twice a node, and a call through the interface to a value
-// receiver copies the value first (on N-queens, a third of the skeleton's
-// time: docs/skeleton.md).
+// Give a pointer (methods with pointer receivers): a call through the
+// interface to a value receiver copies the value first.
 type Space[N any] interface {
 	// Root returns the root of the tree.
 	Root() N
@@ -30,6 +28,53 @@ type Space[N any] interface {
 	DecodeNode(b []byte) (n N, rest []byte, err error)
 }
 
+// Brancher is an optional method of a Space: all the children of a node in
+// one call. A Space that has it is expanded with Children alone (one call
+// a node, where Child takes one call a child and one more); Children must
+// append the children that Child generates, in the same order
+// (CheckChildren tests it).
+type Brancher[N any] interface {
+	// Children appends the children of n to buf and returns the extended
+	// slice.
+	Children(n N, buf []N) []N
+}
+
+// CheckChildren returns an error when s's Children (a Brancher) and Child
+// generate different children, in number or order, for a node of the first
+// max nodes of s's tree (depth first, Child's order); nil for a Space
+// without Children. Nodes are compared with ==, hence N comparable.
+func CheckChildren[N comparable](s Space[N], max int) error {
+	br, ok := s.(Brancher[N])
+	if !ok {
+		return nil
+	}
+	stack := []N{s.Root()}
+	var buf []N
+	for seen := 0; len(stack) > 0 && seen < max; seen++ {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		buf = br.Children(n, buf[:0])
+		i := 0
+		for c := 0; ; i++ {
+			child, after, ok := s.Child(n, c)
+			if !ok {
+				break
+			}
+			if i >= len(buf) || buf[i] != child {
+				return fmt.Errorf("skeleton: Children(%v)[%d] is not Child's child %v (Children gave %v)", n, i, child, buf)
+			}
+			c = after
+		}
+		if i != len(buf) {
+			return fmt.Errorf("skeleton: Children(%v) gave %d children, Child %d", n, len(buf), i)
+		}
+		for j := len(buf) - 1; j >= 0; j-- {
+			stack = append(stack, buf[j])
+		}
+	}
+	return nil
+}
+
 // visitor is what a search does at a node: visit reports whether the node
 // counts (false: pruned, not a node) and whether to expand it. A search
 // that stops (a Decision) sets its tree's stop instead of answering a
@@ -38,49 +83,64 @@ type visitor[N any] interface {
 	visit(n N) (counted, expand bool)
 }
 
-// frame is a node whose children from cursor cur on, below stop (stop < 0:
-// none), are still to visit.
-type frame[N any] struct {
-	node      N
-	cur, stop int
-}
+// frame is a level of a task's stack: the children of one node, at
+// kids[next:end], not visited yet.
+type frame struct{ next, end int }
 
 // tree is the part of a search's App that its tasks share.
 type tree[N any] struct {
-	space Space[N]
-	v     visitor[N]
-	nodes int64 // nodes visited on this rank
-	stop  bool  // the whole search stopped on this rank
+	space    Space[N]
+	br       Brancher[N] // the Space's Children, or Child's children
+	v        visitor[N]
+	nodes    int64 // nodes visited on this rank
+	stop     bool  // the whole search stopped on this rank
+}
+
+// newTree returns the tree of a search on space, visited by v.
+func newTree[N any](space Space[N], v visitor[N]) tree[N] {
+	t := tree[N]{space: space, v: v}
+	if br, ok := space.(Brancher[N]); ok {
+		t.br = br
+	} else {
+		t.br = childLoop[N]{space}
+	}
+	return t
+}
+
+// childLoop is the Brancher of a Space without Children: Child until it
+// fails.
+type childLoop[N any] struct{ s Space[N] }
+
+func (l childLoop[N]) Children(n N, buf []N) []N {
+	for c := 0; ; {
+		child, after, ok := l.s.Child(n, c)
+		if !ok {
+			return buf
+		}
+		buf, c = append(buf, child), after
+	}
 }
 
 // task is a part of the search: the root when root is set, the owed nodes
 // (expanded by a split, visited by the next Work) and the frames, the
-// shallowest first. A frame may have no child left; Empty drops such
-// frames from the top.
+// shallowest first, whose nodes are in kids. A frame's children are
+// above its parent's in kids; the nodes of kids that no frame holds
+// (visited, or given away by a split) are dropped when the frame above
+// them ends.
 type task[N any] struct {
-	t     *tree[N]
-	root  bool
-	owed  []N
-	stack []frame[N]
+	t      *tree[N]
+	root   bool
+	owed   []N
+	frames []frame
+	kids   []N
 }
 
 var _ lb.Halver = (*task[int])(nil)
 
-// next returns f's next child and the cursor after it, false when f has
-// none left.
-func (t *tree[N]) next(f *frame[N]) (N, int, bool) {
-	child, after, ok := t.space.Child(f.node, f.cur)
-	if !ok || (f.stop >= 0 && after > f.stop) {
-		var zero N
-		return zero, 0, false
-	}
-	return child, after, true
-}
-
 // Work visits at most budget nodes, depth first: the owed nodes, then the
 // root, then the frames. The loop over the frames is the search's inner
-// loop: one Child call and one visit a node, one more Child call, failing,
-// when a frame's children are exhausted.
+// loop: one visit and one children call (a Brancher's Children, or Child
+// until it fails) a node.
 func (t *task[N]) Work(budget int64) int64 {
 	tr := t.t
 	var n int64
@@ -98,29 +158,49 @@ func (t *task[N]) Work(budget int64) int64 {
 			n++
 		}
 		if expand {
-			t.stack = append(t.stack, frame[N]{node: node, stop: -1})
+			t.push(node)
 		}
 	}
-	sp, v, stack := tr.space, tr.v, t.stack
-	for n < budget && len(stack) > 0 && !tr.stop {
-		f := &stack[len(stack)-1]
-		child, after, ok := sp.Child(f.node, f.cur)
-		if !ok || (f.stop >= 0 && after > f.stop) {
-			stack = stack[:len(stack)-1]
+	br, v, frames, kids := tr.br, tr.v, t.frames, t.kids
+	for n < budget && len(frames) > 0 && !tr.stop {
+		f := &frames[len(frames)-1]
+		if f.next == f.end {
+			frames = frames[:len(frames)-1]
+			kids = kids[:top(frames)]
 			continue
 		}
-		f.cur = after
-		counted, expand := v.visit(child)
+		node := kids[f.next]
+		f.next++
+		counted, expand := v.visit(node)
 		if counted {
 			n++
 		}
 		if expand {
-			stack = append(stack, frame[N]{node: child, stop: -1})
+			m := len(kids)
+			if kids = br.Children(node, kids); len(kids) > m {
+				frames = append(frames, frame{m, len(kids)})
+			}
 		}
 	}
-	t.stack = stack
+	t.frames, t.kids = frames, kids
 	tr.nodes += n
 	return n
+}
+
+// top returns the end of the top frame's children, 0 for no frame.
+func top(frames []frame) int {
+	if len(frames) == 0 {
+		return 0
+	}
+	return frames[len(frames)-1].end
+}
+
+// push pushes the frame of n's children, if it has any.
+func (t *task[N]) push(n N) {
+	m := len(t.kids)
+	if t.kids = t.t.br.Children(n, t.kids); len(t.kids) > m {
+		t.frames = append(t.frames, frame{m, len(t.kids)})
+	}
 }
 
 // Empty reports whether no node is left to visit (or the search stopped).
@@ -130,16 +210,17 @@ func (t *task[N]) Empty() bool {
 		return true
 	}
 	t.trim()
-	return !t.root && len(t.owed) == 0 && len(t.stack) == 0
+	return !t.root && len(t.owed) == 0 && len(t.frames) == 0
 }
 
 // trim drops the frames at the top that have no child left.
 func (t *task[N]) trim() {
-	for len(t.stack) > 0 {
-		if _, _, ok := t.t.next(&t.stack[len(t.stack)-1]); ok {
+	for len(t.frames) > 0 {
+		if f := t.frames[len(t.frames)-1]; f.next < f.end {
 			return
 		}
-		t.stack = t.stack[:len(t.stack)-1]
+		t.frames = t.frames[:len(t.frames)-1]
+		t.kids = t.kids[:top(t.frames)]
 	}
 }
 
@@ -156,54 +237,33 @@ func (t *task[N]) Split() lb.Task {
 		t.root = false
 		root := t.t.space.Root()
 		t.owed = append(t.owed, root)
-		t.stack = append(t.stack, frame[N]{node: root, stop: -1})
+		t.push(root)
 	}
-	for t.trim(); len(t.stack) > 0; t.trim() {
-		top := len(t.stack) - 1
-		for i := range t.stack {
-			f := &t.stack[i]
-			k, cut := t.remaining(f)
-			switch {
+	for t.trim(); len(t.frames) > 0; t.trim() {
+		last := len(t.frames) - 1
+		for i := range t.frames {
+			f := &t.frames[i]
+			switch k := f.end - f.next; {
 			case k >= 2: // give the later half
-				p := &task[N]{t: t.t, stack: []frame[N]{{node: f.node, cur: cut, stop: f.stop}}}
-				f.stop = cut
+				cut := f.next + (k+1)/2
+				p := &task[N]{t: t.t, kids: append([]N(nil), t.kids[cut:f.end]...)}
+				p.frames = []frame{{0, len(p.kids)}}
+				f.end = cut
 				return p
-			case k == 1 && i < top: // one child, deeper work left: give it
-				p := &task[N]{t: t.t, stack: []frame[N]{*f}}
-				f.cur = cut
+			case k == 1 && i < last: // one child, deeper work left: give it
+				p := &task[N]{t: t.t, kids: []N{t.kids[f.next]}, frames: []frame{{0, 1}}}
+				f.next++
 				return p
 			}
 		}
-		// One path: its deepest node has one child left; expand it.
-		f := &t.stack[top]
-		c, after, _ := t.t.next(f)
-		f.cur = after
+		// One path: its deepest frame has one child left; expand it.
+		f := &t.frames[last]
+		c := t.kids[f.next]
+		f.next++
 		t.owed = append(t.owed, c)
-		t.stack = append(t.stack, frame[N]{node: c, stop: -1})
+		t.push(c)
 	}
 	return nil // owed nodes only
-}
-
-// remaining returns the number of children f has left, up to 2, and the
-// cursor after its first ⌈k/2⌉ of its k children (after the first, for one).
-func (t *task[N]) remaining(f *frame[N]) (int, int) {
-	sp := t.t.space
-	var afters []int
-	var buf [64]int
-	afters = buf[:0]
-	for c := f.cur; ; {
-		_, after, ok := sp.Child(f.node, c)
-		if !ok || (f.stop >= 0 && after > f.stop) {
-			break
-		}
-		afters = append(afters, after)
-		c = after
-	}
-	k := len(afters)
-	if k == 0 {
-		return 0, f.cur
-	}
-	return k, afters[(k+1)/2-1]
 }
 
 // Halve splits in place (lb.Halver).
@@ -214,35 +274,51 @@ func (t *task[N]) Halve(give bool) bool {
 	}
 	if give {
 		pt := p.(*task[N])
-		t.root, t.owed, t.stack = false, t.owed[:0], append(t.stack[:0], pt.stack...)
+		t.root, t.owed = false, t.owed[:0]
+		t.frames = append(t.frames[:0], pt.frames...)
+		t.kids = append(t.kids[:0], pt.kids...)
 	}
 	return true
 }
 
 // Reroot makes t the root again.
 func (t *task[N]) Reroot() {
-	t.root, t.owed, t.stack = true, t.owed[:0], t.stack[:0]
+	t.root, t.owed, t.frames, t.kids = true, t.owed[:0], t.frames[:0], t.kids[:0]
 }
 
-// AppendBinary appends the task: whether it holds the root, its owed
-// nodes, and its frames (node, cursor of the next child, stop + 1).
+// format is the first byte of an encoded task, plus 1 when it holds the
+// root: the skeleton's encodings before frames held their children
+// (a node and two cursors a frame) began with 0 or 1.
+const format = 2
+
+// AppendBinary appends the task: the format byte (whether it holds the
+// root), its owed nodes, and its frames' remaining children.
 func (t *task[N]) AppendBinary(b []byte) ([]byte, error) {
 	sp := t.t.space
-	r := byte(0)
+	r := byte(format)
 	if t.root {
-		r = 1
+		r++
 	}
 	b = append(b, r)
 	b = binary.AppendUvarint(b, uint64(len(t.owed)))
 	for _, n := range t.owed {
 		b = sp.AppendNode(b, n)
 	}
-	b = binary.AppendUvarint(b, uint64(len(t.stack)))
-	for i := range t.stack {
-		f := &t.stack[i]
-		b = sp.AppendNode(b, f.node)
-		b = binary.AppendUvarint(b, uint64(f.cur))
-		b = binary.AppendUvarint(b, uint64(f.stop+1))
+	nf := 0
+	for _, f := range t.frames {
+		if f.next < f.end {
+			nf++
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(nf))
+	for _, f := range t.frames {
+		if f.next == f.end {
+			continue
+		}
+		b = binary.AppendUvarint(b, uint64(f.end-f.next))
+		for _, n := range t.kids[f.next:f.end] {
+			b = sp.AppendNode(b, n)
+		}
 	}
 	return b, nil
 }
@@ -253,49 +329,54 @@ var errTask = errors.New("skeleton: a task does not decode")
 // decode decodes a task encoded by AppendBinary.
 func (t *tree[N]) decode(b []byte) (*task[N], error) {
 	sp := t.space
-	if len(b) < 1 || b[0] > 1 {
+	if len(b) < 1 || b[0] < format || b[0] > format+1 {
 		return nil, errTask
 	}
-	k := &task[N]{t: t, root: b[0] == 1}
+	k := &task[N]{t: t, root: b[0] == format+1}
 	b = b[1:]
-	uvarint := func(max uint64) (int, error) {
+	count := func() (int, error) {
 		v, n := binary.Uvarint(b)
-		if n <= 0 || v > max {
+		if n <= 0 || v > uint64(len(b)) || v > math.MaxInt32 {
 			return 0, errTask
 		}
 		b = b[n:]
 		return int(v), nil
 	}
-	count := func() (int, error) { return uvarint(uint64(len(b))) }
+	nodes := func(dst []N, count int) ([]N, error) {
+		for range count {
+			var n N
+			var err error
+			if n, b, err = sp.DecodeNode(b); err != nil {
+				return nil, fmt.Errorf("%w: %v", errTask, err)
+			}
+			dst = append(dst, n)
+		}
+		return dst, nil
+	}
 	no, err := count()
 	if err != nil {
 		return nil, err
 	}
-	for range no {
-		var n N
-		if n, b, err = sp.DecodeNode(b); err != nil {
-			return nil, fmt.Errorf("%w: %v", errTask, err)
-		}
-		k.owed = append(k.owed, n)
+	if k.owed, err = nodes(k.owed, no); err != nil {
+		return nil, err
 	}
 	nf, err := count()
 	if err != nil {
 		return nil, err
 	}
 	for range nf {
-		var n N
-		if n, b, err = sp.DecodeNode(b); err != nil {
-			return nil, fmt.Errorf("%w: %v", errTask, err)
-		}
-		cur, err := uvarint(math.MaxInt)
+		nk, err := count()
 		if err != nil {
 			return nil, err
 		}
-		stop, err := uvarint(math.MaxInt)
-		if err != nil {
+		if nk == 0 {
+			return nil, fmt.Errorf("%w: a frame of no node", errTask)
+		}
+		m := len(k.kids)
+		if k.kids, err = nodes(k.kids, nk); err != nil {
 			return nil, err
 		}
-		k.stack = append(k.stack, frame[N]{node: n, cur: cur, stop: stop - 1})
+		k.frames = append(k.frames, frame{m, len(k.kids)})
 	}
 	if len(b) != 0 {
 		return nil, fmt.Errorf("%w: %d bytes too many", errTask, len(b))
