@@ -15,7 +15,7 @@ var queensApps = []struct {
 	name string
 	app  func() lb.App
 }{
-	{"skeleton", func() lb.App { return countQueens(12).NewApp() }},
+	{"skeleton", func() lb.App { return countBoards(12).NewApp() }},
 	{"hand", func() lb.App { return &handQueens{n: 12} }},
 }
 

@@ -75,30 +75,41 @@ func CheckChildren[N comparable](s Space[N], max int) error {
 	return nil
 }
 
-// visitor is what a search does at a node: visit reports whether the node
-// counts (false: pruned, not a node) and whether to expand it. A search
-// that stops (a Decision) sets its tree's stop instead of answering a
-// call at every node.
+// visitor is what a search does at the nodes that a node's expansion
+// generated (a batch: visited when generated, all at once, so that the
+// inner loop makes one call a node and one a batch): visit keeps at the
+// front of batch, in order, the nodes to expand (not pruned) and returns
+// how many nodes count (not pruned) and how many it kept. A search that
+// stops (a Decision) sets its tree's stop. stale reports whether a node
+// that visit kept is pruned by now, when its turn to be expanded comes
+// (an Optimisation whose incumbent improved); the tree calls it only when
+// its recheck is set.
 type visitor[N any] interface {
-	visit(n N) (counted, expand bool)
+	visit(batch []N) (counted int64, keep int)
+	stale(n N) bool
 }
 
-// frame is a level of a task's stack: the children of one node, at
-// kids[next:end], not visited yet.
-type frame struct{ next, end int }
+// frame is a level of a task's stack: children of one node, at
+// kids[next:end], to expand; visited already unless fresh (a split
+// expanded their parent: their visits are owed to the next Work).
+type frame struct {
+	next, end int
+	fresh     bool
+}
 
 // tree is the part of a search's App that its tasks share.
 type tree[N any] struct {
-	space    Space[N]
-	br       Brancher[N] // the Space's Children, or Child's children
-	v        visitor[N]
-	nodes    int64 // nodes visited on this rank
-	stop     bool  // the whole search stopped on this rank
+	space   Space[N]
+	br      Brancher[N] // the Space's Children, or Child's children
+	v       visitor[N]
+	recheck bool  // call v.stale before expanding a node
+	nodes   int64 // nodes visited on this rank
+	stop    bool  // the whole search stopped on this rank
 }
 
 // newTree returns the tree of a search on space, visited by v.
-func newTree[N any](space Space[N], v visitor[N]) tree[N] {
-	t := tree[N]{space: space, v: v}
+func newTree[N any](space Space[N], v visitor[N], recheck bool) tree[N] {
+	t := tree[N]{space: space, v: v, recheck: recheck}
 	if br, ok := space.(Brancher[N]); ok {
 		t.br = br
 	} else {
@@ -122,14 +133,15 @@ func (l childLoop[N]) Children(n N, buf []N) []N {
 }
 
 // task is a part of the search: the root when root is set, the owed nodes
-// (expanded by a split, visited by the next Work) and the frames, the
-// shallowest first, whose nodes are in kids. A frame's children are
-// above its parent's in kids; the nodes of kids that no frame holds
-// (visited, or given away by a split) are dropped when the frame above
-// them ends.
+// (expanded by a split, not visited yet: the next Work visits them) and
+// the frames, the shallowest first, whose nodes are in kids. A frame's
+// nodes are above its parent's in kids; the nodes of kids that no frame
+// holds (expanded, pruned, or given away by a split) are dropped when
+// the frame above them ends. fresh is set when a frame may be fresh.
 type task[N any] struct {
 	t      *tree[N]
 	root   bool
+	fresh  bool
 	owed   []N
 	frames []frame
 	kids   []N
@@ -137,31 +149,37 @@ type task[N any] struct {
 
 var _ lb.Halver = (*task[int])(nil)
 
-// Work visits at most budget nodes, depth first: the owed nodes, then the
-// root, then the frames. The loop over the frames is the search's inner
-// loop: one visit and one children call (a Brancher's Children, or Child
-// until it fails) a node.
+// Work visits at least budget nodes unless the task ends first (a few
+// more: the children of a node are visited together), depth first: the
+// owed nodes, the root, the fresh frames, then the frames' nodes. The
+// loop over the frames is the search's inner loop: a node's expansion is
+// one call of Children (or of Child until it fails) and, when it has
+// children, one visit of them all.
 func (t *task[N]) Work(budget int64) int64 {
 	tr := t.t
 	var n int64
-	for n < budget && !tr.stop && len(t.owed) > 0 {
-		node := t.owed[len(t.owed)-1]
-		t.owed = t.owed[:len(t.owed)-1]
-		tr.v.visit(node) // its children are on the stack already
-		n++
+	if len(t.owed) > 0 && !tr.stop {
+		tr.v.visit(t.owed) // their children are on the stack already
+		n += int64(len(t.owed))
+		t.owed = t.owed[:0]
 	}
-	if n < budget && !tr.stop && t.root {
+	if t.root && !tr.stop {
 		t.root = false
-		node := tr.space.Root()
-		counted, expand := tr.v.visit(node)
-		if counted {
-			n++
-		}
-		if expand {
-			t.push(node)
+		m := len(t.kids)
+		t.kids = append(t.kids, tr.space.Root())
+		n += t.visit(m)
+	}
+	if t.fresh && !tr.stop {
+		t.fresh = false
+		for i := range t.frames {
+			if f := &t.frames[i]; f.fresh {
+				c, keep := tr.v.visit(t.kids[f.next:f.end])
+				n += c
+				f.end, f.fresh = f.next+keep, false
+			}
 		}
 	}
-	br, v, frames, kids := tr.br, tr.v, t.frames, t.kids
+	br, v, frames, kids, recheck := tr.br, tr.v, t.frames, t.kids, tr.recheck
 	for n < budget && len(frames) > 0 && !tr.stop {
 		f := &frames[len(frames)-1]
 		if f.next == f.end {
@@ -171,14 +189,15 @@ func (t *task[N]) Work(budget int64) int64 {
 		}
 		node := kids[f.next]
 		f.next++
-		counted, expand := v.visit(node)
-		if counted {
-			n++
+		if recheck && v.stale(node) {
+			continue
 		}
-		if expand {
-			m := len(kids)
-			if kids = br.Children(node, kids); len(kids) > m {
-				frames = append(frames, frame{m, len(kids)})
+		m := len(kids)
+		if kids = br.Children(node, kids); len(kids) > m {
+			c, keep := v.visit(kids[m:])
+			n += c
+			if kids = kids[:m+keep]; keep > 0 {
+				frames = append(frames, frame{next: m, end: m + keep})
 			}
 		}
 	}
@@ -187,7 +206,17 @@ func (t *task[N]) Work(budget int64) int64 {
 	return n
 }
 
-// top returns the end of the top frame's children, 0 for no frame.
+// visit visits kids[m:] and pushes the frame of those to expand, and
+// returns the nodes that count.
+func (t *task[N]) visit(m int) int64 {
+	c, keep := t.t.v.visit(t.kids[m:])
+	if t.kids = t.kids[:m+keep]; keep > 0 {
+		t.frames = append(t.frames, frame{next: m, end: m + keep})
+	}
+	return c
+}
+
+// top returns the end of the top frame's nodes, 0 for no frame.
 func top(frames []frame) int {
 	if len(frames) == 0 {
 		return 0
@@ -195,16 +224,17 @@ func top(frames []frame) int {
 	return frames[len(frames)-1].end
 }
 
-// push pushes the frame of n's children, if it has any.
-func (t *task[N]) push(n N) {
+// expand pushes the fresh frame of n's children, if it has any.
+func (t *task[N]) expand(n N) {
 	m := len(t.kids)
 	if t.kids = t.t.br.Children(n, t.kids); len(t.kids) > m {
-		t.frames = append(t.frames, frame{m, len(t.kids)})
+		t.frames = append(t.frames, frame{next: m, end: len(t.kids), fresh: true})
+		t.fresh = true
 	}
 }
 
 // Empty reports whether no node is left to visit (or the search stopped).
-// It drops the frames at the top that have no child left.
+// It drops the frames at the top that have no node left.
 func (t *task[N]) Empty() bool {
 	if t.t.stop {
 		return true
@@ -213,7 +243,7 @@ func (t *task[N]) Empty() bool {
 	return !t.root && len(t.owed) == 0 && len(t.frames) == 0
 }
 
-// trim drops the frames at the top that have no child left.
+// trim drops the frames at the top that have no node left.
 func (t *task[N]) trim() {
 	for len(t.frames) > 0 {
 		if f := t.frames[len(t.frames)-1]; f.next < f.end {
@@ -224,20 +254,20 @@ func (t *task[N]) trim() {
 	}
 }
 
-// Split gives away the later half of the remaining children of the
+// Split gives away the later half of the remaining nodes of the
 // shallowest frame that has two or more, or the shallowest frame's one
-// child when deeper work is left; a task of one path is expanded in
-// place until it splits (its visits owed to the next Work) or ends in a
-// leaf (nil).
+// node when deeper work is left; a task of one path is expanded in place
+// until it splits (the visits of the nodes it generates owed to the next
+// Work) or ends in a leaf (nil).
 func (t *task[N]) Split() lb.Task {
 	if t.Empty() {
 		return nil
 	}
 	if t.root {
 		t.root = false
-		root := t.t.space.Root()
-		t.owed = append(t.owed, root)
-		t.push(root)
+		t.kids = append(t.kids[:0], t.t.space.Root())
+		t.frames = append(t.frames[:0], frame{next: 0, end: 1, fresh: true})
+		t.fresh = true
 	}
 	for t.trim(); len(t.frames) > 0; t.trim() {
 		last := len(t.frames) - 1
@@ -246,22 +276,25 @@ func (t *task[N]) Split() lb.Task {
 			switch k := f.end - f.next; {
 			case k >= 2: // give the later half
 				cut := f.next + (k+1)/2
-				p := &task[N]{t: t.t, kids: append([]N(nil), t.kids[cut:f.end]...)}
-				p.frames = []frame{{0, len(p.kids)}}
+				p := &task[N]{t: t.t, fresh: f.fresh, kids: append([]N(nil), t.kids[cut:f.end]...)}
+				p.frames = []frame{{next: 0, end: len(p.kids), fresh: f.fresh}}
 				f.end = cut
 				return p
-			case k == 1 && i < last: // one child, deeper work left: give it
-				p := &task[N]{t: t.t, kids: []N{t.kids[f.next]}, frames: []frame{{0, 1}}}
+			case k == 1 && i < last: // one node, deeper work left: give it
+				p := &task[N]{t: t.t, fresh: f.fresh, kids: []N{t.kids[f.next]}}
+				p.frames = []frame{{next: 0, end: 1, fresh: f.fresh}}
 				f.next++
 				return p
 			}
 		}
-		// One path: its deepest frame has one child left; expand it.
+		// One path: its deepest frame has one node left; expand it.
 		f := &t.frames[last]
 		c := t.kids[f.next]
 		f.next++
-		t.owed = append(t.owed, c)
-		t.push(c)
+		if f.fresh {
+			t.owed = append(t.owed, c)
+		}
+		t.expand(c)
 	}
 	return nil // owed nodes only
 }
@@ -274,7 +307,7 @@ func (t *task[N]) Halve(give bool) bool {
 	}
 	if give {
 		pt := p.(*task[N])
-		t.root, t.owed = false, t.owed[:0]
+		t.root, t.fresh, t.owed = false, pt.fresh, t.owed[:0]
 		t.frames = append(t.frames[:0], pt.frames...)
 		t.kids = append(t.kids[:0], pt.kids...)
 	}
@@ -283,7 +316,7 @@ func (t *task[N]) Halve(give bool) bool {
 
 // Reroot makes t the root again.
 func (t *task[N]) Reroot() {
-	t.root, t.owed, t.frames, t.kids = true, t.owed[:0], t.frames[:0], t.kids[:0]
+	t.root, t.fresh, t.owed, t.frames, t.kids = true, false, t.owed[:0], t.frames[:0], t.kids[:0]
 }
 
 // format is the first byte of an encoded task, plus 1 when it holds the
@@ -292,7 +325,8 @@ func (t *task[N]) Reroot() {
 const format = 2
 
 // AppendBinary appends the task: the format byte (whether it holds the
-// root), its owed nodes, and its frames' remaining children.
+// root), its owed nodes, and its frames' remaining nodes (2·count, plus 1
+// for a fresh frame, then the nodes).
 func (t *task[N]) AppendBinary(b []byte) ([]byte, error) {
 	sp := t.t.space
 	r := byte(format)
@@ -315,7 +349,11 @@ func (t *task[N]) AppendBinary(b []byte) ([]byte, error) {
 		if f.next == f.end {
 			continue
 		}
-		b = binary.AppendUvarint(b, uint64(f.end-f.next))
+		fresh := uint64(0)
+		if f.fresh {
+			fresh = 1
+		}
+		b = binary.AppendUvarint(b, uint64(f.end-f.next)<<1|fresh)
 		for _, n := range t.kids[f.next:f.end] {
 			b = sp.AppendNode(b, n)
 		}
@@ -365,10 +403,12 @@ func (t *tree[N]) decode(b []byte) (*task[N], error) {
 		return nil, err
 	}
 	for range nf {
-		nk, err := count()
-		if err != nil {
-			return nil, err
+		v, n := binary.Uvarint(b)
+		if n <= 0 || v>>1 > uint64(len(b)) {
+			return nil, errTask
 		}
+		b = b[n:]
+		nk, fresh := int(v>>1), v&1 == 1
 		if nk == 0 {
 			return nil, fmt.Errorf("%w: a frame of no node", errTask)
 		}
@@ -376,7 +416,8 @@ func (t *tree[N]) decode(b []byte) (*task[N], error) {
 		if k.kids, err = nodes(k.kids, nk); err != nil {
 			return nil, err
 		}
-		k.frames = append(k.frames, frame{m, len(k.kids)})
+		k.frames = append(k.frames, frame{next: m, end: len(k.kids), fresh: fresh})
+		k.fresh = k.fresh || fresh
 	}
 	if len(b) != 0 {
 		return nil, fmt.Errorf("%w: %d bytes too many", errTask, len(b))

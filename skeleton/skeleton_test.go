@@ -35,17 +35,21 @@ func TestSequential(t *testing.T) {
 // (lbtest.TestApp), and so does the hand-written Task it is measured
 // against.
 func TestQueensApp(t *testing.T) {
+	// A Work visits the children of a node together, and a split's
+	// pieces' visits at once: up to 8 children and 8 rows more than its
+	// budget on 8 queens.
+	const overshoot = 16
 	t.Run("skeleton", func(t *testing.T) {
-		lbtest.TestApp(t, func() lb.App { return countQueens(8).NewApp() }, lbtest.AppOptions{Exhaustive: true})
+		lbtest.TestApp(t, func() lb.App { return countQueens(8).NewApp() }, lbtest.AppOptions{Exhaustive: true, Overshoot: overshoot})
 	})
 	t.Run("hand", func(t *testing.T) {
 		lbtest.TestApp(t, func() lb.App { return &handQueens{n: 8} }, lbtest.AppOptions{Exhaustive: true})
 	})
 	t.Run("optimisation", func(t *testing.T) {
-		lbtest.TestApp(t, func() lb.App { return weightedQueens(8).NewApp() }, lbtest.AppOptions{})
+		lbtest.TestApp(t, func() lb.App { return weightedQueens(8).NewApp() }, lbtest.AppOptions{Overshoot: overshoot})
 	})
 	t.Run("decision", func(t *testing.T) {
-		lbtest.TestApp(t, func() lb.App { return firstQueens(8).NewApp() }, lbtest.AppOptions{})
+		lbtest.TestApp(t, func() lb.App { return firstQueens(8).NewApp() }, lbtest.AppOptions{Overshoot: overshoot})
 	})
 }
 
