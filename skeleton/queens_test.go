@@ -258,3 +258,17 @@ func countBoards(n int) *skeleton.Enumeration[board, int64] {
 		Combine: func(a, b int64) int64 { return a + b },
 	}
 }
+
+// foldBoards is countBoards with a Fold instead of Value.
+func foldBoards(n int) *skeleton.Enumeration[board, int64] {
+	return &skeleton.Enumeration[board, int64]{
+		Space: &boards{n},
+		Fold: func(acc int64, s board) int64 {
+			if s.row == n {
+				acc++
+			}
+			return acc
+		},
+		Combine: func(a, b int64) int64 { return a + b },
+	}
+}

@@ -15,6 +15,10 @@ type Enumeration[N, V any] struct {
 	// Value is a node's contribution; nil counts the nodes only.
 	Value   func(n N) V
 	Combine func(a, b V) V
+	// Fold, when set, replaces Value: Fold(acc, n) is Combine(acc,
+	// Value(n)), in one call a node instead of two (for nodes that cost a
+	// few ns, a few percent: docs/skeleton.md).
+	Fold func(acc V, n N) V
 }
 
 // Count is the result of an Enumeration: the nodes visited and the fold of
@@ -46,7 +50,13 @@ func (e *Enumeration[N, V]) Sequential() Count[V] {
 }
 
 func (a *enumApp[N, V]) visit(batch []N) (int64, int) {
-	if value, combine := a.e.Value, a.e.Combine; value != nil {
+	if fold := a.e.Fold; fold != nil {
+		acc := a.acc
+		for _, n := range batch {
+			acc = fold(acc, n)
+		}
+		a.acc = acc
+	} else if value, combine := a.e.Value, a.e.Combine; value != nil {
 		acc := a.acc
 		for _, n := range batch {
 			acc = combine(acc, value(n))

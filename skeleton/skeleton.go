@@ -149,15 +149,21 @@ type task[N any] struct {
 
 var _ lb.Halver = (*task[int])(nil)
 
-// Work visits at least budget nodes unless the task ends first (a few
-// more: the children of a node are visited together), depth first: the
-// owed nodes, the root, the fresh frames, then the frames' nodes. The
-// loop over the frames is the search's inner loop: a node's expansion is
-// one call of Children (or of Child until it fails) and, when it has
-// children, one visit of them all.
+// Work visits about budget nodes, depth first: the owed nodes, the root,
+// the fresh frames, then the frames' nodes, until the task ends or budget
+// nodes are counted. It may count more than budget: the children of a
+// node are visited together, when they are generated, and so are a
+// split's owed and fresh nodes (lbtest.AppOptions.Overshoot: the largest
+// number of children of a node plus the depth of the tree bounds the
+// excess). The loop over the frames is the search's inner loop: a node's
+// expansion is one call of Children (or of Child until it fails) and,
+// when it has children, one visit of them all.
 func (t *task[N]) Work(budget int64) int64 {
 	tr := t.t
 	var n int64
+	if budget <= 0 {
+		return 0
+	}
 	if len(t.owed) > 0 && !tr.stop {
 		tr.v.visit(t.owed) // their children are on the stack already
 		n += int64(len(t.owed))
@@ -171,7 +177,7 @@ func (t *task[N]) Work(budget int64) int64 {
 	}
 	if t.fresh && !tr.stop {
 		t.fresh = false
-		for i := range t.frames {
+		for i := 0; i < len(t.frames) && !tr.stop; i++ {
 			if f := &t.frames[i]; f.fresh {
 				c, keep := tr.v.visit(t.kids[f.next:f.end])
 				n += c
@@ -265,8 +271,9 @@ func (t *task[N]) Split() lb.Task {
 	}
 	if t.root {
 		t.root = false
-		t.kids = append(t.kids[:0], t.t.space.Root())
-		t.frames = append(t.frames[:0], frame{next: 0, end: 1, fresh: true})
+		m := len(t.kids)
+		t.kids = append(t.kids, t.t.space.Root())
+		t.frames = append(t.frames, frame{next: m, end: m + 1, fresh: true})
 		t.fresh = true
 	}
 	for t.trim(); len(t.frames) > 0; t.trim() {
