@@ -375,8 +375,11 @@ var errTask = errors.New("skeleton: a task does not decode")
 // decode decodes a task encoded by AppendBinary.
 func (t *tree[N]) decode(b []byte) (*task[N], error) {
 	sp := t.space
-	if len(b) < 1 || b[0] < format || b[0] > format+1 {
+	switch {
+	case len(b) < 1 || b[0] > format+1:
 		return nil, errTask
+	case b[0] < format:
+		return nil, fmt.Errorf("%w: an encoding of an older skeleton (a frame per node), not this one's", errTask)
 	}
 	k := &task[N]{t: t, root: b[0] == format+1}
 	b = b[1:]

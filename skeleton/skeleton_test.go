@@ -2,6 +2,7 @@ package skeleton_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/treelb/treelb/lb"
@@ -268,5 +269,42 @@ func TestOptimisationAndDecision(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestUnmarshalErrors: an encoding that is not a task of this skeleton's
+// (an older skeleton's, a bad first byte, cut short, with bytes left
+// over, a bad node) is an error, not a task or a panic.
+func TestUnmarshalErrors(t *testing.T) {
+	app := countQueens(8).NewApp()
+	root := app.Root()
+	p := root.Split()
+	if p == nil {
+		t.Fatal("the root does not split")
+	}
+	good, err := p.AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.Unmarshal(good); err != nil {
+		t.Fatalf("a good encoding: %v", err)
+	}
+	bad := map[string][]byte{
+		"empty":       nil,
+		"older":       {0, 0, 0},
+		"older root":  {1},
+		"first byte":  {9, 0, 0},
+		"cut short":   good[:len(good)-1],
+		"bytes left":  append(append([]byte(nil), good...), 0),
+		"empty frame": {2, 0, 1, 0},
+		"bad node":    {2, 0, 1, 2, 99, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	}
+	for name, b := range bad {
+		if _, err := app.Unmarshal(b); err == nil {
+			t.Errorf("%s (% x): no error", name, b)
+		}
+	}
+	if _, err := app.Unmarshal([]byte{0, 0, 0}); err == nil || !strings.Contains(err.Error(), "older skeleton") {
+		t.Errorf("an older skeleton's encoding: %v", err)
 	}
 }
