@@ -28,10 +28,11 @@
 // all the children of a node appended to a slice in one call, Child's
 // children in Child's order (CheckChildren tests it): the skeleton then
 // expands every node with one call, where Child takes one call a child
-// and one more, failing. For a search whose nodes cost a few ns this is
-// the difference between the hand-written Task's node rate and about 1.6
-// times its CPU time a node (docs/skeleton.md); an Enumeration's Fold
-// saves one more call a node.
+// and one more, failing. On N-queens, whose nodes cost a few ns, a Space
+// with Children takes 1.00 times the CPU time a node of a hand-written
+// Task with an Enumeration's Fold, 1.15 times with Value and Combine (one
+// more call a node), and a Space without Children 1.6 times
+// (docs/skeleton.md).
 //
 // # What the package derives
 //

@@ -31,9 +31,9 @@ type Space[N any] interface {
 // Brancher is an optional method of a Space: all the children of a node in
 // one call. A Space that has it is expanded with Children alone (one call
 // a node, where Child takes one call a child and one more: on N-queens,
-// the hand-written Task's node rate instead of about 1.6 times its CPU
-// time a node, docs/skeleton.md); Children must append the children that
-// Child generates, in the same order (CheckChildren tests it).
+// 1.0-1.15 times the CPU time a node of a hand-written Task instead of
+// 1.6, docs/skeleton.md); Children must append the children that Child
+// generates, in the same order (CheckChildren tests it).
 type Brancher[N any] interface {
 	// Children appends the children of n to buf and returns the extended
 	// slice.
