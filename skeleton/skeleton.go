@@ -42,16 +42,16 @@ type Brancher[N any] interface {
 
 // CheckChildren returns an error when s's Children (a Brancher) and Child
 // generate different children, in number or order, for a node of the first
-// max nodes of s's tree (depth first, Child's order); nil for a Space
+// limit nodes of s's tree (depth first, Child's order); nil for a Space
 // without Children. Nodes are compared with ==, hence N comparable.
-func CheckChildren[N comparable](s Space[N], max int) error {
+func CheckChildren[N comparable](s Space[N], limit int) error {
 	br, ok := s.(Brancher[N])
 	if !ok {
 		return nil
 	}
 	stack := []N{s.Root()}
 	var buf []N
-	for seen := 0; len(stack) > 0 && seen < max; seen++ {
+	for seen := 0; len(stack) > 0 && seen < limit; seen++ {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		buf = br.Children(n, buf[:0])
