@@ -67,8 +67,9 @@
 // All the children of a node are generated when it is expanded, with
 // Children or with Child until it fails, and held in its frame until they
 // are expanded: a task holds the children of every node on its path (a
-// node with a million children, a million nodes), and a split costs no
-// call of the Space.
+// node with a million children, a million nodes), and a split finds its
+// piece without calling the Space (it calls it only to expand a task of
+// one path).
 //
 // Work may count more nodes than its budget: the children of one node,
 // and after a split the owed nodes and those of the frames a split
