@@ -2,7 +2,8 @@ package lb
 
 // The optional interfaces each balancer's documentation claims, checked
 // by the compiler: every registered balancer suspends and resumes a search
-// (Suspender) and takes part in progress reports (Progresser). hybrid is
+// (Suspender) and takes part in progress reports (Progresser); the ring
+// schedulers report their queues (Loader). hybrid is
 // a randomPolling and koso-star a koso; TestBalancerInterfaces checks the
 // registry's factories at run time.
 var (
@@ -16,4 +17,5 @@ var (
 	_ Progresser = (*static)(nil)
 	_ Suspender  = (*koso)(nil)
 	_ Progresser = (*koso)(nil)
+	_ Loader     = (*koso)(nil)
 )

@@ -80,6 +80,14 @@ type Leveled interface {
 	Level() int
 }
 
+// Loader is implemented by a balancer that keeps a queue of tasks, as KOSO
+// and KOSO* do (seed 003 §2.2): Load is the number of tasks the rank holds,
+// the one being worked on included. The simulator's trace records it per
+// rank (Rank.Load).
+type Loader interface {
+	Load() int
+}
+
 // App is one rank's view of a problem: its root and how to decode tasks.
 // Each rank has its own App value, which need not be safe for concurrent use.
 // An App may also implement Bounded (branch-and-bound) and Stopper (the

@@ -160,6 +160,19 @@ func (r *Rank) Balancer() Balancer { return r.b }
 // Stats returns the balancer's counters, live.
 func (r *Rank) Stats() *Stats { return r.b.Stats() }
 
+// Load returns the tasks the rank holds: its balancer's Load when the
+// balancer is a Loader (KOSO's queue), else 1 while it has a task to work
+// on and 0 while it has none.
+func (r *Rank) Load() int {
+	if l, ok := r.b.(Loader); ok {
+		return l.Load()
+	}
+	if r.b.Task() != nil {
+		return 1
+	}
+	return 0
+}
+
 // Start begins the search: from the root, or, when the job resumes a
 // suspended search (Config.Resume), from share, this rank's part of its
 // open tasks (Suspended.Share, dealt by the world). Its messages are in the

@@ -163,8 +163,9 @@ type SimReport struct {
 	// set-up and reduction included.
 	Events      int64
 	RealSeconds float64
-	// Trace is the number of busy ranks over virtual time (at most 1024
-	// steps per run), when the simulator's Config.Trace asked for it.
+	// Trace is the number of busy ranks and the tasks they hold over
+	// virtual time (at most 1024 steps per run), when the simulator's
+	// Config.Trace asked for it.
 	Trace []TracePoint
 }
 
@@ -203,21 +204,30 @@ func ratio(a, b float64) float64 {
 	return a / b
 }
 
-// TracePoint is one step of the busy-ranks trace of a simulated run: the
-// average number of ranks working on tasks between Start and End (virtual
-// seconds from the start of the run, or of the first run when outcomes are
-// added).
+// TracePoint is one step of the trace of a simulated run, between Start and
+// End (virtual seconds from the start of the run, or of the first run when
+// outcomes are added): the average number of ranks working on tasks, and
+// the average number of tasks the ranks hold (Rank.Load: KOSO's queues),
+// in all and, for runs of at most TraceRanks ranks, rank by rank.
 type TracePoint struct {
-	Start float64 `json:"start"`
-	End   float64 `json:"end"`
-	Busy  float64 `json:"busy"`
+	Start  float64   `json:"start"`
+	End    float64   `json:"end"`
+	Busy   float64   `json:"busy"`
+	Queued float64   `json:"queued"`
+	Queues []float64 `json:"queues,omitempty"`
 }
+
+// TraceRanks is the most ranks whose queues a trace records one by one
+// (TracePoint.Queues); beyond, only their sum.
+const TraceRanks = 64
 
 // add sums the report of a later run into r, appending its trace shifted
 // by r's virtual time.
 func (r *SimReport) add(p *SimReport) {
 	for _, tp := range p.Trace {
-		r.Trace = append(r.Trace, TracePoint{Start: tp.Start + r.VirtualSeconds, End: tp.End + r.VirtualSeconds, Busy: tp.Busy})
+		tp.Start += r.VirtualSeconds
+		tp.End += r.VirtualSeconds
+		r.Trace = append(r.Trace, tp)
 	}
 	r.Ranks = max(r.Ranks, p.Ranks)
 	r.VirtualSeconds += p.VirtualSeconds

@@ -130,7 +130,7 @@ func simFlagList() []cli.Flag {
 		&cli.BoolFlag{Name: "contention", Usage: "--world sim: mesh links carry one message at a time (--contention=false: never busy)"},
 		&cli.BoolFlag{Name: "store-forward", Usage: "--world sim: every hop receives the whole message before passing it on"},
 		&cli.BoolFlag{Name: "calibrate", Usage: "measure this machine's costs (node, split, encoding and decoding by bytes with the app's search; poll, send, receive, latency, bandwidth and throttling with the world's messages) and print the model as JSON, which --machine FILE loads: with --world sim on stderr, then simulate with it; in the embedded and MPI worlds on stdout, instead of the search"},
-		&cli.StringFlag{Name: "trace", Usage: "--world sim: write the busy ranks over virtual time to CSV `FILE`"},
+		&cli.StringFlag{Name: "trace", Usage: "--world sim: write the busy ranks and the tasks they hold (in all, and rank by rank up to 64 ranks) over virtual time to CSV `FILE`"},
 		&cli.Int64Flag{Name: "max-events", Usage: "--world sim: fail a simulation past this many events (0: 10⁹)"},
 		&cli.Int64Flag{Name: "seq-nodes", Usage: "--world sim: the nodes the sequential solver (--balancer seq) expands on this instance, the baseline of the speedup (give one instance per command): without it the output has no speedup, only the run's own work (work_virtual_seconds)"},
 	)
@@ -441,10 +441,20 @@ func (r *Run) writeTrace(s *lb.SimReport) error {
 	r.traceRuns++
 	w := bufio.NewWriter(f)
 	if r.traceRuns == 1 {
-		fmt.Fprintln(w, "run,start_seconds,end_seconds,busy_ranks,busy_fraction")
+		fmt.Fprint(w, "run,start_seconds,end_seconds,busy_ranks,busy_fraction,queued_tasks")
+		if s.Ranks <= lb.TraceRanks {
+			for i := range s.Ranks {
+				fmt.Fprintf(w, ",queue_%d", i)
+			}
+		}
+		fmt.Fprintln(w)
 	}
 	for _, tp := range s.Trace {
-		fmt.Fprintf(w, "%d,%s,%s,%s,%s\n", r.traceRuns, fnum(tp.Start), fnum(tp.End), fnum(tp.Busy), fnum(tp.Busy/float64(s.Ranks)))
+		fmt.Fprintf(w, "%d,%s,%s,%s,%s,%s", r.traceRuns, fnum(tp.Start), fnum(tp.End), fnum(tp.Busy), fnum(tp.Busy/float64(s.Ranks)), fnum(tp.Queued))
+		for _, q := range tp.Queues {
+			fmt.Fprintf(w, ",%s", fnum(q))
+		}
+		fmt.Fprintln(w)
 	}
 	err = errors.Join(w.Flush(), f.Close())
 	if err != nil {

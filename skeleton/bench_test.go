@@ -6,16 +6,31 @@ import (
 	"time"
 
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/skeleton"
 )
 
-// queensApps are the two implementations of the same search that the
-// benchmarks compare: the skeleton's enumeration and the hand-written
-// Task, on 12 queens (856 189 nodes).
+// childOnly hides a Space's Children: the skeleton expands it with Child.
+type childOnly[N any] struct{ skeleton.Space[N] }
+
+// queensApps are the implementations of the same search that the
+// benchmarks compare, on 12 queens (856 189 nodes): the skeleton's
+// enumeration over boards (the state that handQueens keeps) with Value and
+// Combine, with Fold, and expanded by Child (a Space without Children);
+// the enumeration over queens, whose nodes carry weightedQueens' score
+// too (the Space of this page's measurements before boards); and
+// handQueens, the Task written by hand, always last.
 var queensApps = []struct {
 	name string
 	app  func() lb.App
 }{
-	{"skeleton", func() lb.App { return countQueens(12).NewApp() }},
+	{"skeleton", func() lb.App { return countBoards(12).NewApp() }},
+	{"fold", func() lb.App { return foldBoards(12).NewApp() }},
+	{"child", func() lb.App {
+		e := countBoards(12)
+		e.Space = childOnly[board]{e.Space}
+		return e.NewApp()
+	}},
+	{"queens", func() lb.App { return countQueens(12).NewApp() }},
 	{"hand", func() lb.App { return &handQueens{n: 12} }},
 }
 
@@ -52,24 +67,35 @@ func BenchmarkQueens(b *testing.B) {
 	}
 }
 
-// BenchmarkQueensRatio alternates the two implementations within each
-// iteration and reports the CPU time per node of each (process CPU time,
-// less disturbed than wall time on a shared machine) and their ratio,
-// skeleton over hand: the generality cost of the skeleton that
-// docs/skeleton.md reports.
+// BenchmarkQueensRatio runs every implementation in each iteration, in
+// turn (in reverse order every other iteration), and reports the CPU time
+// per node of each (process CPU time, less disturbed than wall time on a
+// shared machine) and their ratios to the hand-written Task's: ratio is
+// the skeleton's (boards, Value and Combine) over the hand-written Task's,
+// the generality cost that docs/skeleton.md reports, fold-ratio,
+// child-ratio and queens-ratio the same for the other skeleton searches.
 func BenchmarkQueensRatio(b *testing.B) {
-	var cpu [2]time.Duration
-	var nodes [2]int64
-	for b.Loop() {
-		for i, c := range queensApps {
+	k := len(queensApps)
+	cpu := make([]time.Duration, k)
+	nodes := make([]int64, k)
+	for i := 0; b.Loop(); i++ {
+		for j := range k {
+			if i%2 == 1 {
+				j = k - 1 - j
+			}
 			t0 := cpuTime()
-			nodes[i] += search(c.app())
-			cpu[i] += cpuTime() - t0
+			nodes[j] += search(queensApps[j].app())
+			cpu[j] += cpuTime() - t0
 		}
 	}
-	skel := float64(cpu[0].Nanoseconds()) / float64(nodes[0])
-	hand := float64(cpu[1].Nanoseconds()) / float64(nodes[1])
-	b.ReportMetric(skel, "skeleton-cpu-ns/node")
-	b.ReportMetric(hand, "hand-cpu-ns/node")
-	b.ReportMetric(skel/hand, "ratio")
+	ns := make([]float64, k)
+	for j, c := range queensApps {
+		ns[j] = float64(cpu[j].Nanoseconds()) / float64(nodes[j])
+		b.ReportMetric(ns[j], c.name+"-cpu-ns/node")
+	}
+	hand := ns[k-1]
+	b.ReportMetric(ns[0]/hand, "ratio")
+	for j, c := range queensApps[1 : k-1] {
+		b.ReportMetric(ns[j+1]/hand, c.name+"-ratio")
+	}
 }

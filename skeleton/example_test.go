@@ -59,6 +59,45 @@ func ExampleEnumeration() {
 	// Output: 17711 words, 46366 nodes
 }
 
+// fastWords is words with Children (skeleton.Brancher): the skeleton
+// expands a word with one call instead of one Child call a child and one
+// more.
+type fastWords struct{ words }
+
+func (s fastWords) Children(w word, buf []word) []word {
+	if w.len == s.n {
+		return buf
+	}
+	buf = append(buf, word{w.len + 1, 0})
+	if w.last == 0 {
+		buf = append(buf, word{w.len + 1, 1})
+	}
+	return buf
+}
+
+// A Space with Children, checked against its Child by CheckChildren (call
+// it from your tests), and an enumeration that folds each node's value in
+// one call (Fold) rather than two (Value and Combine).
+func ExampleCheckChildren() {
+	space := fastWords{words{20}}
+	fmt.Println("CheckChildren:", skeleton.CheckChildren[word](space, 1<<20))
+	e := &skeleton.Enumeration[word, int64]{
+		Space: space,
+		Fold: func(acc int64, w word) int64 {
+			if w.len == 20 {
+				acc++
+			}
+			return acc
+		},
+		Combine: func(a, b int64) int64 { return a + b },
+	}
+	c := e.Sequential()
+	fmt.Println(c.Value, "words,", c.Nodes, "nodes")
+	// Output:
+	// CheckChildren: <nil>
+	// 17711 words, 46366 nodes
+}
+
 // The embedded world: mpi.Run starts 4 goroutine ranks (n ≥ 1 is the
 // number of ranks), driver.New makes each rank's communicator an lb.World,
 // and every rank calls lb.Run collectively and gets the same result (a

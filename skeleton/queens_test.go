@@ -37,6 +37,19 @@ func (q *queens) Child(s queen, c int) (queen, int, bool) {
 	return queen{s.row + 1, s.cols | b, (s.d1 | b) << 1, (s.d2 | b) >> 1, s.score + int32((s.row+1)*col)}, col + 1, true
 }
 
+// Children appends the children of s, in Child's order (skeleton.Brancher).
+func (q *queens) Children(s queen, buf []queen) []queen {
+	if s.row == q.n {
+		return buf
+	}
+	for free := ^(s.cols | s.d1 | s.d2) & (1<<q.n - 1); free != 0; free &= free - 1 {
+		col := bits.TrailingZeros32(free)
+		b := uint32(1) << col
+		buf = append(buf, queen{s.row + 1, s.cols | b, (s.d1 | b) << 1, (s.d2 | b) >> 1, s.score + int32((s.row+1)*col)})
+	}
+	return buf
+}
+
 func (q *queens) AppendNode(b []byte, s queen) []byte {
 	b = append(b, byte(s.row))
 	b = binary.LittleEndian.AppendUint32(b, s.cols)
@@ -178,4 +191,84 @@ func (a *handQueens) Unmarshal(b []byte) (lb.Task, error) {
 		t.stack = append(t.stack, handFrame{int(b[0]), le.Uint32(b[1:]), le.Uint32(b[5:]), le.Uint32(b[9:]), le.Uint32(b[13:])})
 	}
 	return t, nil
+}
+
+// board is the node of the same N-queens tree without weightedQueens'
+// score: the state that handQueens keeps, as examples/nqueens has it.
+type board struct {
+	row          int
+	cols, d1, d2 uint32
+}
+
+// boards is the Space of the N-queens tree of boards, with Children
+// (skeleton.Brancher).
+type boards struct{ n int }
+
+func (q *boards) Root() board { return board{} }
+
+func (q *boards) Child(s board, c int) (board, int, bool) {
+	if s.row == q.n {
+		return board{}, 0, false
+	}
+	free := ^(s.cols | s.d1 | s.d2) & (1<<q.n - 1) &^ (1<<c - 1)
+	if free == 0 {
+		return board{}, 0, false
+	}
+	col := bits.TrailingZeros32(free)
+	b := uint32(1) << col
+	return board{s.row + 1, s.cols | b, (s.d1 | b) << 1, (s.d2 | b) >> 1}, col + 1, true
+}
+
+func (q *boards) Children(s board, buf []board) []board {
+	if s.row == q.n {
+		return buf
+	}
+	for free := ^(s.cols | s.d1 | s.d2) & (1<<q.n - 1); free != 0; free &= free - 1 {
+		b := free & -free
+		buf = append(buf, board{s.row + 1, s.cols | b, (s.d1 | b) << 1, (s.d2 | b) >> 1})
+	}
+	return buf
+}
+
+func (q *boards) AppendNode(b []byte, s board) []byte {
+	b = append(b, byte(s.row))
+	b = binary.LittleEndian.AppendUint32(b, s.cols)
+	b = binary.LittleEndian.AppendUint32(b, s.d1)
+	return binary.LittleEndian.AppendUint32(b, s.d2)
+}
+
+func (q *boards) DecodeNode(b []byte) (board, []byte, error) {
+	if len(b) < 13 || int(b[0]) > q.n {
+		return board{}, nil, errors.New("queens: a bad board")
+	}
+	le := binary.LittleEndian
+	return board{int(b[0]), le.Uint32(b[1:]), le.Uint32(b[5:]), le.Uint32(b[9:])}, b[13:], nil
+}
+
+// countBoards is countQueens over boards.
+func countBoards(n int) *skeleton.Enumeration[board, int64] {
+	return &skeleton.Enumeration[board, int64]{
+		Space: &boards{n},
+		Value: func(s board) int64 {
+			if s.row == n {
+				return 1
+			}
+			return 0
+		},
+		Combine: func(a, b int64) int64 { return a + b },
+	}
+}
+
+// foldBoards is countBoards with a Fold instead of Value.
+func foldBoards(n int) *skeleton.Enumeration[board, int64] {
+	return &skeleton.Enumeration[board, int64]{
+		Space: &boards{n},
+		Fold: func(acc int64, s board) int64 {
+			if s.row == n {
+				acc++
+			}
+			return acc
+		},
+		Combine: func(a, b int64) int64 { return a + b },
+	}
 }

@@ -12,10 +12,8 @@ import (
 // Space describes a search tree by its nodes. Its methods must be
 // deterministic and must not keep state between calls: every rank of a run
 // has its own copy and generates the same children of the same node.
-// Give a pointer (methods with pointer receivers): the skeleton calls
-// Child once or twice a node, and a call through the interface to a value
-// receiver copies the value first (on N-queens, a third of the skeleton's
-// time: docs/skeleton.md).
+// Give a pointer (methods with pointer receivers): a call through the
+// interface to a value receiver copies the value first.
 type Space[N any] interface {
 	// Root returns the root of the tree.
 	Root() N
@@ -30,180 +28,283 @@ type Space[N any] interface {
 	DecodeNode(b []byte) (n N, rest []byte, err error)
 }
 
-// visitor is what a search does at a node: visit reports whether the node
-// counts (false: pruned, not a node) and whether to expand it. A search
-// that stops (a Decision) sets its tree's stop instead of answering a
-// call at every node.
-type visitor[N any] interface {
-	visit(n N) (counted, expand bool)
+// Brancher is an optional method of a Space: all the children of a node in
+// one call. A Space that has it is expanded with Children alone (one call
+// a node, where Child takes one call a child and one more: on N-queens,
+// 1.0-1.15 times the CPU time a node of a hand-written Task instead of
+// 1.6, docs/skeleton.md); Children must append the children that Child
+// generates, in the same order (CheckChildren tests it).
+type Brancher[N any] interface {
+	// Children appends the children of n to buf and returns the extended
+	// slice.
+	Children(n N, buf []N) []N
 }
 
-// frame is a node whose children from cursor cur on, below stop (stop < 0:
-// none), are still to visit.
-type frame[N any] struct {
-	node      N
-	cur, stop int
+// CheckChildren returns an error when s's Children (a Brancher) and Child
+// generate different children, in number or order, for a node of the first
+// limit nodes of s's tree (depth first, Child's order); nil for a Space
+// without Children. Nodes are compared with ==, hence N comparable.
+func CheckChildren[N comparable](s Space[N], limit int) error {
+	br, ok := s.(Brancher[N])
+	if !ok {
+		return nil
+	}
+	stack := []N{s.Root()}
+	var buf []N
+	for seen := 0; len(stack) > 0 && seen < limit; seen++ {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		buf = br.Children(n, buf[:0])
+		i := 0
+		for c := 0; ; i++ {
+			child, after, ok := s.Child(n, c)
+			if !ok {
+				break
+			}
+			if i >= len(buf) || buf[i] != child {
+				return fmt.Errorf("skeleton: Children(%v)[%d] is not Child's child %v (Children gave %v)", n, i, child, buf)
+			}
+			c = after
+		}
+		if i != len(buf) {
+			return fmt.Errorf("skeleton: Children(%v) gave %d children, Child %d", n, len(buf), i)
+		}
+		for j := len(buf) - 1; j >= 0; j-- {
+			stack = append(stack, buf[j])
+		}
+	}
+	return nil
+}
+
+// visitor is what a search does at the nodes that a node's expansion
+// generated (a batch: visited when generated, all at once, so that the
+// inner loop makes one call a node and one a batch): visit keeps at the
+// front of batch, in order, the nodes to expand (not pruned) and returns
+// how many nodes count (not pruned) and how many it kept. A search that
+// stops (a Decision) sets its tree's stop. stale reports whether a node
+// that visit kept is pruned by now, when its turn to be expanded comes
+// (an Optimisation whose incumbent improved); the tree calls it only when
+// its recheck is set.
+type visitor[N any] interface {
+	visit(batch []N) (counted int64, keep int)
+	stale(n N) bool
+}
+
+// frame is a level of a task's stack: children of one node, at
+// kids[next:end], to expand; visited already unless fresh (a split
+// expanded their parent: their visits are owed to the next Work).
+type frame struct {
+	next, end int
+	fresh     bool
 }
 
 // tree is the part of a search's App that its tasks share.
 type tree[N any] struct {
-	space Space[N]
-	v     visitor[N]
-	nodes int64 // nodes visited on this rank
-	stop  bool  // the whole search stopped on this rank
+	space   Space[N]
+	br      Brancher[N] // the Space's Children, or Child's children
+	v       visitor[N]
+	recheck bool  // call v.stale before expanding a node
+	nodes   int64 // nodes visited on this rank
+	stop    bool  // the whole search stopped on this rank
+}
+
+// newTree returns the tree of a search on space, visited by v.
+func newTree[N any](space Space[N], v visitor[N], recheck bool) tree[N] {
+	t := tree[N]{space: space, v: v, recheck: recheck}
+	if br, ok := space.(Brancher[N]); ok {
+		t.br = br
+	} else {
+		t.br = childLoop[N]{space}
+	}
+	return t
+}
+
+// childLoop is the Brancher of a Space without Children: Child until it
+// fails.
+type childLoop[N any] struct{ s Space[N] }
+
+func (l childLoop[N]) Children(n N, buf []N) []N {
+	for c := 0; ; {
+		child, after, ok := l.s.Child(n, c)
+		if !ok {
+			return buf
+		}
+		buf, c = append(buf, child), after
+	}
 }
 
 // task is a part of the search: the root when root is set, the owed nodes
-// (expanded by a split, visited by the next Work) and the frames, the
-// shallowest first. A frame may have no child left; Empty drops such
-// frames from the top.
+// (expanded by a split, not visited yet: the next Work visits them) and
+// the frames, the shallowest first, whose nodes are in kids. A frame's
+// nodes are above its parent's in kids; the nodes of kids that no frame
+// holds (expanded, pruned, or given away by a split) are dropped when
+// the frame above them ends. fresh is set when a frame may be fresh.
 type task[N any] struct {
-	t     *tree[N]
-	root  bool
-	owed  []N
-	stack []frame[N]
+	t      *tree[N]
+	root   bool
+	fresh  bool
+	owed   []N
+	frames []frame
+	kids   []N
 }
 
 var _ lb.Halver = (*task[int])(nil)
 
-// next returns f's next child and the cursor after it, false when f has
-// none left.
-func (t *tree[N]) next(f *frame[N]) (N, int, bool) {
-	child, after, ok := t.space.Child(f.node, f.cur)
-	if !ok || (f.stop >= 0 && after > f.stop) {
-		var zero N
-		return zero, 0, false
-	}
-	return child, after, true
-}
-
-// Work visits at most budget nodes, depth first: the owed nodes, then the
-// root, then the frames. The loop over the frames is the search's inner
-// loop: one Child call and one visit a node, one more Child call, failing,
-// when a frame's children are exhausted.
+// Work visits about budget nodes, depth first: the owed nodes, the root,
+// the fresh frames, then the frames' nodes, until the task ends or budget
+// nodes are counted. It may count more than budget: the children of a
+// node are visited together, when they are generated, and so are a
+// split's owed and fresh nodes (lbtest.AppOptions.Overshoot: the largest
+// number of children of a node plus the depth of the tree bounds the
+// excess). The loop over the frames is the search's inner loop: a node's
+// expansion is one call of Children (or of Child until it fails) and,
+// when it has children, one visit of them all.
 func (t *task[N]) Work(budget int64) int64 {
 	tr := t.t
 	var n int64
-	for n < budget && !tr.stop && len(t.owed) > 0 {
-		node := t.owed[len(t.owed)-1]
-		t.owed = t.owed[:len(t.owed)-1]
-		tr.v.visit(node) // its children are on the stack already
-		n++
+	if budget <= 0 {
+		return 0
 	}
-	if n < budget && !tr.stop && t.root {
+	if len(t.owed) > 0 && !tr.stop {
+		tr.v.visit(t.owed) // their children are on the stack already
+		n += int64(len(t.owed))
+		t.owed = t.owed[:0]
+	}
+	if t.root && !tr.stop {
 		t.root = false
-		node := tr.space.Root()
-		counted, expand := tr.v.visit(node)
-		if counted {
-			n++
-		}
-		if expand {
-			t.stack = append(t.stack, frame[N]{node: node, stop: -1})
+		m := len(t.kids)
+		t.kids = append(t.kids, tr.space.Root())
+		n += t.visit(m)
+	}
+	if t.fresh && !tr.stop {
+		t.fresh = false
+		for i := 0; i < len(t.frames) && !tr.stop; i++ {
+			if f := &t.frames[i]; f.fresh {
+				c, keep := tr.v.visit(t.kids[f.next:f.end])
+				n += c
+				f.end, f.fresh = f.next+keep, false
+			}
 		}
 	}
-	sp, v, stack := tr.space, tr.v, t.stack
-	for n < budget && len(stack) > 0 && !tr.stop {
-		f := &stack[len(stack)-1]
-		child, after, ok := sp.Child(f.node, f.cur)
-		if !ok || (f.stop >= 0 && after > f.stop) {
-			stack = stack[:len(stack)-1]
+	br, v, frames, kids, recheck := tr.br, tr.v, t.frames, t.kids, tr.recheck
+	for n < budget && len(frames) > 0 && !tr.stop {
+		f := &frames[len(frames)-1]
+		if f.next == f.end {
+			frames = frames[:len(frames)-1]
+			kids = kids[:top(frames)]
 			continue
 		}
-		f.cur = after
-		counted, expand := v.visit(child)
-		if counted {
-			n++
+		node := kids[f.next]
+		f.next++
+		if recheck && v.stale(node) {
+			continue
 		}
-		if expand {
-			stack = append(stack, frame[N]{node: child, stop: -1})
+		m := len(kids)
+		if kids = br.Children(node, kids); len(kids) > m {
+			c, keep := v.visit(kids[m:])
+			n += c
+			if kids = kids[:m+keep]; keep > 0 {
+				frames = append(frames, frame{next: m, end: m + keep})
+			}
 		}
 	}
-	t.stack = stack
+	t.frames, t.kids = frames, kids
 	tr.nodes += n
 	return n
 }
 
+// visit visits kids[m:] and pushes the frame of those to expand, and
+// returns the nodes that count.
+func (t *task[N]) visit(m int) int64 {
+	c, keep := t.t.v.visit(t.kids[m:])
+	if t.kids = t.kids[:m+keep]; keep > 0 {
+		t.frames = append(t.frames, frame{next: m, end: m + keep})
+	}
+	return c
+}
+
+// top returns the end of the top frame's nodes, 0 for no frame.
+func top(frames []frame) int {
+	if len(frames) == 0 {
+		return 0
+	}
+	return frames[len(frames)-1].end
+}
+
+// expand pushes the fresh frame of n's children, if it has any.
+func (t *task[N]) expand(n N) {
+	m := len(t.kids)
+	if t.kids = t.t.br.Children(n, t.kids); len(t.kids) > m {
+		t.frames = append(t.frames, frame{next: m, end: len(t.kids), fresh: true})
+		t.fresh = true
+	}
+}
+
 // Empty reports whether no node is left to visit (or the search stopped).
-// It drops the frames at the top that have no child left.
+// It drops the frames at the top that have no node left.
 func (t *task[N]) Empty() bool {
 	if t.t.stop {
 		return true
 	}
 	t.trim()
-	return !t.root && len(t.owed) == 0 && len(t.stack) == 0
+	return !t.root && len(t.owed) == 0 && len(t.frames) == 0
 }
 
-// trim drops the frames at the top that have no child left.
+// trim drops the frames at the top that have no node left.
 func (t *task[N]) trim() {
-	for len(t.stack) > 0 {
-		if _, _, ok := t.t.next(&t.stack[len(t.stack)-1]); ok {
+	for len(t.frames) > 0 {
+		if f := t.frames[len(t.frames)-1]; f.next < f.end {
 			return
 		}
-		t.stack = t.stack[:len(t.stack)-1]
+		t.frames = t.frames[:len(t.frames)-1]
+		t.kids = t.kids[:top(t.frames)]
 	}
 }
 
-// Split gives away the later half of the remaining children of the
+// Split gives away the later half of the remaining nodes of the
 // shallowest frame that has two or more, or the shallowest frame's one
-// child when deeper work is left; a task of one path is expanded in
-// place until it splits (its visits owed to the next Work) or ends in a
-// leaf (nil).
+// node when deeper work is left; a task of one path is expanded in place
+// until it splits (the visits of the nodes it generates owed to the next
+// Work) or ends in a leaf (nil).
 func (t *task[N]) Split() lb.Task {
 	if t.Empty() {
 		return nil
 	}
 	if t.root {
 		t.root = false
-		root := t.t.space.Root()
-		t.owed = append(t.owed, root)
-		t.stack = append(t.stack, frame[N]{node: root, stop: -1})
+		m := len(t.kids)
+		t.kids = append(t.kids, t.t.space.Root())
+		t.frames = append(t.frames, frame{next: m, end: m + 1, fresh: true})
+		t.fresh = true
 	}
-	for t.trim(); len(t.stack) > 0; t.trim() {
-		top := len(t.stack) - 1
-		for i := range t.stack {
-			f := &t.stack[i]
-			k, cut := t.remaining(f)
-			switch {
+	for t.trim(); len(t.frames) > 0; t.trim() {
+		last := len(t.frames) - 1
+		for i := range t.frames {
+			f := &t.frames[i]
+			switch k := f.end - f.next; {
 			case k >= 2: // give the later half
-				p := &task[N]{t: t.t, stack: []frame[N]{{node: f.node, cur: cut, stop: f.stop}}}
-				f.stop = cut
+				cut := f.next + (k+1)/2
+				p := &task[N]{t: t.t, fresh: f.fresh, kids: append([]N(nil), t.kids[cut:f.end]...)}
+				p.frames = []frame{{next: 0, end: len(p.kids), fresh: f.fresh}}
+				f.end = cut
 				return p
-			case k == 1 && i < top: // one child, deeper work left: give it
-				p := &task[N]{t: t.t, stack: []frame[N]{*f}}
-				f.cur = cut
+			case k == 1 && i < last: // one node, deeper work left: give it
+				p := &task[N]{t: t.t, fresh: f.fresh, kids: []N{t.kids[f.next]}}
+				p.frames = []frame{{next: 0, end: 1, fresh: f.fresh}}
+				f.next++
 				return p
 			}
 		}
-		// One path: its deepest node has one child left; expand it.
-		f := &t.stack[top]
-		c, after, _ := t.t.next(f)
-		f.cur = after
-		t.owed = append(t.owed, c)
-		t.stack = append(t.stack, frame[N]{node: c, stop: -1})
+		// One path: its deepest frame has one node left; expand it.
+		f := &t.frames[last]
+		c := t.kids[f.next]
+		f.next++
+		if f.fresh {
+			t.owed = append(t.owed, c)
+		}
+		t.expand(c)
 	}
 	return nil // owed nodes only
-}
-
-// remaining returns the number of children f has left, up to 2, and the
-// cursor after its first ⌈k/2⌉ of its k children (after the first, for one).
-func (t *task[N]) remaining(f *frame[N]) (int, int) {
-	sp := t.t.space
-	var afters []int
-	var buf [64]int
-	afters = buf[:0]
-	for c := f.cur; ; {
-		_, after, ok := sp.Child(f.node, c)
-		if !ok || (f.stop >= 0 && after > f.stop) {
-			break
-		}
-		afters = append(afters, after)
-		c = after
-	}
-	k := len(afters)
-	if k == 0 {
-		return 0, f.cur
-	}
-	return k, afters[(k+1)/2-1]
 }
 
 // Halve splits in place (lb.Halver).
@@ -214,35 +315,56 @@ func (t *task[N]) Halve(give bool) bool {
 	}
 	if give {
 		pt := p.(*task[N])
-		t.root, t.owed, t.stack = false, t.owed[:0], append(t.stack[:0], pt.stack...)
+		t.root, t.fresh, t.owed = false, pt.fresh, t.owed[:0]
+		t.frames = append(t.frames[:0], pt.frames...)
+		t.kids = append(t.kids[:0], pt.kids...)
 	}
 	return true
 }
 
 // Reroot makes t the root again.
 func (t *task[N]) Reroot() {
-	t.root, t.owed, t.stack = true, t.owed[:0], t.stack[:0]
+	t.root, t.fresh, t.owed, t.frames, t.kids = true, false, t.owed[:0], t.frames[:0], t.kids[:0]
 }
 
-// AppendBinary appends the task: whether it holds the root, its owed
-// nodes, and its frames (node, cursor of the next child, stop + 1).
+// format is the first byte of an encoded task, plus 1 when it holds the
+// root: the skeleton's encodings before frames held their children
+// (a node and two cursors a frame) began with 0 or 1.
+const format = 2
+
+// AppendBinary appends the task: the format byte (whether it holds the
+// root), its owed nodes, and its frames' remaining nodes (2·count, plus 1
+// for a fresh frame, then the nodes).
 func (t *task[N]) AppendBinary(b []byte) ([]byte, error) {
 	sp := t.t.space
-	r := byte(0)
+	r := byte(format)
 	if t.root {
-		r = 1
+		r++
 	}
 	b = append(b, r)
 	b = binary.AppendUvarint(b, uint64(len(t.owed)))
 	for _, n := range t.owed {
 		b = sp.AppendNode(b, n)
 	}
-	b = binary.AppendUvarint(b, uint64(len(t.stack)))
-	for i := range t.stack {
-		f := &t.stack[i]
-		b = sp.AppendNode(b, f.node)
-		b = binary.AppendUvarint(b, uint64(f.cur))
-		b = binary.AppendUvarint(b, uint64(f.stop+1))
+	nf := 0
+	for _, f := range t.frames {
+		if f.next < f.end {
+			nf++
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(nf))
+	for _, f := range t.frames {
+		if f.next == f.end {
+			continue
+		}
+		fresh := uint64(0)
+		if f.fresh {
+			fresh = 1
+		}
+		b = binary.AppendUvarint(b, uint64(f.end-f.next)<<1|fresh)
+		for _, n := range t.kids[f.next:f.end] {
+			b = sp.AppendNode(b, n)
+		}
 	}
 	return b, nil
 }
@@ -253,49 +375,60 @@ var errTask = errors.New("skeleton: a task does not decode")
 // decode decodes a task encoded by AppendBinary.
 func (t *tree[N]) decode(b []byte) (*task[N], error) {
 	sp := t.space
-	if len(b) < 1 || b[0] > 1 {
+	switch {
+	case len(b) < 1 || b[0] > format+1:
 		return nil, errTask
+	case b[0] < format:
+		return nil, fmt.Errorf("%w: an encoding of an older skeleton (a frame per node), not this one's", errTask)
 	}
-	k := &task[N]{t: t, root: b[0] == 1}
+	k := &task[N]{t: t, root: b[0] == format+1}
 	b = b[1:]
-	uvarint := func(max uint64) (int, error) {
+	count := func() (int, error) {
 		v, n := binary.Uvarint(b)
-		if n <= 0 || v > max {
+		if n <= 0 || v > uint64(len(b)) || v > math.MaxInt32 {
 			return 0, errTask
 		}
 		b = b[n:]
 		return int(v), nil
 	}
-	count := func() (int, error) { return uvarint(uint64(len(b))) }
+	nodes := func(dst []N, count int) ([]N, error) {
+		for range count {
+			var n N
+			var err error
+			if n, b, err = sp.DecodeNode(b); err != nil {
+				return nil, fmt.Errorf("%w: %v", errTask, err)
+			}
+			dst = append(dst, n)
+		}
+		return dst, nil
+	}
 	no, err := count()
 	if err != nil {
 		return nil, err
 	}
-	for range no {
-		var n N
-		if n, b, err = sp.DecodeNode(b); err != nil {
-			return nil, fmt.Errorf("%w: %v", errTask, err)
-		}
-		k.owed = append(k.owed, n)
+	if k.owed, err = nodes(k.owed, no); err != nil {
+		return nil, err
 	}
 	nf, err := count()
 	if err != nil {
 		return nil, err
 	}
 	for range nf {
-		var n N
-		if n, b, err = sp.DecodeNode(b); err != nil {
-			return nil, fmt.Errorf("%w: %v", errTask, err)
+		v, n := binary.Uvarint(b)
+		if n <= 0 || v>>1 > uint64(len(b)) {
+			return nil, errTask
 		}
-		cur, err := uvarint(math.MaxInt)
-		if err != nil {
+		b = b[n:]
+		nk, fresh := int(v>>1), v&1 == 1
+		if nk == 0 {
+			return nil, fmt.Errorf("%w: a frame of no node", errTask)
+		}
+		m := len(k.kids)
+		if k.kids, err = nodes(k.kids, nk); err != nil {
 			return nil, err
 		}
-		stop, err := uvarint(math.MaxInt)
-		if err != nil {
-			return nil, err
-		}
-		k.stack = append(k.stack, frame[N]{node: n, cur: cur, stop: stop - 1})
+		k.frames = append(k.frames, frame{next: m, end: len(k.kids), fresh: fresh})
+		k.fresh = k.fresh || fresh
 	}
 	if len(b) != 0 {
 		return nil, fmt.Errorf("%w: %d bytes too many", errTask, len(b))

@@ -2,6 +2,7 @@ package skeleton_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/treelb/treelb/lb"
@@ -12,47 +13,150 @@ import (
 // solutions are the counts of N-queens solutions (OEIS A000170).
 var solutions = []int64{1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200}
 
+// counters are the skeleton's N-queens counters: over queens and boards,
+// with Value or Fold, expanded by Children or by Child (childOnly).
+var counters = []counter{
+	{"queens", func(n int) func() skeleton.Count[int64] { return countQueens(n).Sequential },
+		func(n int) func() lb.Reducer[skeleton.Count[int64]] { return countQueens(n).NewApp }},
+	{"queens-child", func(n int) func() skeleton.Count[int64] { return childQueens(n).Sequential },
+		func(n int) func() lb.Reducer[skeleton.Count[int64]] { return childQueens(n).NewApp }},
+	{"boards", func(n int) func() skeleton.Count[int64] { return countBoards(n).Sequential },
+		func(n int) func() lb.Reducer[skeleton.Count[int64]] { return countBoards(n).NewApp }},
+	{"boards-fold", func(n int) func() skeleton.Count[int64] { return foldBoards(n).Sequential },
+		func(n int) func() lb.Reducer[skeleton.Count[int64]] { return foldBoards(n).NewApp }},
+}
+
+// counter is a way of counting the N-queens solutions with the skeleton:
+// count(n) runs it on one rank, app(n) makes its Apps.
+type counter struct {
+	name  string
+	count func(n int) func() skeleton.Count[int64]
+	app   func(n int) func() lb.Reducer[skeleton.Count[int64]]
+}
+
+// childQueens is countQueens expanded by Child.
+func childQueens(n int) *skeleton.Enumeration[queen, int64] {
+	e := countQueens(n)
+	e.Space = childOnly[queen]{e.Space}
+	return e
+}
+
 // TestSequential: the skeleton counts the N-queens solutions of OEIS
-// A000170, and the nodes of the hand-written Task.
+// A000170, and the nodes of the hand-written Task, with every Space and
+// fold.
 func TestSequential(t *testing.T) {
 	for n, want := range solutions {
 		if n > 10 && testing.Short() {
 			break
 		}
-		got := countQueens(n).Sequential()
 		h := &handQueens{n: n}
 		for t := h.Root(); !t.Empty(); {
 			t.Work(1000)
 		}
-		if got.Value != want || h.count != want || got.Nodes != h.nodes {
-			t.Errorf("n=%d: skeleton %d solutions %d nodes, by hand %d solutions %d nodes; want %d solutions",
-				n, got.Value, got.Nodes, h.count, h.nodes, want)
+		for _, c := range counters {
+			got := c.count(n)()
+			if got.Value != want || h.count != want || got.Nodes != h.nodes {
+				t.Errorf("%s, n=%d: skeleton %d solutions %d nodes, by hand %d solutions %d nodes; want %d solutions",
+					c.name, n, got.Value, got.Nodes, h.count, h.nodes, want)
+			}
 		}
 	}
+}
+
+// TestCheckChildren: the test Spaces' Children agree with their Child,
+// and CheckChildren finds a Children that drops, adds or reorders a
+// child.
+func TestCheckChildren(t *testing.T) {
+	for n := range 9 {
+		if err := skeleton.CheckChildren[queen](&queens{n}, 1<<20); err != nil {
+			t.Errorf("queens n=%d: %v", n, err)
+		}
+		if err := skeleton.CheckChildren[board](&boards{n}, 1<<20); err != nil {
+			t.Errorf("boards n=%d: %v", n, err)
+		}
+	}
+	if err := skeleton.CheckChildren[queen](childOnly[queen]{&queens{6}}, 1<<20); err != nil {
+		t.Errorf("a Space without Children: %v", err)
+	}
+	for _, bug := range []string{"drop", "add", "swap"} {
+		if err := skeleton.CheckChildren[board](&badBoards{boards{6}, bug}, 1<<20); err == nil {
+			t.Errorf("Children that %s a child: no error", bug)
+		}
+	}
+}
+
+// badBoards is boards whose Children drops the last child, adds the first
+// again, or swaps the first two, of the nodes of row 3.
+type badBoards struct {
+	boards
+	bug string
+}
+
+func (q *badBoards) Children(s board, buf []board) []board {
+	m := len(buf)
+	buf = q.boards.Children(s, buf)
+	if s.row != 3 || len(buf)-m < 2 {
+		return buf
+	}
+	switch q.bug {
+	case "drop":
+		return buf[:len(buf)-1]
+	case "add":
+		return append(buf, buf[m])
+	}
+	buf[m], buf[m+1] = buf[m+1], buf[m]
+	return buf
 }
 
 // TestQueensApp: the skeleton's tasks keep the promises of lb.Task
 // (lbtest.TestApp), and so does the hand-written Task it is measured
 // against.
 func TestQueensApp(t *testing.T) {
-	t.Run("skeleton", func(t *testing.T) {
-		lbtest.TestApp(t, func() lb.App { return countQueens(8).NewApp() }, lbtest.AppOptions{Exhaustive: true})
-	})
+	// A Work visits the children of a node together, and a split's
+	// pieces' visits at once: up to 8 children and 8 rows more than its
+	// budget on 8 queens.
+	const overshoot = 16
+	for _, c := range counters {
+		t.Run(c.name, func(t *testing.T) {
+			app := c.app(8)
+			lbtest.TestApp(t, func() lb.App { return app() }, lbtest.AppOptions{Exhaustive: true, Overshoot: overshoot})
+		})
+	}
 	t.Run("hand", func(t *testing.T) {
 		lbtest.TestApp(t, func() lb.App { return &handQueens{n: 8} }, lbtest.AppOptions{Exhaustive: true})
 	})
 	t.Run("optimisation", func(t *testing.T) {
-		lbtest.TestApp(t, func() lb.App { return weightedQueens(8).NewApp() }, lbtest.AppOptions{})
+		lbtest.TestApp(t, func() lb.App { return weightedQueens(8).NewApp() }, lbtest.AppOptions{Overshoot: overshoot})
 	})
 	t.Run("decision", func(t *testing.T) {
-		lbtest.TestApp(t, func() lb.App { return firstQueens(8).NewApp() }, lbtest.AppOptions{})
+		lbtest.TestApp(t, func() lb.App { return firstQueens(8).NewApp() }, lbtest.AppOptions{Overshoot: overshoot})
+	})
+	t.Run("optimisation-child", func(t *testing.T) {
+		lbtest.TestApp(t, func() lb.App {
+			o := weightedQueens(8)
+			o.Space = childOnly[queen]{o.Space}
+			return o.NewApp()
+		}, lbtest.AppOptions{Overshoot: overshoot})
+	})
+	t.Run("decision-child", func(t *testing.T) {
+		lbtest.TestApp(t, func() lb.App {
+			d := firstQueens(8)
+			d.Space = childOnly[queen]{d.Space}
+			return d.NewApp()
+		}, lbtest.AppOptions{Overshoot: overshoot})
 	})
 }
 
 // TestCountInvariant: the enumeration's count and nodes are the sequential
 // ones under every balancer variant, in every world, at several rank
-// counts.
+// counts, with every Space and fold.
 func TestCountInvariant(t *testing.T) {
+	for _, c := range counters {
+		t.Run(c.name, func(t *testing.T) { testCountInvariant(t, c.app(9)) })
+	}
+}
+
+func testCountInvariant(t *testing.T, newApp func() lb.Reducer[skeleton.Count[int64]]) {
 	const n = 9
 	want := countQueens(n).Sequential()
 	if want.Value != solutions[n] {
@@ -63,7 +167,7 @@ func TestCountInvariant(t *testing.T) {
 			for _, p := range []int{1, 3, 8} {
 				t.Run(fmt.Sprintf("%s/%s/P=%d", world.Name, v.Name, p), func(t *testing.T) {
 					err := world.Run(p, 5, func(w lb.World) error {
-						got, out, err := lb.Run(w, v.Config(20, 1), countQueens(n).NewApp)
+						got, out, err := lb.Run(w, v.Config(20, 1), newApp)
 						if err != nil {
 							return err
 						}
@@ -82,12 +186,19 @@ func TestCountInvariant(t *testing.T) {
 }
 
 // TestResume: an enumeration suspended for checkpoints and resumed on
-// other rank counts and worlds counts what an uninterrupted one counts.
+// other rank counts and worlds counts what an uninterrupted one counts,
+// with every Space and fold.
 func TestResume(t *testing.T) {
+	for _, c := range counters {
+		t.Run(c.name, func(t *testing.T) { testResume(t, c.app(9)) })
+	}
+}
+
+func testResume(t *testing.T, newApp func() lb.Reducer[skeleton.Count[int64]]) {
 	const n = 9
 	want := countQueens(n).Sequential()
 	run := func(w lb.World, cfg lb.Config) (skeleton.Count[int64], *lb.Outcome, error) {
-		return lb.Run(w, cfg, countQueens(n).NewApp)
+		return lb.Run(w, cfg, newApp)
 	}
 	lbtest.ResumeVariants(t, 20, 40, 3, lbtest.Chain[skeleton.Count[int64]]{First: run},
 		func(t *testing.T, got skeleton.Count[int64]) {
@@ -158,5 +269,42 @@ func TestOptimisationAndDecision(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestUnmarshalErrors: an encoding that is not a task of this skeleton's
+// (an older skeleton's, a bad first byte, cut short, with bytes left
+// over, a bad node) is an error, not a task or a panic.
+func TestUnmarshalErrors(t *testing.T) {
+	app := countQueens(8).NewApp()
+	root := app.Root()
+	p := root.Split()
+	if p == nil {
+		t.Fatal("the root does not split")
+	}
+	good, err := p.AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.Unmarshal(good); err != nil {
+		t.Fatalf("a good encoding: %v", err)
+	}
+	bad := map[string][]byte{
+		"empty":       nil,
+		"older":       {0, 0, 0},
+		"older root":  {1},
+		"first byte":  {9, 0, 0},
+		"cut short":   good[:len(good)-1],
+		"bytes left":  append(append([]byte(nil), good...), 0),
+		"empty frame": {2, 0, 1, 0},
+		"bad node":    {2, 0, 1, 2, 99, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	}
+	for name, b := range bad {
+		if _, err := app.Unmarshal(b); err == nil {
+			t.Errorf("%s (% x): no error", name, b)
+		}
+	}
+	if _, err := app.Unmarshal([]byte{0, 0, 0}); err == nil || !strings.Contains(err.Error(), "older skeleton") {
+		t.Errorf("an older skeleton's encoding: %v", err)
 	}
 }

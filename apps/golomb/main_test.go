@@ -204,7 +204,7 @@ func simulated(t *testing.T, run func(args ...string) (string, string, int)) {
 		}
 		data, err := os.ReadFile(trace)
 		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-		if err != nil || len(lines) < 10 || lines[0] != "run,start_seconds,end_seconds,busy_ranks,busy_fraction" {
+		if err != nil || len(lines) < 10 || lines[0] != "run,start_seconds,end_seconds,busy_ranks,busy_fraction,queued_tasks" {
 			t.Errorf("golomb %q: trace %v: %q", args, err, lines[:min(len(lines), 3)])
 		}
 	}

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -143,6 +148,13 @@ func TestCommand(t *testing.T) {
 			m["work_virtual_seconds"] != 4269e-6 || m["speedup"] != nil || m["machine"].(map[string]any)["name"] != "unit" {
 			t.Errorf("unit machine: %v", m)
 		}
+		// --trace on the unit machine: a bucket per step (fewer than 1024
+		// steps: 621), each rank's queue, the queues summing to the tasks
+		// queued, no more than 8 ranks busy, the busy rank-time the tree's
+		// 4269 steps of work, the last bucket ending with the run.
+		trace := filepath.Join(t.TempDir(), "trace.csv")
+		m = c.json("alpha --np 8 --world sim --machine unit -b koso --budget 1 --json --trace "+trace, "virtual_seconds")
+		checkTrace(t, trace, 8, m["virtual_seconds"].(float64), 4269e-6)
 		if stdout, _, code := c.run("alpha -q --np 2"); code != 0 || stdout != "4269 36\n" {
 			t.Errorf("-q: %d %q", code, stdout)
 		}
@@ -245,5 +257,52 @@ func TestInvariant(t *testing.T) {
 		t.Run(strings.Fields(args)[0], func(t *testing.T) {
 			runnertest.Invariant(t, exec, strings.Fields(args), runnertest.NodesAndCertificate)
 		})
+	}
+}
+
+// checkTrace checks a --trace CSV of one run on p ranks: its header, a
+// bucket per step of the unit machine, at most p ranks busy, the ranks'
+// queues summing to the tasks queued, the busy rank-time (seconds) and the
+// end of the last bucket (the run's virtual seconds). The CSV's numbers
+// have 6 significant digits.
+func checkTrace(t *testing.T, path string, p int, virtual, busy float64) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) < 2 {
+		t.Fatalf("--trace %s: %v, %d rows", path, err, len(rows))
+	}
+	want := "run,start_seconds,end_seconds,busy_ranks,busy_fraction,queued_tasks"
+	for r := range p {
+		want += fmt.Sprintf(",queue_%d", r)
+	}
+	if got := strings.Join(rows[0], ","); got != want {
+		t.Fatalf("--trace header %q, want %q", got, want)
+	}
+	var sumBusy, end float64
+	for i, row := range rows[1:] {
+		v := make([]float64, len(row))
+		for k, x := range row {
+			if v[k], err = strconv.ParseFloat(x, 64); err != nil {
+				t.Fatalf("--trace row %d: %v", i+1, err)
+			}
+		}
+		var queues float64
+		for _, q := range v[6:] {
+			queues += q
+		}
+		if v[0] != 1 || v[3] < 0 || v[3] > float64(p) || math.Abs(v[4]-v[3]/float64(p)) > 1e-5 ||
+			math.Abs(queues-v[5]) > 1e-5*max(1, v[5]) || math.Abs(v[2]-v[1]-1e-6) > 1e-11 && i < len(rows)-2 {
+			t.Fatalf("--trace row %d: %q", i+1, row)
+		}
+		sumBusy += v[3] * (v[2] - v[1])
+		end = v[2]
+	}
+	if math.Abs(sumBusy-busy) > 1e-5*busy || math.Abs(end-virtual) > 1e-5*virtual {
+		t.Errorf("--trace: busy rank-time %g s, want %g; ends at %g s, the run at %g s", sumBusy, busy, end, virtual)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/runner"
+	"github.com/treelb/treelb/skeleton"
 )
 
 // run runs the command in process with args and returns what it printed
@@ -116,6 +117,17 @@ func TestNodeCost(t *testing.T) {
 		out, errOut, code := run(append(args, "12")...)
 		if code != 0 || !strings.Contains(out, `"node_ns_from":"`+want+`"`) {
 			t.Errorf("%s: exit status %d, want node_ns_from %q in %q (stderr %q)", flags, code, want, out, errOut)
+		}
+	}
+}
+
+// TestChildren: Children, which the skeleton expands the boards with,
+// makes the children that Child makes, in the same order, for every board
+// of every size up to 9.
+func TestChildren(t *testing.T) {
+	for n := 1; n <= 9; n++ {
+		if err := skeleton.CheckChildren[board](&queens{n}, 1<<20); err != nil {
+			t.Errorf("n=%d: %v", n, err)
 		}
 	}
 }

@@ -18,8 +18,10 @@ type board struct {
 
 // queens is the tree of the n-queens problem, for package skeleton: its
 // root is the empty board, and the children of a board are the boards
-// with one more queen on a free square of the next row, the cursor being
-// the column after the queen's.
+// with one more queen on a free square of the next row, from left to
+// right: Children makes them all at once (skeleton.Brancher, the fast
+// path), Child one at a time (the cursor being the column after the
+// queen's).
 type queens struct{ n int }
 
 // maxN is the largest board: the masks hold a row in 32 bits, and larger
@@ -39,6 +41,17 @@ func (q *queens) Child(b board, c int) (board, int, bool) {
 	col := bits.TrailingZeros32(free)
 	m := uint32(1) << col
 	return board{b.row + 1, b.cols | m, (b.left | m) << 1 & (1<<q.n - 1), (b.right | m) >> 1}, col + 1, true
+}
+
+func (q *queens) Children(b board, buf []board) []board {
+	if b.row == q.n {
+		return buf
+	}
+	for free := ^(b.cols | b.left | b.right) & (1<<q.n - 1); free != 0; free &= free - 1 {
+		m := free & -free
+		buf = append(buf, board{b.row + 1, b.cols | m, (b.left | m) << 1 & (1<<q.n - 1), (b.right | m) >> 1})
+	}
+	return buf
 }
 
 func (q *queens) AppendNode(dst []byte, b board) []byte {
@@ -61,15 +74,15 @@ func (q *queens) DecodeNode(src []byte) (board, []byte, error) {
 }
 
 // count is the search of the n-queens solutions: an enumeration that adds
-// 1 for every full board.
+// 1 for every full board (Fold: Value and Combine in one call a node).
 func count(n int) *skeleton.Enumeration[board, int64] {
 	return &skeleton.Enumeration[board, int64]{
 		Space: &queens{n},
-		Value: func(b board) int64 {
+		Fold: func(acc int64, b board) int64 {
 			if b.row == n {
-				return 1
+				acc++
 			}
-			return 0
+			return acc
 		},
 		Combine: func(x, y int64) int64 { return x + y },
 	}

@@ -33,29 +33,53 @@ func TestSimMachineDelays(t *testing.T) {
 	}
 }
 
-// TestBusyTrace: the trace integrates busy intervals exactly, also after
-// its buckets merge.
+// TestBusyTrace: the trace integrates busy intervals and changes of the
+// queues exactly, also after its buckets merge, and a point's averages are
+// over the part of its bucket before the end.
 func TestBusyTrace(t *testing.T) {
-	tr := newBusyTrace()
+	tr := newTrace(seriesRank0+2, 1024)
 	// Two ranks: one busy on [0, 3w), one on [w/2, 5w/2), in the first
-	// width; then an interval far out forces merges.
+	// width; then an interval far out forces merges. Rank 1 holds 2 tasks
+	// on [w, far−w), then none.
 	w := tr.w
-	tr.add(0, 3*w)
-	tr.add(w/2, 5*w/2)
+	tr.busy(0, 3*w)
+	tr.busy(w/2, 5*w/2)
 	far := int64(traceBuckets) * w * 8
-	tr.add(far-w, far)
+	tr.busy(far-w, far)
+	for _, k := range []int{seriesQueued, seriesRank0 + 1} {
+		tr.change(k, w, 2)
+		tr.change(k, far-w, -2)
+	}
 	pts := tr.points(far)
-	var total float64
+	var total, queued float64
 	for _, tp := range pts {
-		total += tp.Busy * (tp.End - tp.Start) * 1e12
+		d := (tp.End - tp.Start) * 1e12
+		total += tp.Busy * d
+		queued += tp.Queued * d
+		if len(tp.Queues) != 2 || tp.Queues[0] != 0 || tp.Queues[1] != tp.Queued {
+			t.Fatalf("point %+v: want queues [0 %g]", tp, tp.Queued)
+		}
 	}
 	if want := float64(3*w + 2*w + w); math.Abs(total-want) > 1e-3*want {
 		t.Fatalf("busy rank-time %g ps, want %g", total, want)
 	}
+	if want := float64(2 * (far - 2*w)); math.Abs(queued-want) > 1e-6*want {
+		t.Fatalf("queued task-time %g ps, want %g", queued, want)
+	}
 	// The width doubled 4 times: the first bucket, [0, 16w), held 5w of
-	// busy rank-time.
-	if len(pts) > traceBuckets || math.Abs(pts[0].Busy-5.0/16) > 1e-9 || (pts[0].End-pts[0].Start)*1e12 != float64(16*w) {
+	// busy rank-time and 2·15w of queued task-time.
+	if len(pts) > traceBuckets || math.Abs(pts[0].Busy-5.0/16) > 1e-9 || math.Abs(pts[0].Queued-30.0/16) > 1e-9 ||
+		(pts[0].End-pts[0].Start)*1e12 != float64(16*w) {
 		t.Fatalf("%d points, first %+v", len(pts), pts[0])
+	}
+	// An end in the middle of a bucket: the average over its first part.
+	tr = newTrace(seriesRank0, 1000)
+	tr.change(seriesQueued, 0, 3)
+	tr.change(seriesQueued, 500, -1)
+	tr.change(seriesQueued, 1500, -2)
+	pts = tr.points(1500)
+	if len(pts) != 2 || pts[0].Queued != 2.5 || pts[1].Queued != 2 || math.Abs(pts[1].End*1e12-1500) > 1e-6 || pts[0].Queues != nil {
+		t.Fatalf("points %+v, want averages 2.5 on [0, 1000) and 2 on [1000, 1500)", pts)
 	}
 }
 

@@ -27,7 +27,8 @@ type Config struct {
 	Machine lb.Machine
 	// MaxEvents bounds each run; 0 means 10⁹.
 	MaxEvents int64
-	// Trace records the busy ranks over virtual time (lb.SimReport.Trace).
+	// Trace records the busy ranks and the tasks they hold (lb.Rank.Load)
+	// over virtual time (lb.SimReport.Trace).
 	Trace bool
 }
 
@@ -149,7 +150,8 @@ type sim struct {
 	msgs     []message
 	free     []int32
 	links    []int64 // a mesh's directed links (4 per rank): free from this time
-	trace    *busyTrace
+	trace    *trace
+	loads    []int32 // with a trace: each rank's load as last recorded
 	seq      uint64
 	now      int64
 	lastWork int64 // when the last work slice ended
@@ -179,7 +181,15 @@ func (w *world) Run(job lb.Job) (*lb.Outcome, error) {
 		s.links = make([]int64, 4*w.m.width*w.m.height)
 	}
 	if w.cfg.Trace {
-		s.trace = newBusyTrace()
+		n := seriesRank0
+		if p <= lb.TraceRanks {
+			n += p
+		}
+		w0 := w.m.node
+		if w0 <= 0 {
+			w0 = 1024
+		}
+		s.trace, s.loads = newTrace(n, w0), make([]int32, p)
 	}
 	if job.Config.Progress != nil {
 		// The simulator reports progress itself, from all ranks at once:
@@ -442,7 +452,7 @@ func (s *sim) kick(r int) error {
 		d += rk.Splits() * s.m.split // static placement halves in Task and Work
 	}
 	if s.trace != nil {
-		s.trace.add(s.now, s.now+d)
+		s.trace.busy(s.now, s.now+d)
 	}
 	sr.cpu, sr.slice = true, n
 	s.push(s.now+d, classCPU, r, -1)
@@ -518,7 +528,27 @@ func (s *sim) flush(r int, c *int64, reply bool) error {
 	if rk.Done() && !sr.done {
 		sr.done, s.times[r].doneAt = true, *c
 	}
+	if s.trace != nil {
+		s.noteLoad(r, *c)
+	}
 	return nil
+}
+
+// noteLoad records in the trace a change of rank r's load (lb.Rank.Load)
+// at virtual time at. Every call of the rank's engine that may change its
+// load is followed by a flush, which calls it: after a work slice at the
+// slice's end, after a message when it is handled.
+func (s *sim) noteLoad(r int, at int64) {
+	l := int32(s.ranks[r].Load())
+	d := int64(l - s.loads[r])
+	if d == 0 {
+		return
+	}
+	s.loads[r] = l
+	s.trace.change(seriesQueued, at, d)
+	if k := seriesRank0 + r; k < len(s.trace.cnt) {
+		s.trace.change(k, at, d)
+	}
 }
 
 // fifo returns the arrival time of a message from sr to rank to that would
