@@ -73,6 +73,32 @@ type Halver interface {
 	Reroot()
 }
 
+// EvenSplitter is implemented by a Task whose Split may give away much less
+// than half of its work on purpose, and that can also split evenly. A
+// branch-and-bound search splits near its frontier (golomb's shortest
+// ruler, the 15-puzzle's last iteration), so that the ranks search about
+// where the sequential search does and learn its bounds in its order; a
+// balancer that pays a global synchronisation for every exchange
+// (poll-and-shuffle, seed 002 §5: a piece per phase) needs every split to
+// give away a constant fraction of the work instead (α-splitting, seed 002
+// §2), and calls SplitEven. Balancers that ask again at once when a piece
+// runs dry (random polling) call Split.
+type EvenSplitter interface {
+	Task
+	// SplitEven splits as Split does, but gives away about half of the
+	// work (the shallowest level's alternatives), nil when nothing is left
+	// to give.
+	SplitEven() Task
+}
+
+// splitEven is what a balancer that needs α-splitting calls.
+func splitEven(t Task) Task {
+	if e, ok := t.(EvenSplitter); ok {
+		return e.SplitEven()
+	}
+	return t.Split()
+}
+
 // Leveled is implemented by a Task that knows its depth in the search tree:
 // the level of its shallowest open node, the root's being 0. Balancers that
 // order tasks by depth (KOSO) use it, and count splits for tasks without it.

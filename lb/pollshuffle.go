@@ -162,7 +162,7 @@ func (b *pollShuffle) answerRequest(m Msg) {
 	cycle, phase, _, _ := parseHeader(m.Data)
 	h := append(binary.AppendUvarint(binary.AppendUvarint(nil, uint64(cycle)), uint64(phase)), subReply)
 	if b.busy() {
-		if piece := b.task.Split(); piece != nil && !piece.Empty() {
+		if piece := splitEven(b.task); piece != nil && !piece.Empty() {
 			b.stats.Splits++
 			b.sendTask(m.From, h, piece)
 			return
@@ -232,7 +232,7 @@ func (b *pollShuffle) advance() {
 				if !b.busy() {
 					b.stats.RequestsReject++
 					b.send(b.partner, KReject, b.header(subPiece))
-				} else if piece := b.task.Split(); piece != nil && !piece.Empty() {
+				} else if piece := splitEven(b.task); piece != nil && !piece.Empty() {
 					b.stats.Splits++
 					b.sendTask(b.partner, b.header(subPiece), piece)
 				} else {

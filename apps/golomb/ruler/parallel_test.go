@@ -39,7 +39,7 @@ func countSeq(t testing.TB, n, maxLen int) Outcome {
 // and unpacked, cover the exhaustive search exactly: same nodes, same rulers;
 // whether Split gives work away at the shallowest level (a count) or near
 // the frontier first (the near levels of branch-and-bound, here on the
-// count so that the totals are exact).
+// count so that the totals are exact), by Split or SplitEven.
 func TestSplitPackEquivalence(t *testing.T) {
 	const n, maxLen = 8, 40
 	want := countSeq(t, n, maxLen)
@@ -66,7 +66,11 @@ func TestSplitPackEquivalence(t *testing.T) {
 				task = pool[i]
 			}
 			if rng.IntN(3) == 0 {
-				if piece := task.Split(); piece != nil {
+				split := task.Split
+				if rng.IntN(2) == 0 { // as poll-and-shuffle splits
+					split = task.(lb.EvenSplitter).SplitEven
+				}
+				if piece := split(); piece != nil {
 					b, err := piece.AppendBinary(nil)
 					if err != nil {
 						t.Fatal(err)
@@ -331,4 +335,44 @@ func TestEmbeddedLargeP(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestSplitEvenShallowest: in a branch-and-bound search with a near level,
+// Split gives away near the frontier and SplitEven at the shallowest level
+// that has work (lb.EvenSplitter, for poll-and-shuffle), from the same
+// task; each piece and what stays cover the task exactly (the equivalence
+// test above).
+func TestSplitEvenShallowest(t *testing.T) {
+	p, err := NewProblem(12, shorter(t, 12), Shortest, MaxLength)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.near < 2 {
+		t.Fatalf("near level %d for 12 marks: the test needs one", p.near)
+	}
+	task := p.Root()
+	task.Work(5000)
+	b, err := task.AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin, err := p.Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	level := func(piece lb.Task) int {
+		t.Helper()
+		if piece == nil {
+			t.Fatal("no piece")
+		}
+		e, err := piece.AppendBinary(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int(e[0]) // the piece's base level
+	}
+	near, even := level(task.Split()), level(twin.(lb.EvenSplitter).SplitEven())
+	if even != 0 || near == 0 || near > p.near {
+		t.Fatalf("Split gave away at level %d, SplitEven at %d: want 1..%d and 0", near, even, p.near)
+	}
 }
