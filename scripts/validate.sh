@@ -2,7 +2,8 @@
 # validate.sh: the simulator against real runs (docs/simulator.md,
 # "Validation against real runs"). For each real world (the embedded world,
 # and mpirun with Open MPI and with MPICH) it calibrates a model per app on
-# this machine (the command's --calibrate, 2 ranks of that world), then runs
+# this machine and budget (the command's --calibrate --budget Δt, 2 ranks of
+# that world: the loop's cost per slice depends on Δt), then runs
 # the campaign preset `validate`: every instance at every P and budget Δt,
 # --repeats times in the real world and once simulated with the world's
 # calibrated model, and writes the comparison (measured median seconds with
@@ -21,7 +22,7 @@
 # 10,100,1000,10000), --repeats N (default 3), --out DIR (default
 # results/validate), -h/--help.
 #
-# Writes into DIR: machines/WORLD-APP.json (the calibrated models),
+# Writes into DIR: machines/WORLD-APP-bΔt.json (the calibrated models),
 # WORLD-runs.csv (every run: the campaign runner's CSV, with each run's
 # command line, load, and provenance), WORLD.csv (the comparison,
 # campaign.ValidationColumns) and validate.md (this command line, the
@@ -148,12 +149,15 @@ for w in "${ws[@]}"; do
 	for in in "${instances[@]}"; do
 		app=${in%% *}
 		mapfile -t a < <(args "$in")
-		m=$out/machines/$w-$app.json
-		if [ "$w" = embedded ]; then
-			"$bin/$app" --calibrate --np 2 "${a[@]}" >"$m"
-		else
-			"${launch[@]}" "$bin/$app" --calibrate "${a[@]}" >"$m"
-		fi
+		IFS=, read -ra bs <<<"$budgets"
+		for b in "${bs[@]}"; do
+			m=$out/machines/$w-$app-b$b.json
+			if [ "$w" = embedded ]; then
+				"$bin/$app" --calibrate --np 2 --budget "$b" "${a[@]}" >"$m"
+			else
+				"${launch[@]}" "$bin/$app" --calibrate --budget "$b" "${a[@]}" >"$m"
+			fi
+		done
 	done
 	rm -f "$out/$w-runs.csv" "$out/$w.csv"
 	ins=()
@@ -175,7 +179,7 @@ done
 	echo "on $(hostname) ($(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'))."
 	echo "Load average (1, 5, 15 min) at the start: $load_start; at the end: $(load)."
 	echo "Worlds: ${ws[*]}; P = $np; Δt = $budgets; $repeats repeats of every real run, one simulated run each"
-	echo "(the simulator is deterministic); balancer rp. The calibrated models are machines/WORLD-APP.json;"
+	echo "(the simulator is deterministic); balancer rp. The calibrated models are machines/WORLD-APP-bΔt.json;"
 	echo "every run, with its command line, load and provenance, is in WORLD-runs.csv; the tables below are WORLD.csv."
 	cat "$body"
 } >"$md"
