@@ -66,10 +66,11 @@ func cpuTime() time.Duration {
 
 // CalibrateApp measures what app's tasks cost on this machine, as the
 // simulator's machine model charges it: NodeNS, a node of its root's
-// search (the CPU time of the calibrating thread: the median of three
+// search (the CPU time of the calibrating thread: the least of three
 // passes over the nodes the first expands in d/3, each from a fresh root,
-// so that a moment of contention does not move it); SplitNS, a Split that gives a piece, of a
-// task in the middle of the search (between slices of 1000 nodes);
+// as a busy machine's other work only adds to it); SplitNS, a Split that
+// gives a piece, of a task in the middle of the search (between slices of
+// 1000 nodes);
 // SendByteNS and RecvByteNS, encoding a split-off piece (AppendBinary) and
 // decoding it (App.Unmarshal) per byte. The split and byte costs are means
 // of their samples without the highest and lowest 1 % (a shared machine
@@ -121,7 +122,7 @@ func CalibrateApp(app lb.App, d time.Duration) (lb.Machine, error) {
 }
 
 // calibrateNodes returns the CPU nanoseconds per node of app's search: the
-// median of three passes over the same nodes from the root, the first for
+// least of three passes over the same nodes from the root, the first for
 // about d/3 (CalibrateApp).
 func calibrateNodes(app lb.App, d time.Duration) (float64, error) {
 	runtime.LockOSThread()
@@ -135,8 +136,7 @@ func calibrateNodes(app lb.App, d time.Duration) (float64, error) {
 		spent, n := timeNodes(app.Root(), 0, nodes)
 		ns = append(ns, float64(spent.Nanoseconds())/float64(n))
 	}
-	slices.Sort(ns)
-	return ns[1], nil
+	return slices.Min(ns), nil
 }
 
 // The budgets of the slice calibration (calibrateSlice): by default Δt =
@@ -150,9 +150,8 @@ const (
 
 // sliceBudget returns the budget at which --calibrate measures the slice's
 // cost: the run's --budget when it is below 10⁴ (the cost per slice
-// depends on the budget: fifteen's real runs pay 290 ns a slice at Δt =
-// 10, 500 at 100 and 700 at 10³, whose slices spill longer stacks), 10
-// otherwise.
+// depends on the budget: fifteen's real runs paid 290 ns a slice at Δt =
+// 10, 500 at 100 and 700 at 10³, results/validate), 10 otherwise.
 func sliceBudget(budget int64) int64 {
 	if budget > 0 && budget < sliceLarge {
 		return budget

@@ -217,7 +217,7 @@ func Validation(t *Table) ([]ValidationRow, error) {
 	}
 	real := map[cfg][]int{}
 	sim := map[cfg]int{}
-	nodeCost := map[string]float64{} // the model's, by instance
+	nodeCost := map[string]float64{} // the first budget's model's, by instance
 	var order []cfg
 	for i := range t.Rows {
 		w, err := ParseWorld(t.Get(i, ColWorld))
@@ -233,8 +233,12 @@ func Validation(t *Table) ([]ValidationRow, error) {
 			real[c] = append(real[c], i)
 		} else if w.Machine != "" {
 			sim[c] = i
+			// The first budget's, whose model the sequential row ran with
+			// (the simulated sequential solver reports no machine).
 			if v, ok := t.Float(i, "machine.node_ns"); ok {
-				nodeCost[c.inst] = v
+				if _, seen := nodeCost[c.inst]; !seen {
+					nodeCost[c.inst] = v
+				}
 			}
 		}
 	}
