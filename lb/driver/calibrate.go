@@ -140,15 +140,20 @@ func measure(c *mpi.Comm, peer int, d time.Duration) ([5]float64, error) {
 				}
 			}
 			sendNS += float64(time.Since(s0).Nanoseconds())
+			if peer == me {
+				// Alone: take the batch before waiting for its sends, which
+				// MPI may not complete before they are received (MPICH on
+				// one rank waited for ever).
+				if err := take(); err != nil {
+					return out, err
+				}
+			}
 			for _, r := range pending {
 				if _, err := r.Wait(); err != nil {
 					return out, err
 				}
 			}
 			if peer == me {
-				if err := take(); err != nil {
-					return out, err
-				}
 				continue
 			}
 			if err := c.Send([]byte{1}, peer, tagMark); err != nil {
