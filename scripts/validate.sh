@@ -10,7 +10,7 @@
 # their spread, the load before and after, simulated virtual seconds, the
 # error, and the counters that say which cost explains a miss).
 #
-#   scripts/validate.sh                                  # P = 1,2, 3 worlds, 4 apps: about 10 min on 2 idle cores (estimate)
+#   scripts/validate.sh                                  # P = 1,2, 3 worlds, 4 apps: about 18 min on 2 idle cores (estimate)
 #   scripts/validate.sh --np 4,8,16                      # on a 16-core machine, unchanged otherwise
 #   scripts/validate.sh --worlds embedded,openmpi --apps golomb,uts --out /tmp/v   # a short run
 #   scripts/validate.sh --instance 'golomb --count 50 10' --repeats 1 --out /tmp/v # tiny, for debugging
@@ -27,7 +27,7 @@
 # command line, load, and provenance), WORLD.csv (the comparison,
 # campaign.ValidationColumns) and validate.md (this command line, the
 # commit, the machine and its load, then a table per world). The runs of a
-# world start afresh (its old CSVs are removed).
+# world start afresh (its old CSVs and models are removed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -146,6 +146,7 @@ for w in "${ws[@]}"; do
 	bin=$(bindir "$w")
 	read -ra launch <<<"$(launcher "$w" | sed 's/{np}/2/')"
 	echo "validate.sh: $w: calibrating (load $(load))" >&2
+	rm -f "$out/machines/$w-"*.json # the world's models start afresh too
 	for in in "${instances[@]}"; do
 		app=${in%% *}
 		mapfile -t a < <(args "$in")
