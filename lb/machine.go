@@ -26,7 +26,9 @@ import (
 //
 // Besides the network's costs, the model charges what the program's own
 // loop (lb.Rank in a world's loop) pays on a real machine: a poll for
-// messages after every work slice (PollNS, an Iprobe that finds none), the
+// messages after every work slice (PollNS, an Iprobe that finds none) and
+// the rest of the slice's own cost (SliceNS: the app's entry into and exit
+// from its search, the engine's and the loop's checks between slices), the
 // CPU time of sending and receiving a message beyond o (SendNS, RecvNS: the
 // MPI calls, the buffer, the balancer's handling) and per byte of its data
 // (SendByteNS, RecvByteNS: encoding and copying a task, decoding it), every
@@ -82,6 +84,15 @@ type Machine struct {
 	// PollNS is the CPU time of the poll for messages that ends every work
 	// slice (an Iprobe that finds none).
 	PollNS float64 `json:"poll_ns,omitempty"`
+	// SliceNS is the rest of what a work slice costs the loop beyond its
+	// nodes and the poll, charged with the poll after every slice: the
+	// app's entry into and exit from its search (Task.Work's set-up), the
+	// engine's (lb.Rank.Work: the balancer's Task and Tick, its progress
+	// checks) and the world loop's (its clock, the outbox, the checks
+	// between slices). --calibrate measures the slice's whole cost by
+	// running the app's search through that loop at two budgets and takes
+	// the poll away (docs/simulator.md, "Calibrated models").
+	SliceNS float64 `json:"slice_ns,omitempty"`
 	// SendNS and RecvNS are the CPU time the loop spends on each message
 	// it sends or receives, beyond OverheadNS: the MPI calls (Isend and the
 	// test of its completion; the probe that finds it and Recv), the
@@ -146,7 +157,7 @@ func (m Machine) Validate() error {
 		v    float64
 	}{{"node-ns", m.NodeNS}, {"overhead-ns", m.OverheadNS}, {"latency-ns", m.LatencyNS}, {"gap-ns", m.GapNS},
 		{"byte-ns", m.ByteNS}, {"hop-ns", m.HopNS}, {"jitter-ns", m.JitterNS}, {"split-ns", m.SplitNS},
-		{"poll-ns", m.PollNS}, {"send-ns", m.SendNS}, {"recv-ns", m.RecvNS}, {"send-byte-ns", m.SendByteNS},
+		{"poll-ns", m.PollNS}, {"slice-ns", m.SliceNS}, {"send-ns", m.SendNS}, {"recv-ns", m.RecvNS}, {"send-byte-ns", m.SendByteNS},
 		{"recv-byte-ns", m.RecvByteNS}, {"pause-ns", m.PauseNS}, {"max-pause-ns", m.MaxPauseNS}} {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
 			return fmt.Errorf("lb: machine %s: %s %g: need a finite time ≥ 0", m.Name, f.name, f.v)
@@ -264,7 +275,7 @@ func Machines() []MachineInfo {
 //     process switch or two (20 µs), setting up a virtual link costs 10 µs,
 //     and the router process on an intermediate node takes a few µs before
 //     it forwards (5 µs).
-//   - PollNS, SendNS, RecvNS, SendByteNS, RecvByteNS, SplitNS, PauseNS = 0
+//   - PollNS, SliceNS, SendNS, RecvNS, SendByteNS, RecvByteNS, SplitNS, PauseNS = 0
 //     [assumption]: the catalogue's model leaves the loop's own costs out.
 //     The presets gcel-dt and gcel-sensitivity add an assumed poll cost of
 //     5 µs (campaign.GCelPollNS) to show what it changes.
@@ -327,9 +338,9 @@ func (m Machine) describe() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "    node-ns %g  overhead-ns %g  latency-ns %g  gap-ns %g  byte-ns %g  split-ns %g\n",
 		m.NodeNS, m.OverheadNS, m.LatencyNS, m.GapNS, m.ByteNS, m.SplitNS)
-	if m.PollNS > 0 || m.SendNS > 0 || m.RecvNS > 0 || m.SendByteNS > 0 || m.RecvByteNS > 0 {
-		fmt.Fprintf(&b, "    poll-ns %g  send-ns %g  recv-ns %g  send-byte-ns %g  recv-byte-ns %g\n",
-			m.PollNS, m.SendNS, m.RecvNS, m.SendByteNS, m.RecvByteNS)
+	if m.PollNS > 0 || m.SliceNS > 0 || m.SendNS > 0 || m.RecvNS > 0 || m.SendByteNS > 0 || m.RecvByteNS > 0 {
+		fmt.Fprintf(&b, "    poll-ns %g  slice-ns %g  send-ns %g  recv-ns %g  send-byte-ns %g  recv-byte-ns %g\n",
+			m.PollNS, m.SliceNS, m.SendNS, m.RecvNS, m.SendByteNS, m.RecvByteNS)
 	}
 	if m.PauseNS > 0 {
 		fmt.Fprintf(&b, "    throttling: pause-ns %g  max-pause-ns %g\n", m.PauseNS, m.MaxPauseNS)

@@ -25,20 +25,34 @@ const calibrationTime = 300 * time.Millisecond
 const calibrationMin = 100000
 
 // Calibrate works task, a piece of an app's sequential search, for about d
-// of CPU time (in slices of 10⁵ nodes, or until it is exhausted) and
-// returns the CPU nanoseconds per node of this process. It fails when the
-// task holds fewer than 10⁵ nodes.
+// of CPU time of its thread (in slices of 10⁵ nodes, or until it is
+// exhausted; threadCPUTime) and returns the CPU nanoseconds per node. It
+// fails when the task holds fewer than 10⁵ nodes.
 func Calibrate(task lb.Task, d time.Duration) (float64, error) {
-	start := cpuTime()
-	var nodes int64
-	for !task.Empty() && cpuTime()-start < d {
-		nodes += task.Work(100000)
-	}
-	spent := cpuTime() - start
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	spent, nodes := timeNodes(task, d, 0)
 	if nodes < calibrationMin {
 		return 0, Usagef("--calibrate: the instance has %d nodes, too few to time (need %d); give --node-ns", nodes, calibrationMin)
 	}
 	return float64(spent.Nanoseconds()) / float64(nodes), nil
+}
+
+// timeNodes works task in slices of 10⁵ nodes until it is exhausted, d of
+// its thread's CPU time passed (d > 0) or it expanded limit nodes (limit >
+// 0), and returns the CPU time and the nodes. The caller locks its
+// goroutine to its thread.
+func timeNodes(task lb.Task, d time.Duration, limit int64) (time.Duration, int64) {
+	start := threadCPUTime()
+	var nodes int64
+	for !task.Empty() && (d <= 0 || threadCPUTime()-start < d) && (limit <= 0 || nodes < limit) {
+		n := int64(100000)
+		if limit > 0 {
+			n = min(n, limit-nodes)
+		}
+		nodes += task.Work(n)
+	}
+	return threadCPUTime() - start, nodes
 }
 
 // cpuTime returns the CPU time this process has used, user and system.
@@ -52,8 +66,11 @@ func cpuTime() time.Duration {
 
 // CalibrateApp measures what app's tasks cost on this machine, as the
 // simulator's machine model charges it: NodeNS, a node of its root's
-// search (Calibrate, CPU time); SplitNS, a Split that gives a piece, of a
-// task in the middle of the search (between slices of 1000 nodes);
+// search (the CPU time of the calibrating thread: the least of three
+// passes over the nodes the first expands in d/3, each from a fresh root,
+// as a busy machine's other work only adds to it); SplitNS, a Split that
+// gives a piece, of a task in the middle of the search (between slices of
+// 1000 nodes);
 // SendByteNS and RecvByteNS, encoding a split-off piece (AppendBinary) and
 // decoding it (App.Unmarshal) per byte. The split and byte costs are means
 // of their samples without the highest and lowest 1 % (a shared machine
@@ -63,7 +80,7 @@ func cpuTime() time.Duration {
 func CalibrateApp(app lb.App, d time.Duration) (lb.Machine, error) {
 	var m lb.Machine
 	var err error
-	if m.NodeNS, err = Calibrate(app.Root(), d); err != nil {
+	if m.NodeNS, err = calibrateNodes(app, d); err != nil {
 		return m, err
 	}
 	var split, enc, dec []float64
@@ -104,6 +121,181 @@ func CalibrateApp(app lb.App, d time.Duration) (lb.Machine, error) {
 	return m, nil
 }
 
+// calibrateNodes returns the CPU nanoseconds per node of app's search: the
+// least of three passes over the same nodes from the root, the first for
+// about d/3 (CalibrateApp).
+func calibrateNodes(app lb.App, d time.Duration) (float64, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	spent, nodes := timeNodes(app.Root(), d/3, 0)
+	if nodes < calibrationMin {
+		return 0, Usagef("--calibrate: the instance has %d nodes, too few to time (need %d); give --node-ns", nodes, calibrationMin)
+	}
+	ns := []float64{float64(spent.Nanoseconds()) / float64(nodes)}
+	for range 2 {
+		spent, n := timeNodes(app.Root(), 0, nodes)
+		ns = append(ns, float64(spent.Nanoseconds())/float64(n))
+	}
+	return slices.Min(ns), nil
+}
+
+// The budgets of the slice calibration (calibrateSlice): by default Δt =
+// 10 nodes, at which the loop's cost per slice weighs most, against 10⁴,
+// the default budget, at which it is lost in the nodes.
+const (
+	sliceSmall = 10
+	sliceLarge = 10000
+	slicePairs = 5 // runs at each budget
+)
+
+// sliceBudget returns the budget at which --calibrate measures the slice's
+// cost: the run's --budget when it is below 10⁴ (the cost per slice
+// depends on the budget: fifteen's real runs paid 290 ns a slice at Δt =
+// 10, 500 at 100 and 700 at 10³, results/validate), 10 otherwise.
+func sliceBudget(budget int64) int64 {
+	if budget > 0 && budget < sliceLarge {
+		return budget
+	}
+	return sliceSmall
+}
+
+// calibrateSlice measures what a work slice costs the real loop beyond its
+// nodes: it runs the app's search on one rank through run (the world's
+// loop alone: driver.Alone), with the balancer and options of cfg, at a
+// budget of small nodes and of 10⁴ nodes, over the same nodes (the root's
+// first, as many as the small budget works in about d/6, at least 10⁵),
+// five times each, alternating, and charges the difference of the least
+// CPU times of the calibrating thread at each budget, less the difference
+// of nodes at nodeNS, to the difference of slices. It returns that cost
+// in ns per slice, at least 0, after about 2d in all. The cost includes
+// the world's poll (an Iprobe) and every other cost the loop pays per
+// slice: the app's Task.Work entry and exit, lb.Rank.Work (the balancer's
+// Task and Tick, its progress checks) and the loop's clock, outbox and
+// checks; and the two calls of the wrapper that stops the search after
+// those nodes (a few ns). newApp returns a fresh app of the instance.
+func calibrateSlice(newApp func() (lb.App, error), cfg lb.Config, small int64, nodeNS float64, run func(lb.Job) (lb.Stats, error), d time.Duration) (float64, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cfg.Progress, cfg.CheckpointDue, cfg.Resume, cfg.RankStats = nil, nil, nil, false
+	type timed struct {
+		cpu   float64 // ns
+		stats lb.Stats
+	}
+	once := func(budget, nodes int64) (timed, error) {
+		app, err := newApp()
+		if err != nil {
+			return timed{}, err
+		}
+		app = limitApp(app, nodes)
+		c := cfg
+		c.Budget = budget
+		job := lb.Job{Config: c, NewApp: func() lb.App { return app }}
+		t0 := threadCPUTime()
+		st, err := run(job)
+		return timed{float64((threadCPUTime() - t0).Nanoseconds()), st}, err
+	}
+	if small < 1 || small >= sliceLarge {
+		return 0, fmt.Errorf("--calibrate: a slice budget of %d: need 1 to %d", small, sliceLarge-1)
+	}
+	// The nodes: as many as the small budget works in about d/6, from
+	// probes of 4× more nodes each until one lasts d/24 (a probe's fixed
+	// costs would otherwise shorten the runs).
+	nodes := int64(calibrationMin)
+	for {
+		probe, err := once(small, nodes)
+		if err != nil {
+			return 0, err
+		}
+		if probe.stats.Nodes < nodes {
+			if probe.stats.Nodes < calibrationMin {
+				return 0, Usagef("--calibrate: the instance has %d nodes, too few to time (need %d); give --slice-ns", probe.stats.Nodes, calibrationMin)
+			}
+			break // the whole sample
+		}
+		if probe.cpu >= float64(d/24) {
+			nodes = int64(float64(nodes) * float64(d/6) / probe.cpu)
+			break
+		}
+		nodes *= 4
+	}
+	nodes = max(nodes, calibrationMin)
+	// The fastest run at each budget: a shared machine's other work only
+	// ever adds to a run's CPU time (caches, preemption's cost), and the
+	// difference of two runs magnifies it.
+	var best [2]timed
+	for i := range 2 * slicePairs {
+		k := (i + i/2) % 2 // small, large, large, small, small, large, …: against drift
+		t, err := once([2]int64{small, sliceLarge}[k], nodes)
+		if err != nil {
+			return 0, err
+		}
+		if i < 2 || t.cpu < best[k].cpu {
+			best[k] = t
+		}
+	}
+	s, l := best[0], best[1]
+	ds := s.stats.Slices - l.stats.Slices
+	if ds <= 0 {
+		return 0, fmt.Errorf("--calibrate: %d slices at a budget of %d, %d at %d", s.stats.Slices, small, l.stats.Slices, sliceLarge)
+	}
+	return max((s.cpu-l.cpu-float64(s.stats.Nodes-l.stats.Nodes)*nodeNS)/float64(ds), 0), nil
+}
+
+// limitApp returns app with a root that stops after limit nodes (the
+// slice calibration's): the other optional interfaces of app that the
+// balancers use (lb.Bounded, lb.Stopper) stay, so that the engine does
+// per slice what it does in a run.
+func limitApp(app lb.App, limit int64) lb.App {
+	l := &limitedApp{App: app, limit: limit}
+	b, bounded := app.(lb.Bounded)
+	s, stopper := app.(lb.Stopper)
+	switch {
+	case bounded && stopper:
+		return struct {
+			*limitedApp
+			lb.Bounded
+			lb.Stopper
+		}{l, b, s}
+	case bounded:
+		return struct {
+			*limitedApp
+			lb.Bounded
+		}{l, b}
+	case stopper:
+		return struct {
+			*limitedApp
+			lb.Stopper
+		}{l, s}
+	}
+	return l
+}
+
+// limitedApp is limitApp's app: its root is a limitedTask.
+type limitedApp struct {
+	lb.App
+	limit int64
+}
+
+func (a *limitedApp) Root() lb.Task { return &limitedTask{Task: a.App.Root(), left: a.limit} }
+
+// limitedTask is a task that is empty once it expanded left nodes.
+type limitedTask struct {
+	lb.Task
+	left int64
+}
+
+func (t *limitedTask) Work(budget int64) int64 {
+	n := t.Task.Work(min(budget, t.left))
+	t.left -= n
+	return n
+}
+
+func (t *limitedTask) Empty() bool { return t.left <= 0 || t.Task.Empty() }
+
+// Split gives nothing: the calibration's rank is alone, and a piece would
+// escape the limit.
+func (t *limitedTask) Split() lb.Task { return nil }
+
 // trimmedMean returns the mean of xs without its highest and lowest 1 %,
 // 0 for none; it sorts xs.
 func trimmedMean(xs []float64) float64 {
@@ -126,6 +318,7 @@ func trimmedMean(xs []float64) float64 {
 func (r *Run) calibrated(task, comm lb.Machine, world string, ranks int) lb.Machine {
 	m := comm
 	m.NodeNS, m.SplitNS, m.SendByteNS, m.RecvByteNS = task.NodeNS, task.SplitNS, task.SendByteNS, task.RecvByteNS
+	m.SliceNS = task.SliceNS
 	m.Name = "calibrated-" + world
 	host, _ := os.Hostname()
 	load, _ := os.ReadFile("/proc/loadavg")
@@ -134,6 +327,9 @@ func (r *Run) calibrated(task, comm lb.Machine, world string, ranks int) lb.Mach
 		strings.Join(args, " "), ranks, world, host, runtime.NumCPU(), runtime.GOMAXPROCS(0),
 		strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " "),
 		time.Now().UTC().Format(time.RFC3339), strings.ReplaceAll(version.Get().Version, "\n", " "))
+	if !strings.HasPrefix(world, "tasks+") { // calibrateSim in the MPI build measures no slice
+		m.Source += fmt.Sprintf("; the slice's cost at a budget of %d against %d", sliceBudget(r.Budget), sliceLarge)
+	}
 	return m
 }
 
@@ -164,9 +360,12 @@ func (r *Run) calibrateSim(sample func() (lb.App, error)) (lb.Machine, error) {
 	if mpi.WorldName == "embedded" {
 		err := mpi.Run(2, func(c *mpi.Comm) error {
 			m, err := driver.Calibrate(c, calibrationTime)
-			if c.Rank() == 0 {
-				comm = m
+			if c.Rank() != 0 || err != nil {
+				return err
 			}
+			comm = m
+			// Rank 1 is gone: rank 0's loop polls alone.
+			task.SliceNS, err = r.calibrateSlice(c, sample, task.NodeNS, m.PollNS)
 			return err
 		})
 		if err != nil {
@@ -183,7 +382,8 @@ func (r *Run) calibrateSim(sample func() (lb.App, error)) (lb.Machine, error) {
 		}
 		comm = base
 		world = "tasks+" + base.Name
-		note = fmt.Sprintf("; the communication costs are machine %s's: the MPI build measures MPI's with --world mpi --calibrate under mpirun", base.Name)
+		task.SliceNS = base.SliceNS
+		note = fmt.Sprintf("; the communication costs and the loop's cost per slice are machine %s's: the MPI build measures MPI's with --world mpi --calibrate under mpirun", base.Name)
 	}
 	m := r.calibrated(task, comm, world, r.NP)
 	m.Source += note
@@ -213,6 +413,23 @@ func (r *Run) calibrateApp(sample func() (lb.App, error)) (lb.Machine, error) {
 	return CalibrateApp(app, calibrationTime)
 }
 
+// calibrateSlice measures on rank 0 of c the loop's cost per work slice
+// beyond the nodes and the poll (lb.Machine.SliceNS): the whole cost of a
+// slice (calibrateSlice, the app's search through the world's loop alone,
+// with the run's balancer and options, at sliceBudget of its --budget),
+// less pollNS, the world's poll (driver.Calibrate's PollNS). The other
+// ranks of c must send rank 0 nothing meanwhile.
+func (r *Run) calibrateSlice(c *mpi.Comm, sample func() (lb.App, error), nodeNS, pollNS float64) (float64, error) {
+	cfg := r.Common.Config()
+	perSlice, err := calibrateSlice(sample, cfg, sliceBudget(cfg.Budget), nodeNS, func(job lb.Job) (lb.Stats, error) {
+		return driver.Alone(c, job)
+	}, calibrationTime)
+	if err != nil {
+		return 0, fmt.Errorf("calibrating the slice: %w", err)
+	}
+	return max(perSlice-pollNS, 0), nil
+}
+
 // calibrateWorld is --calibrate in the embedded and MPI worlds: the ranks
 // measure the communication of their world together (driver.Calibrate),
 // rank 0 the app's costs, and rank 0 prints the model as JSON on stdout,
@@ -225,7 +442,12 @@ func (r *Run) calibrateWorld(sample func() (lb.App, error)) error {
 	var task lb.Machine
 	var bad error
 	if r.Rank() == 0 {
+		// The other ranks wait for the verdict meanwhile (a broadcast,
+		// which sends rank 0 nothing), so rank 0's loop polls alone.
 		task, bad = r.calibrateApp(sample)
+		if bad == nil {
+			task.SliceNS, bad = r.calibrateSlice(r.Comm, sample, task.NodeNS, comm.PollNS)
+		}
 	}
 	// Rank 0's verdict for all.
 	msg := []byte{0}

@@ -72,9 +72,18 @@ func TestCalibrateMachine(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the calibrated model does not load: %v\n%s", err, out)
 	}
-	if m.Name != "calibrated-embedded" || m.NodeNS <= 0 || m.PollNS <= 0 || m.SendNS <= 0 || m.RecvNS <= 0 ||
-		m.SplitNS <= 0 || m.SendByteNS <= 0 || m.RecvByteNS <= 0 || !strings.Contains(m.Source, "--calibrate") {
+	if m.Name != "calibrated-embedded" || m.NodeNS <= 0 || m.PollNS <= 0 || m.SliceNS <= 0 || m.SendNS <= 0 || m.RecvNS <= 0 ||
+		m.SplitNS <= 0 || m.SendByteNS <= 0 || m.RecvByteNS <= 0 || !strings.Contains(m.Source, "--calibrate") ||
+		!strings.Contains(m.Source, "slice's cost at a budget of 10 against 10000") {
 		t.Fatalf("calibrated model %+v", m)
+	}
+	// The slice's cost at the run's budget.
+	code, out100, errs := runCmd(t, rangeSpec(), "--calibrate --np 1 --budget 100")
+	if code != 0 {
+		t.Fatalf("--calibrate --budget 100: status %d: %s", code, errs)
+	}
+	if m100, err := lb.ParseMachine([]byte(out100)); err != nil || !strings.Contains(m100.Source, "at a budget of 100 against 10000") {
+		t.Fatalf("--calibrate --budget 100: %+v (%v)", m100, err)
 	}
 	file := filepath.Join(t.TempDir(), "m.json")
 	if err := os.WriteFile(file, []byte(out), 0o644); err != nil {
@@ -89,8 +98,8 @@ func TestCalibrateMachine(t *testing.T) {
 		t.Fatalf("simulated on %+v (%v), the file has %+v", used, err, m)
 	}
 	// Flags override a file's values.
-	_, got, _ = runCmd(t, rangeSpec(), "--world sim --np 3 --machine "+file+" --poll-ns 7 --latency-ns 11")
-	if err := json.Unmarshal([]byte(got), &used); err != nil || used.PollNS != 7 || used.LatencyNS != 11 || used.SendNS != m.SendNS {
+	_, got, _ = runCmd(t, rangeSpec(), "--world sim --np 3 --machine "+file+" --poll-ns 7 --slice-ns 13 --latency-ns 11")
+	if err := json.Unmarshal([]byte(got), &used); err != nil || used.PollNS != 7 || used.SliceNS != 13 || used.LatencyNS != 11 || used.SendNS != m.SendNS {
 		t.Fatalf("with overrides: %+v (%v)", used, err)
 	}
 	// --world sim --calibrate: the model on stderr, the simulation with it.
@@ -98,7 +107,7 @@ func TestCalibrateMachine(t *testing.T) {
 	if code != 0 || !strings.Contains(errs, `"name": "calibrated-embedded"`) {
 		t.Fatalf("--world sim --calibrate: status %d, stderr %q", code, errs)
 	}
-	if err := json.Unmarshal([]byte(got), &used); err != nil || used.Name != "calibrated-embedded" || used.PollNS <= 0 || used.NodeNS <= 0 {
+	if err := json.Unmarshal([]byte(got), &used); err != nil || used.Name != "calibrated-embedded" || used.PollNS <= 0 || used.SliceNS <= 0 || used.NodeNS <= 0 {
 		t.Fatalf("simulated on %+v (%v)", used, err)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.json")
@@ -116,6 +125,7 @@ func TestCalibrateMachine(t *testing.T) {
 		"--world sim --machine nonsense":                      "unknown",
 		"--poll-ns 3":                                         "only with --world sim",
 		"--world sim --send-byte-ns -1":                       "send-byte-ns",
+		"--world sim --slice-ns -1":                           "slice-ns",
 		"--world sim --pause-ns 1e-3 --max-pause-ns 1e9":      "max-pause-ns",
 		"--calibrate --node-ns 3 --world sim":                 "--calibrate",
 		"--world sim --machine " + file + " --machine-typo 1": "machine-typo",
@@ -123,6 +133,40 @@ func TestCalibrateMachine(t *testing.T) {
 		code, _, errs := runCmd(t, rangeSpec(), args)
 		if code != 2 || !strings.Contains(errs, want) {
 			t.Errorf("%q: status %d, %q; want 2 and %q", args, code, errs, want)
+		}
+	}
+}
+
+// TestLimitApp: the slice calibration's app stops its root after the
+// limit, splits nothing, and keeps the optional interfaces the engine
+// uses per slice (lb.Bounded, lb.Stopper).
+func TestLimitApp(t *testing.T) {
+	for _, c := range []struct {
+		app              lb.App
+		bounded, stopper bool
+	}{{lbtest.NewRange(1 << 20), false, false}, {lbtest.NewTree(4, 16, lbtest.Count), true, true}} {
+		a := limitApp(c.app, 1000)
+		if _, ok := a.(lb.Bounded); ok != c.bounded {
+			t.Errorf("%T: Bounded %v, want %v", c.app, ok, c.bounded)
+		}
+		if _, ok := a.(lb.Stopper); ok != c.stopper {
+			t.Errorf("%T: Stopper %v, want %v", c.app, ok, c.stopper)
+		}
+		root := a.Root()
+		if root.Split() != nil {
+			t.Errorf("%T: the limited root split", c.app)
+		}
+		var n int64
+		for !root.Empty() {
+			n += root.Work(300)
+		}
+		if n != 1000 {
+			t.Errorf("%T: %d nodes, want the limit 1000", c.app, n)
+		}
+	}
+	for budget, want := range map[int64]int64{0: 10, 1: 1, 100: 100, 9999: 9999, 10000: 10, 1 << 20: 10} {
+		if got := sliceBudget(budget); got != want {
+			t.Errorf("sliceBudget(%d) = %d, want %d", budget, got, want)
 		}
 	}
 }

@@ -91,7 +91,7 @@ func worldUsage() string {
 
 // simFlags are the flags of the simulated world; the others reject them.
 var simFlags = []string{"machine", "node-ns", "overhead-ns", "latency-ns", "gap-ns", "byte-ns", "mesh", "hop-ns",
-	"contention", "store-forward", "jitter-ns", "split-ns", "poll-ns", "send-ns", "recv-ns", "send-byte-ns",
+	"contention", "store-forward", "jitter-ns", "split-ns", "poll-ns", "slice-ns", "send-ns", "recv-ns", "send-byte-ns",
 	"recv-byte-ns", "pause-ns", "max-pause-ns", "trace", "max-events", "seq-nodes"}
 
 // machineFloats are the flags that override a machine's times, with where
@@ -109,6 +109,7 @@ var machineFloats = []struct {
 	{"jitter-ns", "random extra delay of a message, uniform up to this many ns", func(m *lb.Machine, v float64) { m.JitterNS = v }},
 	{"split-ns", "CPU ns of one split of a task (pieces given away, and static placement's and --fast-init's halvings on the way to their pieces); 0 (the models' value): splits cost nothing", func(m *lb.Machine, v float64) { m.SplitNS = v }},
 	{"poll-ns", "CPU ns of the poll for messages after every work slice (an Iprobe that finds none); 0 in the models", func(m *lb.Machine, v float64) { m.PollNS = v }},
+	{"slice-ns", "CPU ns of the rest of a work slice's cost, charged with the poll after every slice (the app's entry into and exit from its search, the engine's and the loop's checks); 0 in the models", func(m *lb.Machine, v float64) { m.SliceNS = v }},
 	{"send-ns", "CPU ns of the loop per message sent, beyond --overhead-ns (Isend and its test); 0 in the models", func(m *lb.Machine, v float64) { m.SendNS = v }},
 	{"recv-ns", "CPU ns of the loop per message received, beyond --overhead-ns (the probe that finds it, Recv); 0 in the models", func(m *lb.Machine, v float64) { m.RecvNS = v }},
 	{"send-byte-ns", "CPU ns per byte of a message's data at its sender (encoding); 0 in the models", func(m *lb.Machine, v float64) { m.SendByteNS = v }},
@@ -129,7 +130,7 @@ func simFlagList() []cli.Flag {
 		&cli.IntFlag{Name: "mesh", Usage: "--world sim: columns of a 2-D mesh the ranks fill row by row; 0: no topology"},
 		&cli.BoolFlag{Name: "contention", Usage: "--world sim: mesh links carry one message at a time (--contention=false: never busy)"},
 		&cli.BoolFlag{Name: "store-forward", Usage: "--world sim: every hop receives the whole message before passing it on"},
-		&cli.BoolFlag{Name: "calibrate", Usage: "measure this machine's costs (node, split, encoding and decoding by bytes with the app's search; poll, send, receive, latency, bandwidth and throttling with the world's messages) and print the model as JSON, which --machine FILE loads: with --world sim on stderr, then simulate with it; in the embedded and MPI worlds on stdout, instead of the search"},
+		&cli.BoolFlag{Name: "calibrate", Usage: "measure this machine's costs (node, split, encoding and decoding by bytes with the app's search; the slice's with the app's search through the world's loop at two budgets; poll, send, receive, latency, bandwidth and throttling with the world's messages) and print the model as JSON, which --machine FILE loads: with --world sim on stderr, then simulate with it; in the embedded and MPI worlds on stdout, instead of the search"},
 		&cli.StringFlag{Name: "trace", Usage: "--world sim: write the busy ranks and the tasks they hold (in all, and rank by rank up to 64 ranks) over virtual time to CSV `FILE`"},
 		&cli.Int64Flag{Name: "max-events", Usage: "--world sim: fail a simulation past this many events (0: 10⁹)"},
 		&cli.Int64Flag{Name: "seq-nodes", Usage: "--world sim: the nodes the sequential solver (--balancer seq) expands on this instance, the baseline of the speedup (give one instance per command): without it the output has no speedup, only the run's own work (work_virtual_seconds)"},

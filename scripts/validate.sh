@@ -2,14 +2,15 @@
 # validate.sh: the simulator against real runs (docs/simulator.md,
 # "Validation against real runs"). For each real world (the embedded world,
 # and mpirun with Open MPI and with MPICH) it calibrates a model per app on
-# this machine (the command's --calibrate, 2 ranks of that world), then runs
+# this machine and budget (the command's --calibrate --budget Δt, 2 ranks of
+# that world: the loop's cost per slice depends on Δt), then runs
 # the campaign preset `validate`: every instance at every P and budget Δt,
 # --repeats times in the real world and once simulated with the world's
 # calibrated model, and writes the comparison (measured median seconds with
 # their spread, the load before and after, simulated virtual seconds, the
 # error, and the counters that say which cost explains a miss).
 #
-#   scripts/validate.sh                                  # P = 1,2, 3 worlds, 4 apps: about 10 min on 2 idle cores (estimate)
+#   scripts/validate.sh                                  # P = 1,2, 3 worlds, 4 apps: about 18 min on 2 idle cores (estimate)
 #   scripts/validate.sh --np 4,8,16                      # on a 16-core machine, unchanged otherwise
 #   scripts/validate.sh --worlds embedded,openmpi --apps golomb,uts --out /tmp/v   # a short run
 #   scripts/validate.sh --instance 'golomb --count 50 10' --repeats 1 --out /tmp/v # tiny, for debugging
@@ -21,12 +22,12 @@
 # 10,100,1000,10000), --repeats N (default 3), --out DIR (default
 # results/validate), -h/--help.
 #
-# Writes into DIR: machines/WORLD-APP.json (the calibrated models),
+# Writes into DIR: machines/WORLD-APP-bΔt.json (the calibrated models),
 # WORLD-runs.csv (every run: the campaign runner's CSV, with each run's
 # command line, load, and provenance), WORLD.csv (the comparison,
 # campaign.ValidationColumns) and validate.md (this command line, the
 # commit, the machine and its load, then a table per world). The runs of a
-# world start afresh (its old CSVs are removed).
+# world start afresh (its old CSVs and models are removed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -145,15 +146,19 @@ for w in "${ws[@]}"; do
 	bin=$(bindir "$w")
 	read -ra launch <<<"$(launcher "$w" | sed 's/{np}/2/')"
 	echo "validate.sh: $w: calibrating (load $(load))" >&2
+	rm -f "$out/machines/$w-"*.json # the world's models start afresh too
 	for in in "${instances[@]}"; do
 		app=${in%% *}
 		mapfile -t a < <(args "$in")
-		m=$out/machines/$w-$app.json
-		if [ "$w" = embedded ]; then
-			"$bin/$app" --calibrate --np 2 "${a[@]}" >"$m"
-		else
-			"${launch[@]}" "$bin/$app" --calibrate "${a[@]}" >"$m"
-		fi
+		IFS=, read -ra bs <<<"$budgets"
+		for b in "${bs[@]}"; do
+			m=$out/machines/$w-$app-b$b.json
+			if [ "$w" = embedded ]; then
+				"$bin/$app" --calibrate --np 2 --budget "$b" "${a[@]}" >"$m"
+			else
+				"${launch[@]}" "$bin/$app" --calibrate --budget "$b" "${a[@]}" >"$m"
+			fi
+		done
 	done
 	rm -f "$out/$w-runs.csv" "$out/$w.csv"
 	ins=()
@@ -175,7 +180,7 @@ done
 	echo "on $(hostname) ($(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'))."
 	echo "Load average (1, 5, 15 min) at the start: $load_start; at the end: $(load)."
 	echo "Worlds: ${ws[*]}; P = $np; Δt = $budgets; $repeats repeats of every real run, one simulated run each"
-	echo "(the simulator is deterministic); balancer rp. The calibrated models are machines/WORLD-APP.json;"
+	echo "(the simulator is deterministic); balancer rp. The calibrated models are machines/WORLD-APP-bΔt.json;"
 	echo "every run, with its command line, load and provenance, is in WORLD-runs.csv; the tables below are WORLD.csv."
 	cat "$body"
 } >"$md"

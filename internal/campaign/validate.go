@@ -16,8 +16,8 @@ import (
 // The validation of the simulator against real runs (preset validate,
 // scripts/validate.sh): every instance at every P and budget Δt runs in
 // one real world, Repeats times, and once in the simulator with that
-// world's calibrated model (a file per world and app, written by the
-// command's --calibrate before the campaign); the report sets the
+// world's calibrated model (a file per world, app and budget, written by
+// the command's --calibrate --budget before the campaign); the report sets the
 // simulated virtual seconds against the median measured seconds, with the
 // error and, where the model misses, the share of the difference that the
 // work, the idle time and the rest (polls, messages, start-up) explain.
@@ -44,17 +44,19 @@ const (
 // the launcher pick the library).
 var ValidateWorlds = map[string]string{"embedded": "embedded", "openmpi": "mpi", "mpich": "mpi"}
 
-// MachineFile returns the calibrated model's file of world and app in dir.
-func MachineFile(dir, world, app string) string {
-	return filepath.Join(dir, world+"-"+app+".json")
+// MachineFile returns the file in dir of the model of world and app that
+// --calibrate --budget budget measured (WORLD-APP-bBUDGET.json): the cost
+// of a work slice depends on the budget, so each budget has its own.
+func MachineFile(dir, world, app string, budget int64) string {
+	return filepath.Join(dir, fmt.Sprintf("%s-%s-b%d.json", world, app, budget))
 }
 
 func validatePreset() Preset {
 	return Preset{Name: "validate", Doc: "the simulator against real runs: every instance at each P and budget in one real world (--set world), " +
-		"and simulated with that world's calibrated model (--set machines: DIR/WORLD-APP.json, from the command's --calibrate; scripts/validate.sh does it all)",
+		"and simulated with that world's calibrated model (--set machines: DIR/WORLD-APP-bBUDGET.json, from the command's --calibrate --budget BUDGET; scripts/validate.sh does it all)",
 		Defaults: Plan{NPs: []int{1, 2}, Balancers: []string{"rp"}, Instances: ValidateInstances, Seeds: []int64{1}, Repeats: 3},
 		Params: []Param{{"world", "embedded", "the real world: embedded, openmpi or mpich (for MPI give --bin-dir of that build and --launcher)"},
-			{"machines", "results/validate/machines", "directory of the calibrated models, WORLD-APP.json"},
+			{"machines", "results/validate/machines", "directory of the calibrated models, WORLD-APP-bBUDGET.json"},
 			{"budgets", "10,100,1000,10000", "the budgets Δt in nodes, comma-separated"},
 			{"table", "", "also write the comparison as CSV to this `FILE`"},
 			{"provenance", "", "what made the campaign (scripts/validate.sh's command line, commit, machine): the last column of every row of the table"}},
@@ -89,6 +91,9 @@ func validateKeys(plan Plan, p Params) (Setup, error) {
 	instances, err := normalise("instance", plan.Instances)
 	if err != nil {
 		return Setup{}, err
+	}
+	if len(budgets) == 0 {
+		return Setup{}, errors.New("--set budgets: need at least one budget")
 	}
 	for _, b := range budgets {
 		if b < 1 {
@@ -127,11 +132,13 @@ func validateKeys(plan Plan, p Params) (Setup, error) {
 		}
 	}
 	for _, in := range instances {
-		sim := "sim:" + MachineFile(machines, world, App(in))
-		if err := add(Key{World: sim, NP: 1, Balancer: Seq, Instance: in}); err != nil {
+		// The sequential row checks the node cost alone: the first
+		// budget's model.
+		if err := add(Key{World: "sim:" + MachineFile(machines, world, App(in), budgets[0]), NP: 1, Balancer: Seq, Instance: in}); err != nil {
 			return Setup{}, err
 		}
 		for _, b := range budgets {
+			sim := "sim:" + MachineFile(machines, world, App(in), b)
 			for _, seed := range plan.Seeds {
 				for _, bal := range balancers {
 					for _, np := range plan.NPs {
@@ -174,6 +181,10 @@ type ValidationRow struct {
 	Slices             [2]float64 // polls: the work slices
 	Messages           [2]float64
 	NodeNS             [2]float64 // real: work seconds / nodes; simulated: the model's node cost
+	// SliceNS is the model's cost of a work slice beyond its nodes: its
+	// poll and the rest of the loop's cost per slice (PollNS + SliceNS,
+	// which --calibrate measures at the row's budget).
+	SliceNS float64
 	// DWork and DRest split Real.Median − Sim per rank: the ranks' work
 	// (their nodes' time: node cost and node count) and the rest (polls,
 	// messages, idle time, the start and the end). The worlds count idle
@@ -206,7 +217,7 @@ func Validation(t *Table) ([]ValidationRow, error) {
 	}
 	real := map[cfg][]int{}
 	sim := map[cfg]int{}
-	nodeCost := map[string]float64{} // the model's, by instance
+	nodeCost := map[string]float64{} // the first budget's model's, by instance
 	var order []cfg
 	for i := range t.Rows {
 		w, err := ParseWorld(t.Get(i, ColWorld))
@@ -222,8 +233,12 @@ func Validation(t *Table) ([]ValidationRow, error) {
 			real[c] = append(real[c], i)
 		} else if w.Machine != "" {
 			sim[c] = i
+			// The first budget's, whose model the sequential row ran with
+			// (the simulated sequential solver reports no machine).
 			if v, ok := t.Float(i, "machine.node_ns"); ok {
-				nodeCost[c.inst] = v
+				if _, seen := nodeCost[c.inst]; !seen {
+					nodeCost[c.inst] = v
+				}
 			}
 		}
 	}
@@ -267,13 +282,26 @@ func Validation(t *Table) ([]ValidationRow, error) {
 		if c.budget == 0 {
 			// The simulator runs the sequential solver without a clock: its
 			// time is its nodes at the model's node cost.
-			r.Sim = num(si, "nodes") * nodeCost[c.inst] * 1e-9
+			cost := nodeCost[c.inst]
+			if v, ok := t.Float(si, "machine.node_ns"); ok {
+				cost = v
+			}
+			r.Sim = num(si, "nodes") * cost * 1e-9
 		}
 		r.ErrorPct = (r.Sim - r.Real.Median) / r.Real.Median * 100
 		r.Nodes = [2]float64{Median(nodes), num(si, "nodes")}
 		r.Slices = [2]float64{Median(slices), num(si, "stats.total.slices")}
 		r.Messages = [2]float64{Median(msgs), num(si, "stats.total.messages_sent")}
-		r.NodeNS = [2]float64{Median(nodeNS), nodeCost[c.inst]}
+		model := nodeCost[c.inst]
+		if v, ok := t.Float(si, "machine.node_ns"); ok {
+			model = v // the row's own model (a model per budget)
+		}
+		r.NodeNS = [2]float64{Median(nodeNS), model}
+		for _, col := range []string{"machine.poll_ns", "machine.slice_ns"} {
+			if v, ok := t.Float(si, col); ok {
+				r.SliceNS += v
+			}
+		}
 		if c.budget > 0 {
 			r.DWork = (Median(work) - num(si, "stats.total.work_seconds")) / float64(c.np)
 		} else {
@@ -303,7 +331,7 @@ func Validation(t *Table) ([]ValidationRow, error) {
 func ValidationColumns() []string {
 	return []string{"instance", "balancer", "np", "budget", "real_seconds_median", "real_seconds_min", "real_seconds_max", "repeats",
 		"wall_seconds_median", "load_min", "load_max", "sim_seconds", "error_pct", "nodes_real", "nodes_sim", "slices_real", "slices_sim",
-		"messages_real", "messages_sim", "node_ns_real", "node_ns_sim", "d_work_seconds", "d_rest_seconds", "explains", "provenance"}
+		"messages_real", "messages_sim", "node_ns_real", "node_ns_sim", "slice_ns_sim", "d_work_seconds", "d_rest_seconds", "explains", "provenance"}
 }
 
 // WriteValidation writes the rows as CSV (ValidationColumns) to path,
@@ -320,7 +348,7 @@ func WriteValidation(path string, rows []ValidationRow, provenance string) error
 		w.Write([]string{r.Instance, r.Balancer, strconv.Itoa(r.NP), strconv.FormatInt(r.Budget, 10), g(r.Real.Median), g(r.Real.Min), g(r.Real.Max),
 			strconv.Itoa(r.Real.N), g(r.Wall.Median), g(r.LoadMin), g(r.LoadMax), g(r.Sim), g(r.ErrorPct), g(r.Nodes[0]), g(r.Nodes[1]),
 			g(r.Slices[0]), g(r.Slices[1]), g(r.Messages[0]), g(r.Messages[1]), g(r.NodeNS[0]), g(r.NodeNS[1]),
-			g(r.DWork), g(r.DRest), r.Explains, provenance})
+			g(r.SliceNS), g(r.DWork), g(r.DRest), r.Explains, provenance})
 	}
 	w.Flush()
 	if err := errors.Join(w.Error(), f.Close()); err != nil {
@@ -333,8 +361,8 @@ func WriteValidation(path string, rows []ValidationRow, provenance string) error
 // verdict against the targets.
 func ValidationMarkdown(w io.Writer, world string, rows []ValidationRow) error {
 	fmt.Fprintf(w, "\n### The simulator against the %s world\n\n", world)
-	fmt.Fprintln(w, "| instance | P | Δt | measured s, median (min–max) | load | simulated s | error | nodes real / sim | polls real / sim | messages real / sim | ns/node real / model | Δ work / loop s | misses by |")
-	fmt.Fprintln(w, "|---|--:|--:|---|---|--:|--:|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| instance | P | Δt | measured s, median (min–max) | load | simulated s | error | nodes real / sim | polls real / sim | messages real / sim | ns/node real / model | ns/slice model | Δ work / loop s | misses by |")
+	fmt.Fprintln(w, "|---|--:|--:|---|---|--:|--:|---|---|---|---|--:|---|---|")
 	var errs []float64
 	miss := 0
 	for _, r := range rows {
@@ -351,10 +379,14 @@ func ValidationMarkdown(w io.Writer, world string, rows []ValidationRow) error {
 		if !(e <= ValidateRowTarget) {
 			miss++
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %.2f–%.2f | %.4g | %+.1f %% | %s / %s | %s / %s | %s / %s | %.3g / %.3g | %+.3f / %+.3f | %s |\n",
+		slice := "–"
+		if r.Budget > 0 {
+			slice = strconv.FormatFloat(r.SliceNS, 'f', 0, 64)
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %.2f–%.2f | %.4g | %+.1f %% | %s / %s | %s / %s | %s / %s | %.3g / %.3g | %s | %+.3f / %+.3f | %s |\n",
 			inst, r.NP, budget, r.Real.Format("%.4g"), r.LoadMin, r.LoadMax, r.Sim, r.ErrorPct, count(r.Nodes[0]), count(r.Nodes[1]),
 			count(r.Slices[0]), count(r.Slices[1]), count(r.Messages[0]), count(r.Messages[1]), r.NodeNS[0], r.NodeNS[1],
-			r.DWork, r.DRest, r.Explains)
+			slice, r.DWork, r.DRest, r.Explains)
 	}
 	med := Median(errs)
 	verdict := "meets"
@@ -365,6 +397,7 @@ func ValidationMarkdown(w io.Writer, world string, rows []ValidationRow) error {
 		len(rows), miss, ValidateRowTarget, med, ValidateMedianTarget, verdict, world)
 	fmt.Fprintln(w, "Measured s: the runs' own seconds (from the start of the search to the result on rank 0, the launch left out); "+
 		"polls: work slices, each ended by a poll; ns/node: the real ranks' work seconds per node against the model's node cost; "+
+		"ns/slice model: what the model charges per slice besides its nodes (the poll and the loop's other costs per slice, calibrated at the row's Δt); "+
 		"Δ work / loop: the measured less the simulated seconds per rank, split into the ranks' work (nodes × node cost) and the rest "+
 		"(polls, messages, idle time, start and end); 'misses by' says which where the error exceeds the row target: "+
 		"node cost, nodes (the real search expanded other nodes than the simulated one) or loop.")

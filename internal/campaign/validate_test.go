@@ -42,7 +42,11 @@ func TestValidateKeys(t *testing.T) {
 		}
 		if !w.Real() {
 			sawSim = true
-			if want := MachineFile("m", "openmpi", App(k.Instance)); w.Machine != want || k.Repeat != 0 {
+			budget := int64(10) // the sequential row's: the first budget's model
+			if f := strings.Fields(k.World); len(f) > 2 && f[len(f)-2] == "--budget" {
+				budget, _ = strconv.ParseInt(f[len(f)-1], 10, 64)
+			}
+			if want := MachineFile("m", "openmpi", App(k.Instance), budget); w.Machine != want || k.Repeat != 0 {
 				t.Errorf("%s: want machine %s, repeat 0", k, want)
 			}
 			cmd, err := Command(k, CommandOptions{Launcher: []string{"mpirun", "-np", "{np}"}})
@@ -58,7 +62,10 @@ func TestValidateKeys(t *testing.T) {
 			t.Errorf("%s: openmpi runs as %s, want mpi", k, w.Name)
 		}
 	}
-	for _, bad := range [][]string{{"world=lam"}, {"budgets=0"}, {"machines=a b"}} {
+	if got := MachineFile("m", "openmpi", "golomb", 100); got != filepath.Join("m", "openmpi-golomb-b100.json") {
+		t.Errorf("MachineFile: %s", got)
+	}
+	for _, bad := range [][]string{{"world=lam"}, {"budgets=0"}, {"budgets="}, {"machines=a b"}} {
 		pa, err := p.Resolve(bad)
 		if err == nil {
 			_, err = p.Setup(plan, pa)
@@ -83,7 +90,8 @@ func TestValidation(t *testing.T) {
 			{ColLoadBefore, "0.50"}, {ColLoadAfter, "1.50"}, {ColWall, seconds}, {"nodes", nodes}, {"stats.total.work_seconds", work},
 			{"stats.total.slices", "100"}, {"stats.total.messages_sent", "10"}}
 		if strings.HasPrefix(world, "sim") {
-			f = append(f, Field{"virtual_seconds", seconds}, Field{"machine.node_ns", "10"})
+			f = append(f, Field{"virtual_seconds", seconds}, Field{"machine.node_ns", "10"}, Field{"machine.poll_ns", "4"},
+				Field{"machine.slice_ns", "96"})
 		} else {
 			f = append(f, Field{"seconds", seconds})
 		}
@@ -96,7 +104,7 @@ func TestValidation(t *testing.T) {
 	for _, s := range []string{"1.0", "1.2", "1.1"} {
 		add("embedded --stats --budget 10", "rp", 2, s, "100000000", "2.0")
 	}
-	add("sim:m/embedded-golomb.json --stats --budget 10", "rp", 2, "1.0", "100000000", "1.0")
+	add("sim:m/embedded-golomb-b10.json --stats --budget 10", "rp", 2, "1.0", "100000000", "1.0")
 	// And a configuration that only ran for real: no row.
 	add("embedded --stats --budget 100", "rp", 2, "1.0", "100000000", "2.0")
 	rows, err := Validation(tab)
@@ -110,8 +118,8 @@ func TestValidation(t *testing.T) {
 	if r.Real.Median != 1.1 || r.Real.N != 3 || r.Sim != 1.0 || math.Abs(r.ErrorPct-(-100.0/11)) > 1e-9 {
 		t.Errorf("median %g of %d, simulated %g, error %g %%", r.Real.Median, r.Real.N, r.Sim, r.ErrorPct)
 	}
-	if r.NodeNS != [2]float64{20, 10} || math.Abs(r.DWork-0.5) > 1e-9 || math.Abs(r.DRest-(-0.4)) > 1e-9 || r.Explains != "" {
-		t.Errorf("ns/node %v, Δwork %g, Δloop %g, explains %q", r.NodeNS, r.DWork, r.DRest, r.Explains)
+	if r.SliceNS != 100 || r.NodeNS != [2]float64{20, 10} || math.Abs(r.DWork-0.5) > 1e-9 || math.Abs(r.DRest-(-0.4)) > 1e-9 || r.Explains != "" {
+		t.Errorf("ns/node %v, ns/slice %g, Δwork %g, Δloop %g, explains %q", r.NodeNS, r.SliceNS, r.DWork, r.DRest, r.Explains)
 	}
 	if r.LoadMin != 0.5 || r.LoadMax != 1.5 {
 		t.Errorf("load %g–%g, want 0.5–1.5", r.LoadMin, r.LoadMax)

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -139,15 +140,20 @@ func measure(c *mpi.Comm, peer int, d time.Duration) ([5]float64, error) {
 				}
 			}
 			sendNS += float64(time.Since(s0).Nanoseconds())
+			if peer == me {
+				// Alone: take the batch before waiting for its sends, which
+				// MPI may not complete before they are received (MPICH on
+				// one rank waited for ever).
+				if err := take(); err != nil {
+					return out, err
+				}
+			}
 			for _, r := range pending {
 				if _, err := r.Wait(); err != nil {
 					return out, err
 				}
 			}
 			if peer == me {
-				if err := take(); err != nil {
-					return out, err
-				}
 				continue
 			}
 			if err := c.Send([]byte{1}, peer, tagMark); err != nil {
@@ -289,3 +295,26 @@ func appendFloat(b []byte, v float64) []byte {
 }
 
 func readFloat(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) }
+
+// Alone runs job on the calling rank of c as the only rank of its search:
+// the engine of one rank (lb.Rank) and this package's loop, which polls c
+// for messages after every work slice (Iprobe) as every rank of a real run
+// does: the code of a run of one rank, without the barrier before it and
+// the reduction after it. It serves to time the loop (runner's
+// --calibrate measures the cost of a work slice with it): the other ranks
+// of c must send this rank nothing while it runs. It returns the rank's
+// statistics; a job that resumes a search is an error.
+func Alone(c *mpi.Comm, job lb.Job) (lb.Stats, error) {
+	if job.Config.Resume != nil {
+		return lb.Stats{}, errors.New("lb: a rank alone cannot resume a search")
+	}
+	r, err := lb.NewRank(job, lb.RankConfig{Rank: 0, Size: 1, DueEvery: max(int(duePoll/minTick), 1)})
+	if err != nil {
+		return lb.Stats{}, err
+	}
+	d := loop{c: c, r: r, tick: minTick}
+	if err := d.run(nil); err != nil {
+		return lb.Stats{}, fmt.Errorf("lb: rank %d alone: %w", c.Rank(), err)
+	}
+	return *r.Stats(), nil
+}

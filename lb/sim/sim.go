@@ -2,10 +2,10 @@
 // 65536 ranks run by one goroutine in virtual time. It runs every rank
 // through the same engine as the real worlds (lb.Rank), so the balancers and
 // apps do their real work and answers and node counts are real, and charges
-// virtual time as an lb.Machine says: the nodes, the loop's polls, splits
-// and per-message and per-byte costs, LogP's overhead, latency and gap,
-// bandwidth, a 2-D mesh with hops and link contention, and the pauses of
-// request throttling.
+// virtual time as an lb.Machine says: the nodes, the loop's polls and
+// per-slice costs, splits and per-message and per-byte costs, LogP's
+// overhead, latency and gap, bandwidth, a 2-D mesh with hops and link
+// contention, and the pauses of request throttling.
 package sim
 
 import (
@@ -50,9 +50,9 @@ type world struct {
 type machine struct {
 	lb.Machine
 	node, overhead, latency, gap, byteT, hop, jitter, split int64
-	poll, send, recv, sendByte, recvByte, pause             int64
-	maxPause                                                int // ticks of pause
-	width, height                                           int // mesh, 0 without
+	poll, send, recv, sendByte, recvByte, pause             int64 // poll: PollNS + SliceNS, after every slice
+	maxPause                                                int   // ticks of pause
+	width, height                                           int   // mesh, 0 without
 }
 
 func ps(ns float64) int64 { return int64(math.Round(ns * 1000)) }
@@ -90,7 +90,7 @@ func New(p int, cfg Config) (lb.World, error) {
 	}
 	m := machine{Machine: mc, node: ps(mc.NodeNS), overhead: ps(mc.OverheadNS), latency: ps(mc.LatencyNS),
 		gap: ps(mc.GapNS), byteT: ps(mc.ByteNS), hop: ps(mc.HopNS), jitter: ps(mc.JitterNS), split: ps(mc.SplitNS),
-		poll: ps(mc.PollNS), send: ps(mc.SendNS), recv: ps(mc.RecvNS), sendByte: ps(mc.SendByteNS),
+		poll: ps(mc.PollNS) + ps(mc.SliceNS), send: ps(mc.SendNS), recv: ps(mc.RecvNS), sendByte: ps(mc.SendByteNS),
 		recvByte: ps(mc.RecvByteNS), pause: ps(mc.PauseNS)}
 	if m.pause > 0 {
 		m.maxPause = max(1, int(math.Ceil(mc.MaxPauseNS/mc.PauseNS)))
@@ -331,7 +331,8 @@ func (s *sim) push(at int64, class int, rank int, msg int32) {
 }
 
 // cpuFree ends a slice or a stretch of message handling: the slice's
-// messages leave, the loop polls once for messages (Machine.PollNS), and
+// messages leave, the loop polls once for messages and pays the rest of
+// the slice's cost (Machine.PollNS + SliceNS, the field poll), and
 // the messages that arrived meanwhile are handled.
 func (s *sim) cpuFree(r int) error {
 	sr := &s.ranks[r]

@@ -208,6 +208,39 @@ func TestSimPollCost(t *testing.T) {
 	}
 }
 
+// TestSimSliceCost: a machine's SliceNS, the loop's cost per work slice
+// beyond the poll that --calibrate measures, is charged once per slice,
+// where the poll is: on one rank of random polling (no messages), the
+// same N nodes at a budget of 10 and of 10⁴ take ⌈N/10⌉ and ⌈N/10⁴⌉ slices,
+// and the virtual times differ by exactly the difference of slices times
+// PollNS + SliceNS; without SliceNS by the slices times PollNS alone, and
+// a model whose poll holds the whole slice cost gives the same times.
+func TestSimSliceCost(t *testing.T) {
+	const n = 200000
+	m := func(pollNS, sliceNS float64) lb.Machine {
+		return lb.Machine{NodeNS: 17, LatencyNS: 1000, PollNS: pollNS, SliceNS: sliceNS}
+	}
+	for _, c := range []struct{ poll, slice float64 }{{4.3, 95.7}, {0, 213}, {4.3, 0}, {100, 0}} {
+		small := rangeRun(t, 1, m(c.poll, c.slice), "rp", nil, 10, n)
+		large := rangeRun(t, 1, m(c.poll, c.slice), "rp", nil, 10000, n)
+		ds := small.Total.Slices - large.Total.Slices
+		if small.Total.Slices != n/10 || large.Total.Slices != n/10000 {
+			t.Fatalf("poll %g, slice %g: %d and %d slices, want %d and %d", c.poll, c.slice, small.Total.Slices, large.Total.Slices, n/10, n/10000)
+		}
+		got, want := small.Seconds-large.Seconds, float64(ds)*(c.poll+c.slice)*1e-9
+		if math.Abs(got-want) > 1e-12 {
+			t.Errorf("poll %g, slice %g: budget 10 took %g s more than 10⁴, want %d slices × %g ns = %g s",
+				c.poll, c.slice, got, ds, c.poll+c.slice, want)
+		}
+		if whole := rangeRun(t, 1, m(c.poll+c.slice, 0), "rp", nil, 10, n); math.Abs(whole.Seconds-small.Seconds) > 1e-12 {
+			t.Errorf("poll %g, slice %g: %g s, against %g s with a poll of %g", c.poll, c.slice, small.Seconds, whole.Seconds, c.poll+c.slice)
+		}
+	}
+	if err := (lb.Machine{SliceNS: math.NaN()}).Validate(); err == nil || !strings.Contains(err.Error(), "slice-ns") {
+		t.Errorf("a slice cost that is not a number: %v", err)
+	}
+}
+
 // TestSimMessageCosts: SendNS and RecvNS charge every message at both
 // ends, SendByteNS and RecvByteNS every byte of its data. Two ranks of
 // random polling with the same seeds send the same messages whatever the
