@@ -1,0 +1,201 @@
+package tree
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/lbtest"
+	"github.com/treelb/treelb/skeleton"
+)
+
+// This file is a second implementation of the search of Search, on package
+// skeleton: the same tree, node for node, from the same child-generation
+// functions (ChildState and the batched SHA-1 kernels through
+// Search.hash, Tree.children), so that the benchmarks can measure what
+// the skeleton's generality costs against the hand-written Task
+// (docs/skeleton.md, "A shipped app: UTS"). It lives in a test file: the
+// app ships once, as Search.
+
+// utsNode is a node of the skeleton's search: its state, its height and
+// its number of children (known from its state and height; kept so that
+// neither the visit nor the expansion computes it again).
+type utsNode struct {
+	s      State
+	height int32
+	kids   int32
+}
+
+// utsSpace is the skeleton.Space of a tree's nodes. Its Children hashes a
+// node's children with the space's kernel, up to sixteen (AVX-512) or eight
+// (AVX2) at a time, in a batch of its own: a Space is one rank's and is not
+// safe for concurrent use.
+type utsSpace struct {
+	t *Tree
+	h Search // h.kernel and h.b: Search.hash's kernel and batch
+}
+
+var (
+	_ skeleton.Space[utsNode]    = (*utsSpace)(nil)
+	_ skeleton.Brancher[utsNode] = (*utsSpace)(nil)
+)
+
+// newUTSSpace returns the Space of t's nodes, hashing with kernel k.
+func newUTSSpace(t *Tree, k Kernel) *utsSpace {
+	return &utsSpace{t: t, h: Search{t: t, kernel: k, b: new(batch)}}
+}
+
+// node returns the node of state s at height h.
+func (u *utsSpace) node(s State, h int32) utsNode {
+	return utsNode{s: s, height: h, kids: max(u.t.children(s.Rand(), int(h)), 0)}
+}
+
+func (u *utsSpace) Root() utsNode { return u.node(u.t.root, 0) }
+
+// Child hashes child c of n with ChildState (Gran times, as Search does).
+func (u *utsSpace) Child(n utsNode, c int) (utsNode, int, bool) {
+	if c >= int(n.kids) {
+		return utsNode{}, 0, false
+	}
+	var s State
+	for range u.t.p.Gran {
+		s = ChildState(n.s, c)
+	}
+	return u.node(s, n.height+1), c + 1, true
+}
+
+// Children hashes n's children in batches with the space's kernel, as
+// Search.Work does (which fills a batch from several nodes of its stack).
+func (u *utsSpace) Children(n utsNode, buf []utsNode) []utsNode {
+	b := u.h.b
+	t := u.t
+	h := n.height + 1
+	gran := t.p.Gran
+	for next := int32(0); next < n.kids; {
+		k := 0
+		for ; k < lanes && next < n.kids; k, next = k+1, next+1 {
+			for w := range 5 {
+				b.in[w][k] = n.s[w]
+			}
+			b.in[5][k] = uint32(next)
+		}
+		for range gran {
+			u.h.hash(k)
+		}
+		for j := range k {
+			s := State{b.out[0][j], b.out[1][j], b.out[2][j], b.out[3][j], b.out[4][j]}
+			buf = append(buf, utsNode{s: s, height: h, kids: max(t.children(s.Rand(), int(h)), 0)})
+		}
+	}
+	return buf
+}
+
+// AppendNode appends the 20 state bytes and the height as a uvarint.
+func (u *utsSpace) AppendNode(b []byte, n utsNode) []byte {
+	sb := n.s.Bytes()
+	return binary.AppendUvarint(append(b, sb[:]...), uint64(n.height))
+}
+
+var errNode = errors.New("uts: malformed node")
+
+func (u *utsSpace) DecodeNode(b []byte) (utsNode, []byte, error) {
+	if len(b) < 20 {
+		return utsNode{}, nil, errNode
+	}
+	s := stateOf(b)
+	h, k := binary.Uvarint(b[20:])
+	if k <= 0 || h > 1<<31-1 {
+		return utsNode{}, nil, errNode
+	}
+	return u.node(s, int32(h)), b[20+k:], nil
+}
+
+// foldCounts adds a node to a tree's statistics, as Search.Work counts it.
+func foldCounts(c Counts, n utsNode) Counts {
+	c.Nodes++
+	if n.kids == 0 {
+		c.Leaves++
+		c.Digest += leafHash(n.s[0], n.s[1])
+	}
+	c.Depth = max(c.Depth, int(n.height))
+	return c
+}
+
+// skeletonUTS is the enumeration of t's nodes, hashing with kernel k,
+// whose value is the tree's Counts; withChildren false hides the Space's
+// Children (the skeleton then calls Child, one child at a time).
+func skeletonUTS(t *Tree, k Kernel, withChildren bool) *skeleton.Enumeration[utsNode, Counts] {
+	var sp skeleton.Space[utsNode] = newUTSSpace(t, k)
+	if !withChildren {
+		sp = childOnlyUTS{sp}
+	}
+	return &skeleton.Enumeration[utsNode, Counts]{Space: sp, Fold: foldCounts, Combine: Counts.Add}
+}
+
+// childOnlyUTS hides a Space's Children.
+type childOnlyUTS struct{ skeleton.Space[utsNode] }
+
+// skeletonTrees are the small trees on which the skeleton's search is
+// checked against Search: T1-like geometric, T3-like binomial, T5-like
+// (linear shape), hybrid, and one of granularity 3.
+var skeletonTrees = []string{
+	"-t 1 -a 3 -d 6 -b 4 -r 19",
+	"-t 0 -b 100 -q 0.124875 -m 8 -r 42",
+	"-t 1 -a 0 -d 12 -b 4 -r 34",
+	"-t 2 -a 2 -d 12 -b 5 -q 0.24 -m 4 -f 0.6 -r 9",
+	"-t 1 -a 2 -d 10 -b 6 -r 4 -g 3",
+}
+
+// TestSkeletonCounts: the skeleton's search counts the nodes, leaves,
+// depth and leaf digest that Search counts, with every kernel this
+// processor has, through Children and through Child; and the Space's
+// Children agree with its Child (skeleton.CheckChildren).
+func TestSkeletonCounts(t *testing.T) {
+	for _, args := range skeletonTrees {
+		p, err := ParseArgs(strings.Fields(args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := MustNew(p)
+		want := tr.Count()
+		if want.Nodes < 1000 {
+			t.Fatalf("%s: %d nodes: too small a test tree", args, want.Nodes)
+		}
+		for _, k := range supportedKernels() {
+			for _, withChildren := range []bool{true, false} {
+				name := fmt.Sprintf("%s/%v/children=%v", args, k, withChildren)
+				got := skeletonUTS(tr, k, withChildren).Sequential()
+				if got.Value != want || got.Nodes != want.Nodes {
+					t.Errorf("%s: skeleton counted %+v (%d nodes), Search %+v", name, got.Value, got.Nodes, want)
+				}
+			}
+			if err := skeleton.CheckChildren[utsNode](newUTSSpace(tr, k), 1<<16); err != nil {
+				t.Errorf("%s/%v: %v", args, k, err)
+			}
+		}
+	}
+}
+
+// TestSkeletonApp: the skeleton's UTS tasks keep lb.Task's promises
+// (lbtest.TestApp) on the small trees of TestTaskContract.
+func TestSkeletonApp(t *testing.T) {
+	for _, name := range []string{"T1", "T3"} {
+		t.Run(name, func(t *testing.T) {
+			s, _ := SampleNamed(name)
+			p := s.Params()
+			if p.Type == Binomial {
+				p.B = 60
+			} else {
+				p.Depth = 5
+			}
+			tr := MustNew(p)
+			// A Work visits a node's children together (at most
+			// MaxChildren), and a split's pieces' visits at once.
+			lbtest.TestApp(t, func() lb.App { return skeletonUTS(tr, BestKernel(), true).NewApp() },
+				lbtest.AppOptions{Exhaustive: true, Overshoot: 2 * MaxChildren})
+		})
+	}
+}
