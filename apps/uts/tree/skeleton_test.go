@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,12 +69,21 @@ func (u *utsSpace) Child(n utsNode, c int) (utsNode, int, bool) {
 }
 
 // Children hashes n's children in batches with the space's kernel, as
-// Search.Work does (which fills a batch from several nodes of its stack).
+// Search.Work does (which fills a batch from several nodes of its stack),
+// and writes them in place at the end of buf, testing a binomial child's
+// number of children inline, as Search.Work does.
 func (u *utsSpace) Children(n utsNode, buf []utsNode) []utsNode {
+	if n.kids == 0 {
+		return buf
+	}
 	b := u.h.b
 	t := u.t
 	h := n.height + 1
 	gran := t.p.Gran
+	binomial := t.p.Type == Binomial
+	m := len(buf)
+	buf = slices.Grow(buf, int(n.kids))[:m+int(n.kids)]
+	out := buf[m:]
 	for next := int32(0); next < n.kids; {
 		k := 0
 		for ; k < lanes && next < n.kids; k, next = k+1, next+1 {
@@ -86,9 +96,25 @@ func (u *utsSpace) Children(n utsNode, buf []utsNode) []utsNode {
 			u.h.hash(k)
 		}
 		for j := range k {
-			s := State{b.out[0][j], b.out[1][j], b.out[2][j], b.out[3][j], b.out[4][j]}
-			buf = append(buf, utsNode{s: s, height: h, kids: max(t.children(s.Rand(), int(h)), 0)})
+			// Field by field, not through a State value: a State built
+			// from five 32-bit stores and copied with 16-byte loads
+			// stalls on store forwarding.
+			c := &out[j]
+			for w := range 5 {
+				c.s[w] = b.out[w][j]
+			}
+			c.height = h
+			r := b.out[4][j] & 0x7fffffff // State.Rand
+			if binomial {                 // below the root
+				c.kids = 0
+				if float64(r) < t.qScaled {
+					c.kids = t.m
+				}
+			} else {
+				c.kids = max(t.children(r, int(h)), 0)
+			}
 		}
+		out = out[k:]
 	}
 	return buf
 }
