@@ -2,12 +2,14 @@ package tree
 
 import (
 	"crypto/sha1"
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/skeleton"
 )
 
 // benchWork generates b.N nodes of a sample tree, starting it again when
@@ -82,6 +84,7 @@ func BenchmarkHash16(b *testing.B) {
 // BenchmarkSkeletonRatio compares on a tree: the skeleton's enumeration
 // (utsSpace, skeleton_test.go) with Children and Fold, hashing with the
 // best kernel (AVX-512 where the processor has it) and with crypto/sha1,
+// the enumeration of groups of up to 16 nodes (groupSpace, best kernel),
 // the same without Children (Child, crypto/sha1: ChildState a child), and
 // Search, the Task written by hand, with the same two kernels.
 var skeletonApps = []struct {
@@ -89,6 +92,7 @@ var skeletonApps = []struct {
 	app  func(t *Tree) lb.App
 }{
 	{"skeleton", func(t *Tree) lb.App { return skeletonUTS(t, BestKernel(), true).NewApp() }},
+	{"group", func(t *Tree) lb.App { return groupUTS(t, BestKernel()).NewApp() }},
 	{"skeleton-crypto", func(t *Tree) lb.App { return skeletonUTS(t, CryptoSHA1, true).NewApp() }},
 	{"child-crypto", func(t *Tree) lb.App { return skeletonUTS(t, CryptoSHA1, false).NewApp() }},
 	{"hand", func(t *Tree) lb.App { return NewApp(t) }},
@@ -102,13 +106,20 @@ var skeletonApps = []struct {
 }
 
 // searchApp works app's root to its end in slices of 4096 nodes, as a
-// balancer's rank works them, and returns the nodes.
+// balancer's rank works them, and returns the tree's nodes that it
+// counted (its result's, not Work's count: groupSpace's Work counts
+// groups).
 func searchApp(app lb.App) int64 {
-	var nodes int64
 	for t := app.Root(); !t.Empty(); {
-		nodes += t.Work(4096)
+		t.Work(4096)
 	}
-	return nodes
+	switch a := app.(type) {
+	case *App:
+		return a.Result().Nodes
+	case lb.Reducer[skeleton.Count[Counts]]:
+		return a.Result().Value.Nodes
+	}
+	panic(fmt.Sprintf("searchApp: %T", app))
 }
 
 // cpuTime is the CPU time of the process, user and system.
@@ -127,7 +138,7 @@ func cpuTime() time.Duration {
 // every other iteration) and the benchmark reports the CPU time per node
 // of each (process CPU time, less disturbed than wall time on a shared
 // machine) and the ratios: ratio is skeleton/hand (both with the best
-// kernel), crypto-ratio skeleton-crypto/hand-crypto, child-ratio
+// kernel), group-ratio group/hand, crypto-ratio skeleton-crypto/hand-crypto, child-ratio
 // child-crypto/hand-crypto.
 func BenchmarkSkeletonRatio(b *testing.B) {
 	for _, name := range []string{"T1", "T3"} {
@@ -157,6 +168,7 @@ func BenchmarkSkeletonRatio(b *testing.B) {
 				b.ReportMetric(ns[c.name], c.name+"-cpu-ns/node")
 			}
 			b.ReportMetric(ns["skeleton"]/ns["hand"], "ratio")
+			b.ReportMetric(ns["group"]/ns["hand"], "group-ratio")
 			b.ReportMetric(ns["skeleton-crypto"]/ns["hand-crypto"], "crypto-ratio")
 			b.ReportMetric(ns["child-crypto"]/ns["hand-crypto"], "child-ratio")
 		})

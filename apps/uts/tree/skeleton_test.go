@@ -225,3 +225,204 @@ func TestSkeletonApp(t *testing.T) {
 		})
 	}
 }
+
+// utsGroup is a node of a second skeleton search of the same tree, whose
+// nodes are groups of up to sixteen UTS nodes of one height: a group's
+// children are the groups of its nodes' children, sixteen by sixteen in
+// order (the last one short), so that each is one call of the 16-lane
+// kernel, as Search.Work fills its batches from several nodes, and a
+// leaf is folded with its group and never expanded alone. The skeleton
+// counts groups; Fold counts the UTS nodes. Its states are kept as the
+// kernel writes them (word w of node j in s[w][j], lanes from n on zero),
+// so that a group is copied whole, never assembled from 32-bit stores.
+type utsGroup struct {
+	n, height int32
+	s         [5][lanes]uint32
+	kids      [lanes]int32
+}
+
+// node returns node j of the group.
+func (x *utsGroup) node(j int) utsNode {
+	return utsNode{s: State{x.s[0][j], x.s[1][j], x.s[2][j], x.s[3][j], x.s[4][j]}, height: x.height, kids: x.kids[j]}
+}
+
+// add appends a node to the group.
+func (x *utsGroup) add(n utsNode) {
+	for w := range 5 {
+		x.s[w][x.n] = n.s[w]
+	}
+	x.kids[x.n] = n.kids
+	x.height = n.height
+	x.n++
+}
+
+// groupSpace is the skeleton.Space of a tree's groups (utsGroup), hashing
+// with the kernel of a utsSpace.
+type groupSpace struct{ u *utsSpace }
+
+var (
+	_ skeleton.Space[utsGroup]    = (*groupSpace)(nil)
+	_ skeleton.Brancher[utsGroup] = (*groupSpace)(nil)
+)
+
+func (g *groupSpace) Root() utsGroup {
+	var r utsGroup
+	r.add(g.u.Root())
+	return r
+}
+
+// Child returns group c of x's children: the children 16c to 16c+15 of
+// x's nodes, in order, hashed one at a time with ChildState.
+func (g *groupSpace) Child(x utsGroup, c int) (utsGroup, int, bool) {
+	var out utsGroup
+	skip := lanes * c
+	for j := range int(x.n) {
+		n := x.node(j)
+		for i := int32(0); i < n.kids && out.n < lanes; i++ {
+			if skip > 0 {
+				skip--
+				continue
+			}
+			child, _, _ := g.u.Child(n, int(i))
+			out.add(child)
+		}
+	}
+	return out, c + 1, out.n > 0
+}
+
+// Children hashes the children of x's nodes sixteen at a time, a group a
+// call of the kernel.
+func (g *groupSpace) Children(x utsGroup, buf []utsGroup) []utsGroup {
+	b := g.u.h.b
+	h := x.height + 1
+	k := int32(0)
+	for i := range x.n {
+		for next := int32(0); next < x.kids[i]; next++ {
+			for w := range 5 {
+				b.in[w][k] = x.s[w][i]
+			}
+			b.in[5][k] = uint32(next)
+			if k++; k == lanes {
+				buf, k = g.flush(buf, k, h), 0
+			}
+		}
+	}
+	if k > 0 {
+		buf = g.flush(buf, k, h)
+	}
+	return buf
+}
+
+// flush hashes the batch's first k lanes, children at height h, and
+// appends their group to buf.
+func (g *groupSpace) flush(buf []utsGroup, k, h int32) []utsGroup {
+	u := g.u
+	b, t := u.h.b, u.t
+	for range t.p.Gran {
+		u.h.hash(int(k))
+	}
+	buf = append(buf, utsGroup{n: k, height: h, s: b.out})
+	out := &buf[len(buf)-1]
+	if t.p.Type == Binomial { // below the root
+		for j := range k {
+			if float64(out.s[4][j]&0x7fffffff) < t.qScaled { // State.Rand
+				out.kids[j] = t.m
+			}
+		}
+	} else {
+		for j := range k {
+			out.kids[j] = max(t.children(out.s[4][j]&0x7fffffff, int(h)), 0)
+		}
+	}
+	for w := range 5 {
+		clear(out.s[w][k:])
+	}
+	return buf
+}
+
+// AppendNode appends the number of nodes, the height as a uvarint, and
+// the nodes' states.
+func (g *groupSpace) AppendNode(b []byte, x utsGroup) []byte {
+	b = binary.AppendUvarint(append(b, byte(x.n)), uint64(x.height))
+	for j := range int(x.n) {
+		sb := x.node(j).s.Bytes()
+		b = append(b, sb[:]...)
+	}
+	return b
+}
+
+func (g *groupSpace) DecodeNode(b []byte) (utsGroup, []byte, error) {
+	var x utsGroup
+	if len(b) < 1 || b[0] < 1 || b[0] > lanes {
+		return x, nil, errNode
+	}
+	n := int(b[0])
+	h, k := binary.Uvarint(b[1:])
+	if k <= 0 || h > 1<<31-1 || len(b) < 1+k+20*n {
+		return x, nil, errNode
+	}
+	b = b[1+k:]
+	for range n {
+		x.add(g.u.node(stateOf(b), int32(h)))
+		b = b[20:]
+	}
+	return x, b, nil
+}
+
+// foldGroup adds a group's nodes to a tree's statistics.
+func foldGroup(c Counts, x utsGroup) Counts {
+	for j := range x.n {
+		if x.kids[j] == 0 {
+			c.Leaves++
+			c.Digest += leafHash(x.s[0][j], x.s[1][j])
+		}
+	}
+	c.Nodes += int64(x.n)
+	c.Depth = max(c.Depth, int(x.height))
+	return c
+}
+
+// groupUTS is the enumeration of t's nodes in groups, hashing with kernel
+// k, whose value is the tree's Counts.
+func groupUTS(t *Tree, k Kernel) *skeleton.Enumeration[utsGroup, Counts] {
+	return &skeleton.Enumeration[utsGroup, Counts]{Space: &groupSpace{newUTSSpace(t, k)}, Fold: foldGroup, Combine: Counts.Add}
+}
+
+// TestGroupCounts: the search in groups counts what Search counts, with
+// every kernel, and its Children agree with its Child.
+func TestGroupCounts(t *testing.T) {
+	for _, args := range skeletonTrees {
+		p, err := ParseArgs(strings.Fields(args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := MustNew(p)
+		want := tr.Count()
+		for _, k := range supportedKernels() {
+			if got := groupUTS(tr, k).Sequential(); got.Value != want {
+				t.Errorf("%s/%v: groups counted %+v, Search %+v", args, k, got.Value, want)
+			}
+			if err := skeleton.CheckChildren[utsGroup](&groupSpace{newUTSSpace(tr, k)}, 1<<14); err != nil {
+				t.Errorf("%s/%v: %v", args, k, err)
+			}
+		}
+	}
+}
+
+// TestGroupApp: the tasks of the search in groups keep lb.Task's promises.
+func TestGroupApp(t *testing.T) {
+	for _, name := range []string{"T1", "T3"} {
+		t.Run(name, func(t *testing.T) {
+			s, _ := SampleNamed(name)
+			p := s.Params()
+			if p.Type == Binomial {
+				p.B = 60
+			} else {
+				p.Depth = 5
+			}
+			tr := MustNew(p)
+			lbtest.TestApp(t, func() lb.App { return groupUTS(tr, BestKernel()).NewApp() },
+				lbtest.AppOptions{Exhaustive: true, Overshoot: 2 * MaxChildren})
+		})
+	}
+}
