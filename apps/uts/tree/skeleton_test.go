@@ -237,9 +237,12 @@ func TestSkeletonApp(t *testing.T) {
 // so that a group is copied whole, never assembled from 32-bit stores.
 type utsGroup struct {
 	n, height int32
-	s         [5][lanes]uint32
-	kids      [lanes]int32
+	s         [5][groupSize]uint32
+	kids      [groupSize]int32
 }
+
+// groupSize is the most nodes a group holds.
+const groupSize = 4 * lanes
 
 // node returns node j of the group.
 func (x *utsGroup) node(j int) utsNode {
@@ -275,10 +278,10 @@ func (g *groupSpace) Root() utsGroup {
 // x's nodes, in order, hashed one at a time with ChildState.
 func (g *groupSpace) Child(x utsGroup, c int) (utsGroup, int, bool) {
 	var out utsGroup
-	skip := lanes * c
+	skip := groupSize * c
 	for j := range int(x.n) {
 		n := x.node(j)
-		for i := int32(0); i < n.kids && out.n < lanes; i++ {
+		for i := int32(0); i < n.kids && out.n < groupSize; i++ {
 			if skip > 0 {
 				skip--
 				continue
@@ -290,12 +293,13 @@ func (g *groupSpace) Child(x utsGroup, c int) (utsGroup, int, bool) {
 	return out, c + 1, out.n > 0
 }
 
-// Children hashes the children of x's nodes sixteen at a time, a group a
-// call of the kernel.
+// Children hashes the children of x's nodes sixteen at a time, a call of
+// the kernel, groupSize/16 calls a group.
 func (g *groupSpace) Children(x utsGroup, buf []utsGroup) []utsGroup {
 	b := g.u.h.b
 	h := x.height + 1
 	k := int32(0)
+	var out *utsGroup // the group being filled, nil for none
 	for i := range x.n {
 		for next := int32(0); next < x.kids[i]; next++ {
 			for w := range 5 {
@@ -303,41 +307,50 @@ func (g *groupSpace) Children(x utsGroup, buf []utsGroup) []utsGroup {
 			}
 			b.in[5][k] = uint32(next)
 			if k++; k == lanes {
-				buf, k = g.flush(buf, k, h), 0
+				if out == nil || out.n == groupSize {
+					buf = append(buf, utsGroup{height: h})
+					out = &buf[len(buf)-1]
+				}
+				g.flush(out, k)
+				k = 0
 			}
 		}
 	}
 	if k > 0 {
-		buf = g.flush(buf, k, h)
+		if out == nil || out.n == groupSize {
+			buf = append(buf, utsGroup{height: h})
+			out = &buf[len(buf)-1]
+		}
+		g.flush(out, k)
 	}
 	return buf
 }
 
-// flush hashes the batch's first k lanes, children at height h, and
-// appends their group to buf.
-func (g *groupSpace) flush(buf []utsGroup, k, h int32) []utsGroup {
+// flush hashes the batch's first k lanes and adds them to group out,
+// which has room for them.
+func (g *groupSpace) flush(out *utsGroup, k int32) {
 	u := g.u
 	b, t := u.h.b, u.t
 	for range t.p.Gran {
 		u.h.hash(int(k))
 	}
-	buf = append(buf, utsGroup{n: k, height: h, s: b.out})
-	out := &buf[len(buf)-1]
+	m := out.n
+	for w := range 5 {
+		copy(out.s[w][m:m+k], b.out[w][:k])
+	}
+	h := int(out.height)
 	if t.p.Type == Binomial { // below the root
-		for j := range k {
+		for j := m; j < m+k; j++ {
 			if float64(out.s[4][j]&0x7fffffff) < t.qScaled { // State.Rand
 				out.kids[j] = t.m
 			}
 		}
 	} else {
-		for j := range k {
-			out.kids[j] = max(t.children(out.s[4][j]&0x7fffffff, int(h)), 0)
+		for j := m; j < m+k; j++ {
+			out.kids[j] = max(t.children(out.s[4][j]&0x7fffffff, h), 0)
 		}
 	}
-	for w := range 5 {
-		clear(out.s[w][k:])
-	}
-	return buf
+	out.n += k
 }
 
 // AppendNode appends the number of nodes, the height as a uvarint, and
@@ -353,7 +366,7 @@ func (g *groupSpace) AppendNode(b []byte, x utsGroup) []byte {
 
 func (g *groupSpace) DecodeNode(b []byte) (utsGroup, []byte, error) {
 	var x utsGroup
-	if len(b) < 1 || b[0] < 1 || b[0] > lanes {
+	if len(b) < 1 || b[0] < 1 || b[0] > groupSize {
 		return x, nil, errNode
 	}
 	n := int(b[0])
