@@ -84,7 +84,7 @@ func BenchmarkHash16(b *testing.B) {
 // BenchmarkSkeletonRatio compares on a tree: the skeleton's enumeration
 // (utsSpace, skeleton_test.go) with Children and Fold, hashing with the
 // best kernel (AVX-512 where the processor has it) and with crypto/sha1,
-// the enumeration of groups of up to 16 nodes (groupSpace, best kernel),
+// the enumeration of groups of up to 64 nodes (groupSpace, best kernel),
 // the same without Children (Child, crypto/sha1: ChildState a child), and
 // Search, the Task written by hand, with the same two kernels.
 var skeletonApps = []struct {

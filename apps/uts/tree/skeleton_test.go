@@ -227,14 +227,15 @@ func TestSkeletonApp(t *testing.T) {
 }
 
 // utsGroup is a node of a second skeleton search of the same tree, whose
-// nodes are groups of up to sixteen UTS nodes of one height: a group's
-// children are the groups of its nodes' children, sixteen by sixteen in
-// order (the last one short), so that each is one call of the 16-lane
-// kernel, as Search.Work fills its batches from several nodes, and a
-// leaf is folded with its group and never expanded alone. The skeleton
-// counts groups; Fold counts the UTS nodes. Its states are kept as the
-// kernel writes them (word w of node j in s[w][j], lanes from n on zero),
-// so that a group is copied whole, never assembled from 32-bit stores.
+// nodes are groups of up to groupSize UTS nodes of one height: a group's
+// children are the groups of its nodes' children, groupSize by groupSize
+// in order (the last one short), hashed sixteen at a time with the
+// 16-lane kernel, as Search.Work fills its batches from several nodes,
+// and a leaf is folded with its group and never expanded alone. The
+// skeleton counts groups; Fold counts the UTS nodes. Its states are kept
+// as the kernel writes them (word w of node j in s[w][j], lanes from n on
+// zero), so that they are copied whole, never assembled from 32-bit
+// stores.
 type utsGroup struct {
 	n, height int32
 	s         [5][groupSize]uint32
@@ -274,8 +275,8 @@ func (g *groupSpace) Root() utsGroup {
 	return r
 }
 
-// Child returns group c of x's children: the children 16c to 16c+15 of
-// x's nodes, in order, hashed one at a time with ChildState.
+// Child returns group c of x's children: the children groupSize·c to
+// groupSize·c+groupSize-1 of x's nodes, in order, hashed one at a time with ChildState.
 func (g *groupSpace) Child(x utsGroup, c int) (utsGroup, int, bool) {
 	var out utsGroup
 	skip := groupSize * c
