@@ -276,7 +276,8 @@ func (g *groupSpace) Root() utsGroup {
 }
 
 // Child returns group c of x's children: the children groupSize·c to
-// groupSize·c+groupSize-1 of x's nodes, in order, hashed one at a time with ChildState.
+// groupSize·c+groupSize-1 of x's nodes, in order, hashed one at a time
+// with ChildState.
 func (g *groupSpace) Child(x utsGroup, c int) (utsGroup, int, bool) {
 	var out utsGroup
 	skip := groupSize * c
