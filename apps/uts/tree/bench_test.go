@@ -2,8 +2,14 @@ package tree
 
 import (
 	"crypto/sha1"
+	"fmt"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/skeleton"
 )
 
 // benchWork generates b.N nodes of a sample tree, starting it again when
@@ -72,4 +78,99 @@ func BenchmarkHash16(b *testing.B) {
 			}
 		}
 	})
+}
+
+// skeletonApps are the implementations of one search that
+// BenchmarkSkeletonRatio compares on a tree: the skeleton's enumeration
+// (utsSpace, skeleton_test.go) with Children and Fold, hashing with the
+// best kernel (AVX-512 where the processor has it) and with crypto/sha1,
+// the enumeration of groups of up to 64 nodes (groupSpace, best kernel),
+// the same without Children (Child, crypto/sha1: ChildState a child), and
+// Search, the Task written by hand, with the same two kernels.
+var skeletonApps = []struct {
+	name string
+	app  func(t *Tree) lb.App
+}{
+	{"skeleton", func(t *Tree) lb.App { return skeletonUTS(t, BestKernel(), true).NewApp() }},
+	{"group", func(t *Tree) lb.App { return groupUTS(t, BestKernel()).NewApp() }},
+	{"skeleton-crypto", func(t *Tree) lb.App { return skeletonUTS(t, CryptoSHA1, true).NewApp() }},
+	{"child-crypto", func(t *Tree) lb.App { return skeletonUTS(t, CryptoSHA1, false).NewApp() }},
+	{"hand", func(t *Tree) lb.App { return NewApp(t) }},
+	{"hand-crypto", func(t *Tree) lb.App {
+		a := NewApp(t)
+		if err := a.SetKernel(CryptoSHA1); err != nil {
+			panic(err)
+		}
+		return a
+	}},
+}
+
+// searchApp works app's root to its end in slices of 4096 nodes, as a
+// balancer's rank works them, and returns the tree's nodes that it
+// counted (its result's, not Work's count: groupSpace's Work counts
+// groups).
+func searchApp(app lb.App) int64 {
+	for t := app.Root(); !t.Empty(); {
+		t.Work(4096)
+	}
+	switch a := app.(type) {
+	case *App:
+		return a.Result().Nodes
+	case lb.Reducer[skeleton.Count[Counts]]:
+		return a.Result().Value.Nodes
+	}
+	panic(fmt.Sprintf("searchApp: %T", app))
+}
+
+// cpuTime is the CPU time of the process, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkSkeletonRatio measures the generality cost of package skeleton
+// on a shipped app, as skeleton's BenchmarkQueensRatio does on N-queens:
+// on the sample trees T1 (geometric) and T3 (binomial), every iteration
+// runs every implementation of skeletonApps in turn (in reverse order
+// every other iteration) and the benchmark reports the CPU time per node
+// of each (process CPU time, less disturbed than wall time on a shared
+// machine) and the ratios: ratio is skeleton/hand (both with the best
+// kernel), group-ratio group/hand, crypto-ratio skeleton-crypto/hand-crypto, child-ratio
+// child-crypto/hand-crypto.
+func BenchmarkSkeletonRatio(b *testing.B) {
+	for _, name := range []string{"T1", "T3"} {
+		b.Run(name, func(b *testing.B) {
+			s, _ := SampleNamed(name)
+			tr := MustNew(s.Params())
+			k := len(skeletonApps)
+			cpu := make([]time.Duration, k)
+			nodes := make([]int64, k)
+			for i := 0; b.Loop(); i++ {
+				for j := range k {
+					if i%2 == 1 {
+						j = k - 1 - j
+					}
+					t0 := cpuTime()
+					n := searchApp(skeletonApps[j].app(tr))
+					cpu[j] += cpuTime() - t0
+					if n != s.Nodes {
+						b.Fatalf("%s on %s: %d nodes, not %d", skeletonApps[j].name, name, n, s.Nodes)
+					}
+					nodes[j] += n
+				}
+			}
+			ns := make(map[string]float64, k)
+			for j, c := range skeletonApps {
+				ns[c.name] = float64(cpu[j].Nanoseconds()) / float64(nodes[j])
+				b.ReportMetric(ns[c.name], c.name+"-cpu-ns/node")
+			}
+			b.ReportMetric(ns["skeleton"]/ns["hand"], "ratio")
+			b.ReportMetric(ns["group"]/ns["hand"], "group-ratio")
+			b.ReportMetric(ns["skeleton-crypto"]/ns["hand-crypto"], "crypto-ratio")
+			b.ReportMetric(ns["child-crypto"]/ns["hand-crypto"], "child-ratio")
+		})
+	}
 }
