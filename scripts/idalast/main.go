@@ -33,6 +33,7 @@ import (
 
 type result struct {
 	Korf      int     `json:"korf"`
+	Balancer  string  `json:"balancer"`
 	Threshold int     `json:"threshold"`
 	World     string  `json:"world"`
 	Machine   string  `json:"machine,omitempty"`
@@ -64,6 +65,7 @@ func run() error {
 	floor := flag.Int("floor", parallel.NearFloor, "the shallowest level of the near split (puzzle.Search.SetNear)")
 	near := flag.Int("near", parallel.NearLevel, "the deepest level of the near split; 0: split at the shallowest open level")
 	budget := flag.Int64("budget", 0, "Δt, nodes between two polls; 0: the default")
+	balancer := flag.String("balancer", "rp", "the balancer, at its default options (as the fifteen command runs it)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", flag.Args())
@@ -95,8 +97,12 @@ func run() error {
 		it.SetNear(*floor, *near)
 		return it
 	}
-	cfg := lb.Config{Seed: *seed, Budget: *budget}
-	r := result{Korf: *korf, Threshold: *threshold, World: *world, Ranks: *np, Seed: *seed, Floor: *floor, Near: *near}
+	info, err := lb.Lookup(*balancer)
+	if err != nil {
+		return err
+	}
+	cfg := lb.Config{Balancer: info.New, Options: info.Options, Seed: *seed, Budget: *budget}
+	r := result{Korf: *korf, Balancer: *balancer, Threshold: *threshold, World: *world, Ranks: *np, Seed: *seed, Floor: *floor, Near: *near}
 	switch *world {
 	case "sim":
 		mi, err := lb.LookupMachine(*machine)
