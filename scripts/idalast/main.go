@@ -10,6 +10,7 @@
 // what the split does to a first-solution search (docs/scaling.md):
 //
 //	go run -tags tools ./scripts/idalast --korf 88 --np 16 --seed 2
+//	go run -tags tools ./scripts/idalast --korf 82 --np 1024 --world sim --budget 10000
 //	go run -tags tools ./scripts/idalast --korf 88 --np 1024 --world sim --near 0   # the shallowest split
 //	go run -tags tools ./scripts/idalast --korf 60 --threshold 64 --np 1024 --world sim
 //
@@ -64,7 +65,7 @@ func run() error {
 	seed := flag.Uint64("seed", 1, "the balancer's and the simulator's seed")
 	floor := flag.Int("floor", parallel.NearFloor, "the shallowest level of the near split (puzzle.Search.SetNear)")
 	near := flag.Int("near", parallel.NearLevel, "the deepest level of the near split; 0: split at the shallowest open level")
-	budget := flag.Int64("budget", 0, "Δt, nodes between two polls; 0: the default")
+	budget := flag.Int64("budget", 100000, "Δt, nodes between two polls: the fifteen command's default, 10⁵ (lb's is 10⁴)")
 	balancer := flag.String("balancer", "rp", "the balancer, at its default options (as the fifteen command runs it)")
 	flag.Parse()
 	if flag.NArg() > 0 {
