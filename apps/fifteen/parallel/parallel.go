@@ -87,14 +87,17 @@ func (it *Iteration) SetNear(floor, near int) { it.floor, it.near = floor, near 
 // level from 4 up to 8, keeping the subtrees that hang nearer the root as
 // long as it has anything else to give. The last, first-solution iteration
 // then expands far fewer nodes beyond the sequential search's (the
-// simulated GCel, seed 1: Korf #88's last iteration 1.38 times the
-// sequential nodes at 16 ranks, against 2.96 splitting at the shallowest
+// simulated GCel at Δt = 10⁴, seed 1: Korf #88's last iteration 1.38
+// times the sequential nodes at 16 ranks, against 2.96 splitting at the shallowest
 // level; 7.7 against 16 at 1024 ranks); the failing iterations expand the
 // same nodes but in smaller pieces, so the ranks ask for work more often
 // (Korf #60's iteration 64 on 1024 simulated ranks: 3.0 virtual seconds
 // against 2.1). Deeper levels (8 to 16) brought the last iteration to the
 // sequential nodes at 16 ranks but slowed the failing iterations by up to
-// 3.6 times. Measurements in docs/scaling.md.
+// 3.6 times. With the command's Δt = 10⁵, whole runs of Korf #82, #88
+// and #60 on 16 embedded ranks expand a median of 1.01–1.03 times the sequential
+// nodes (1.04–2.67 splitting at the shallowest level). Measurements in
+// docs/scaling.md.
 const (
 	NearFloor = 4
 	NearLevel = 8
