@@ -32,7 +32,7 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
 	$(GO) vet -tags aborttest ./mpi/internal/aborttest
-	$(GO) vet -tags tools ./scripts/theorem1 ./scripts/seed003figures
+	$(GO) vet -tags tools ./scripts/theorem1 ./scripts/seed003figures ./scripts/idalast
 
 test: vet test-clone test-go test-fuzz test-mpi test-slurm test-docs test-faults
 

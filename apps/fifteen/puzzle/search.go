@@ -31,10 +31,13 @@ type Search struct {
 	stack     []frame // stack[g] is the node at depth g on the current path
 	// chain[i] restricts the moves of the frame Work creates at depth
 	// len(stack)+i below the top's one move; empty: no restriction.
-	chain  []uint8
-	path   []frame // scratch: the frames of a chain's path (divide)
-	nodes  int64
-	minExc int
+	chain []uint8
+	path  []frame // scratch: the frames of a chain's path (divide)
+	// floor..near are the levels at which Split looks first for moves to
+	// give away (SetNear); near 0: the shallowest open level, always.
+	floor, near int
+	nodes       int64
+	minExc      int
 	// replayed counts the frames rebuilt because the search was split or
 	// decoded: a chain's path (divideBelow), whose nodes the part keeping
 	// the chain generates again, and a decoded path (UnmarshalBinary).
@@ -99,6 +102,27 @@ func newSearch(root uint64, threshold int) *Search {
 		fast:      fastSearch{spill: make([]frame, 0, threshold+1)},
 	}
 }
+
+// SetNear makes Split give away work near the search's frontier, not at
+// the shallowest open level of the stack: at the deepest level from floor
+// up to near that has an untried move; failing that, at the shallowest
+// level deeper than near (smaller pieces); only then at the deepest level
+// shallower than floor. At a level under the top of the stack it gives
+// every other untried move there, starting with the next one the
+// depth-first order visits, so the victim keeps the subtree it is in and
+// the thief takes the one after it; at the top (two or more moves untried)
+// the victim keeps the next move and gives every other one after it.
+//
+// The pieces stay in about the sequential order: the ranks of an iteration
+// that stops at its first solution then search where the sequential
+// search would, instead of far ahead of it in subtrees that hang near the
+// root (docs/scaling.md). The floor keeps those near-root subtrees with
+// their owner as long as it holds anything deeper; near bounds how small
+// the pieces get. near ≤ 0 restores the shallowest split, the default.
+// Where a search splits changes neither what the pieces cover together
+// nor the nodes of a failing iteration. The levels are not encoded by
+// MarshalBinary: set them again on a decoded search; Split passes them on.
+func (s *Search) SetNear(floor, near int) { s.floor, s.near = max(floor, 0), max(near, 0) }
 
 // Root returns the root board.
 func (s *Search) Root() State { return unpack(s.root) }
@@ -272,6 +296,7 @@ func (s *Search) Split() (other *Search, ok bool) {
 		return nil, false
 	}
 	o := newSearch(s.root, s.threshold)
+	o.floor, o.near = s.floor, s.near
 	o.stack = append(append(o.stack, s.stack[:min(lvl+1, len(s.stack))]...), s.path...)
 	o.own(give)
 	s.keep(lvl, give)
@@ -324,6 +349,22 @@ func laterHalf(set uint8) uint8 {
 	return set
 }
 
+// alternate returns every other move of set in search order, starting with
+// the first.
+func alternate(set uint8) uint8 {
+	var out uint8
+	for i := 0; set != 0; i++ {
+		if i%2 == 0 {
+			out |= lowest(set)
+		}
+		set &= set - 1
+	}
+	return out
+}
+
+// lowest returns the first move of set in search order, 0 if set is empty.
+func lowest(set uint8) uint8 { return set & -set }
+
 // divide finds where Split divides the search: the level of the moves to
 // give away and the moves. Below the top (lvl ≥ len(stack)) the frames from
 // the top's one move down to lvl are in s.path, and the chain ends at lvl
@@ -341,6 +382,37 @@ func (s *Search) divide() (lvl int, give uint8, ok bool) {
 	}
 	for s.stack[lvl].pending == 0 {
 		lvl++ // the top frame has moves pending, so this stops
+	}
+	if s.near > 0 && len(s.chain) == 0 {
+		// Near the frontier first (SetNear): the deepest level from floor
+		// up to near with a move to give, then the shallowest below near,
+		// then the deepest above floor.
+		try := func(k int) (uint8, bool) {
+			p := s.stack[k].pending
+			switch {
+			case k < top && p != 0:
+				return alternate(p), true
+			case k == top && bits.OnesCount8(p) >= 2:
+				return alternate(p &^ lowest(p)), true
+			}
+			return 0, false
+		}
+		floor := max(lvl+1, min(s.floor, s.near, top+1))
+		for k := min(s.near, top); k >= floor; k-- {
+			if g, ok := try(k); ok {
+				return k, g, true
+			}
+		}
+		for k := max(s.near+1, lvl+1); k <= top; k++ {
+			if g, ok := try(k); ok {
+				return k, g, true
+			}
+		}
+		for k := floor - 1; k > lvl; k-- {
+			if g, ok := try(k); ok {
+				return k, g, true
+			}
+		}
 	}
 	give = s.stack[lvl].pending
 	if lvl == top {

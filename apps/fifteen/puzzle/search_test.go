@@ -29,13 +29,16 @@ func budget(r *rand.Rand, maxBudget int64) int64 {
 // runSchedule works the iteration of root with the threshold in pieces: it
 // keeps a pool of searches and repeatedly picks one at random to work a
 // random budget, split, or send through MarshalBinary and UnmarshalBinary,
-// until no work is left or a piece finds the goal.
-func runSchedule(t *testing.T, r *rand.Rand, root State, threshold int, maxBudget int64) schedule {
+// until no work is left or a piece finds the goal. Every piece splits near
+// its frontier between the levels floor and near (SetNear; near 0: at the
+// shallowest open level).
+func runSchedule(t *testing.T, r *rand.Rand, root State, threshold int, maxBudget int64, floor, near int) schedule {
 	t.Helper()
 	first, err := NewIteration(root, threshold)
 	if err != nil {
 		t.Fatal(err)
 	}
+	first.SetNear(floor, near)
 	out := schedule{minExc: NoExceeded}
 	retire := func(s *Search) {
 		out.nodes += s.Nodes()
@@ -78,7 +81,7 @@ func runSchedule(t *testing.T, r *rand.Rand, root State, threshold int, maxBudge
 				}
 				continue
 			}
-			if o.Empty() || s.Empty() || o.Nodes() != 0 || o.Digest() != 0 || o.MinExceeded() != NoExceeded {
+			if o.Empty() || s.Empty() || o.Nodes() != 0 || o.Digest() != 0 || o.MinExceeded() != NoExceeded || o.floor != floor || o.near != near {
 				t.Fatalf("Split: a piece is empty or not fresh")
 			}
 			out.pieces++
@@ -92,6 +95,7 @@ func runSchedule(t *testing.T, r *rand.Rand, root State, threshold int, maxBudge
 			if err := u.UnmarshalBinary(data); err != nil {
 				t.Fatalf("UnmarshalBinary(MarshalBinary()) = %v", err)
 			}
+			u.SetNear(floor, near)
 			again, _ := u.MarshalBinary()
 			if !bytes.Equal(again, data) || u.Empty() != s.Empty() || u.Root() != root || u.Threshold() != threshold {
 				t.Fatalf("round trip changes the search: %x, %x", data, again)
@@ -146,7 +150,8 @@ func TestSearchMatchesIterate(t *testing.T) {
 }
 
 // TestSplitEquivalence works iterations in pieces under random schedules of
-// splits, budgets, transfers and order: a failing iteration must give
+// splits (at the shallowest level or near the frontier), budgets, transfers
+// and order: a failing iteration must give
 // exactly the sequential node count and minimum exceeded f, a final one a
 // valid solution.
 func TestSplitEquivalence(t *testing.T) {
@@ -177,7 +182,7 @@ func TestSplitEquivalence(t *testing.T) {
 		}
 	}
 	r := rand.New(rand.NewPCG(9, 10))
-	for _, it := range iters {
+	for i, it := range iters {
 		want, _, err := Iterate(it.in.State, it.threshold)
 		if err != nil {
 			t.Fatal(err)
@@ -189,10 +194,17 @@ func TestSplitEquivalence(t *testing.T) {
 		case want.Nodes > 3e5:
 			maxBudgets = maxBudgets[1:]
 		}
-		for _, maxBudget := range maxBudgets {
-			name := fmt.Sprintf("id%d/T%d/b%d", it.in.ID, it.threshold, maxBudget)
+		for j, maxBudget := range maxBudgets {
+			// Every other schedule splits near the frontier (SetNear),
+			// between levels drawn at random.
+			floor, near := 0, 0
+			if (i+j)%2 == 1 {
+				floor = r.IntN(8)
+				near = floor + 1 + r.IntN(12)
+			}
+			name := fmt.Sprintf("id%d/T%d/b%d/near%d-%d", it.in.ID, it.threshold, maxBudget, floor, near)
 			t.Run(name, func(t *testing.T) {
-				got := runSchedule(t, r, it.in.State, it.threshold, maxBudget)
+				got := runSchedule(t, r, it.in.State, it.threshold, maxBudget, floor, near)
 				if want.Solved {
 					if got.solution == nil {
 						t.Fatalf("no solution found; %d nodes", got.nodes)
@@ -358,4 +370,90 @@ func TestSearchWorkAllocatesNothing(t *testing.T) {
 	if s.Empty() {
 		t.Error("search exhausted too early for the test")
 	}
+}
+
+// TestSplitNear checks where SetNear makes Split divide: at the deepest
+// level from floor up to near with a move to give, the thief taking the
+// next move the depth-first order visits there; with none there, at the
+// shallowest level deeper than near; then at the deepest shallower than
+// floor.
+func TestSplitNear(t *testing.T) {
+	in := easiest(t, 1)[0]
+	const floor, near = 3, 9
+	levels := map[int]int{}
+	for _, b := range []int64{50, 500, 5000} {
+		s, err := NewIteration(in.State, in.Optimal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetNear(floor, near)
+		s.Work(b)
+		for split := 0; split < 40 && !s.Empty(); split++ {
+			s.trim()
+			top := len(s.stack) - 1
+			open := func(k int) bool {
+				p := s.stack[k].pending
+				return k < top && p != 0 || k == top && bits.OnesCount8(p) >= 2
+			}
+			first := 0
+			for s.stack[first].pending == 0 {
+				first++
+			}
+			want := -1
+			for k := min(near, top); k >= max(floor, first+1) && want < 0; k-- {
+				if open(k) {
+					want = k
+				}
+			}
+			for k := max(near+1, first+1); k <= top && want < 0; k++ {
+				if open(k) {
+					want = k
+				}
+			}
+			for k := min(floor-1, top); k > first && want < 0; k-- {
+				if open(k) {
+					want = k
+				}
+			}
+			if want < 0 || len(s.chain) > 0 {
+				break // the shallowest split, TestSplitEquivalence's
+			}
+			before := s.stack[want].pending
+			o, ok := s.Split()
+			if !ok {
+				t.Fatalf("budget %d: Split refused with level %d open", b, want)
+			}
+			if got := len(o.stack) - 1; got != want {
+				t.Fatalf("budget %d, split %d: gave level %d, want %d (floor %d, near %d, top %d)", b, split, got, want, floor, near, top)
+			}
+			give := o.stack[want].pending
+			next := before & -before
+			if want < top && give&next == 0 || want == top && (give&next != 0 || give == 0) {
+				t.Fatalf("budget %d: level %d of %d, moves %04b: gave %04b", b, want, top, before, give)
+			}
+			if s.stack[want].pending != before&^give {
+				t.Fatalf("budget %d: kept %04b of %04b after giving %04b", b, s.stack[want].pending, before, give)
+			}
+			levels[want]++
+			if split%8 == 7 {
+				s.Work(b) // new open levels, mostly deep ones
+			}
+		}
+	}
+	// Every kind of level turned up: within floor..near, deeper, shallower.
+	var within, deeper, shallower int
+	for k, n := range levels {
+		switch {
+		case k > near:
+			deeper += n
+		case k < floor:
+			shallower += n
+		default:
+			within += n
+		}
+	}
+	if within == 0 || deeper == 0 || shallower == 0 {
+		t.Errorf("splits by level %v: none within %d..%d, deeper or shallower", levels, floor, near)
+	}
+	t.Logf("splits by level: %v (%d shallower than %d)", levels, shallower, floor)
 }
