@@ -316,6 +316,19 @@ func (t *task) Split() lb.Task {
 	return &task{it: t.it, s: o}
 }
 
+// SplitEven gives away untried moves at the task's shallowest open level
+// (puzzle.Search.SplitEven), about half of it: poll-and-shuffle's phases
+// need even pieces (lb.EvenSplitter).
+func (t *task) SplitEven() lb.Task {
+	r := t.s.Replayed()
+	o, ok := t.s.SplitEven()
+	t.it.replayed += t.s.Replayed() - r
+	if !ok {
+		return nil
+	}
+	return &task{it: t.it, s: o}
+}
+
 // Halve splits the task in place as Split would (lb.Halver).
 func (t *task) Halve(give bool) bool {
 	r := t.s.Replayed()
@@ -341,4 +354,7 @@ func (t *task) AppendBinary(b []byte) ([]byte, error) {
 	return append(b, m...), nil
 }
 
-var _ lb.Halver = (*task)(nil)
+var (
+	_ lb.Halver       = (*task)(nil)
+	_ lb.EvenSplitter = (*task)(nil)
+)

@@ -303,6 +303,21 @@ func (s *Search) Split() (other *Search, ok bool) {
 	return o, true
 }
 
+// SplitEven splits as Split does without the near levels (SetNear): at the
+// shallowest open level, about half of the search, for a balancer that needs
+// every piece to be a constant fraction of the work (lb.EvenSplitter).
+// Both searches keep s's near levels for their later splits.
+func (s *Search) SplitEven() (other *Search, ok bool) {
+	near := s.near
+	s.near = 0
+	o, ok := s.Split()
+	s.near = near
+	if ok {
+		o.near = near
+	}
+	return o, ok
+}
+
 // Halve splits the search in place as Split would, keeping the part Split
 // gives away when give is true (lb.Halver).
 func (s *Search) Halve(give bool) bool {

@@ -71,7 +71,11 @@ func runSchedule(t *testing.T, r *rand.Rand, root State, threshold int, maxBudge
 				return out
 			}
 		case x < 9:
-			o, ok := s.Split()
+			split := s.Split
+			if r.IntN(2) == 0 { // as poll-and-shuffle splits
+				split = s.SplitEven
+			}
+			o, ok := split()
 			if !ok {
 				// Only a single move at the top of the stack is left.
 				for lvl, fr := range s.stack {
@@ -456,4 +460,39 @@ func TestSplitNear(t *testing.T) {
 		t.Errorf("splits by level %v: none within %d..%d, deeper or shallower", levels, floor, near)
 	}
 	t.Logf("splits by level: %v (%d shallower than %d)", levels, shallower, floor)
+}
+
+// TestSplitEven: with near levels set, SplitEven gives away the shallowest
+// open level (about half of the search) where Split gives away near the
+// frontier, and both pieces keep the near levels (lb.EvenSplitter).
+func TestSplitEven(t *testing.T) {
+	in := easiest(t, 1)[0]
+	build := func() *Search {
+		s, err := NewIteration(in.State, in.Optimal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetNear(4, 8)
+		s.Work(5000)
+		return s
+	}
+	a, b := build(), build()
+	near, ok1 := a.Split()
+	even, ok2 := b.SplitEven()
+	if !ok1 || !ok2 {
+		t.Fatalf("Split %v, SplitEven %v", ok1, ok2)
+	}
+	first := 0
+	for b.stack[first].pending == 0 && len(b.stack[first:]) > 1 {
+		first++
+	}
+	if got, want := len(even.stack)-1, first; got > want+1 {
+		t.Errorf("SplitEven gave level %d, the shallowest open level is about %d", got, want)
+	}
+	if len(near.stack) <= len(even.stack) {
+		t.Errorf("Split gave level %d, SplitEven %d: want the near piece deeper", len(near.stack)-1, len(even.stack)-1)
+	}
+	if even.near != 8 || b.near != 8 || even.floor != 4 {
+		t.Errorf("near levels after SplitEven: piece %d..%d, kept %d", even.floor, even.near, b.near)
+	}
 }
