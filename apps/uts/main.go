@@ -125,7 +125,17 @@ func read(c *cli.Context, cm runner.Common) (instance, error) {
 	if err := p.Validate(); err != nil {
 		return in, usage("", err)
 	}
-	if why, ok := tree.Unbounded(p); ok && cm.MaxNodes == 0 {
+	for _, s := range tree.Samples() {
+		if s.Params().String() == p.String() {
+			in.Sample = s.Name
+			break
+		}
+	}
+	// A sample tree is one realization whose size is published (T3L: a
+	// binomial tree with q·m = 1.00007, infinite in expectation, finite
+	// with its seed: 111 345 631 nodes); other parameters whose expected
+	// size is infinite need a bound.
+	if why, ok := tree.Unbounded(p); ok && cm.MaxNodes == 0 && in.Sample == "" {
 		return in, runner.Usagef("the tree %v has an infinite expected size: a %s; a search of it has no expected end."+
 			" Give --max-nodes N (with a balancer) to count a bounded part of it", p, why)
 	}
@@ -137,12 +147,6 @@ func read(c *cli.Context, cm runner.Common) (instance, error) {
 		return in, usage("--kernel: ", err)
 	}
 	in.Params, in.Kernel = p, k
-	for _, s := range tree.Samples() {
-		if s.Params().String() == p.String() {
-			in.Sample = s.Name
-			break
-		}
-	}
 	return in, nil
 }
 

@@ -261,3 +261,18 @@ func TestSimulated(t *testing.T) {
 func TestInvariant(t *testing.T) {
 	runnertest.Invariant(t, runnertest.InProcess("uts", newApp), []string{"--tree", "T1", "--depth", "8"}, runnertest.NodesAndCertificate)
 }
+
+// TestSupercriticalSample: T3L's binomial rule has q·m = 1.00007, an
+// infinite expected size, but the sample is one published realization
+// (111 345 631 nodes), so it runs without --max-nodes (here stopped by
+// --time-limit: exit 4, not 2); the same rule with another root seed is
+// refused for want of a bound.
+func TestSupercriticalSample(t *testing.T) {
+	if _, stderr, code := run(t, "--tree", "T3L", "--time-limit", "20ms"); code != runner.ExitLimit {
+		t.Errorf("uts --tree T3L --time-limit 20ms: exit %d, stderr %q; want %d", code, stderr, runner.ExitLimit)
+	}
+	_, stderr, code := run(t, "--", "-t", "0", "-b", "2000", "-q", "0.200014", "-m", "5", "-r", "8")
+	if code != 2 || !strings.Contains(stderr, "infinite expected size") {
+		t.Errorf("T3L's rule with -r 8: exit %d, stderr %q; want 2 and the reason", code, stderr)
+	}
+}
