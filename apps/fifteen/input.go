@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/treelb/treelb/apps/fifteen/parallel"
 	"io"
 	"os"
 	"strconv"
@@ -19,6 +20,7 @@ type instance struct {
 	Korf  int    // the id in Korf's table, 0 if not from it
 	Start puzzle.State
 	Table puzzle.Instance // Korf's line when Korf > 0: the expected length and nodes
+	Near  parallel.Near   // --near: where the parallel search's splits give work away
 }
 
 // sources is what the command line says to solve.

@@ -80,7 +80,8 @@ func newApp() *cli.App {
 		Flags: append(flags,
 			&cli.StringSliceFlag{Name: "korf", Usage: "solve instance `N` of Korf's 100 (1..100, or a range A-B; repeatable)"},
 			&cli.StringFlag{Name: "data", Usage: "read Korf's table from `PATH` instead of the built-in one"},
-			&cli.StringFlag{Name: "file", Usage: "solve the instances in file `F` (- for standard input), one per line, 16 numbers each"}),
+			&cli.StringFlag{Name: "file", Usage: "solve the instances in file `F` (- for standard input), one per line, 16 numbers each"},
+			&cli.StringFlag{Name: "near", Value: "4..8", Usage: "split near the frontier: give work away first at the deepest open level between `A..B` (0 or off: at the shallowest open level, as an exhaustive search splits; docs/scaling.md)"}),
 		Action: runner.Action(runner.Spec[[]instance]{App: "fifteen", Read: read, Solve: solve, Sample: sample, Resumable: true,
 			NodeCosts: parallel.NodeCosts()}),
 	}
@@ -126,9 +127,16 @@ type output struct {
 }
 
 func read(c *cli.Context, _ runner.Common) ([]instance, error) {
+	near, err := parallel.ParseNear(c.String("near"))
+	if err != nil {
+		return nil, runner.Usagef("--near %w", err)
+	}
 	ins, err := sources{korf: c.StringSlice("korf"), data: c.String("data"), file: c.String("file"), stdin: c.App.Reader, numbers: c.Args().Slice()}.instances()
 	if err != nil {
 		return nil, &runner.UsageError{Err: err}
+	}
+	for i := range ins {
+		ins[i].Near = near
 	}
 	return ins, nil
 }
@@ -183,7 +191,7 @@ func solveOne(r *runner.Run, in instance, cfg lb.Config, index int) (output, err
 		}
 		res = parallel.FromSequential(s)
 	} else {
-		p, o, err := parallel.SolveNumbered(r.World, in.Start, cfg, index)
+		p, o, err := parallel.SolveNumbered(r.World, in.Start, cfg, index, in.Near)
 		if err != nil {
 			return out, err
 		}

@@ -135,6 +135,8 @@ func TestCommand(t *testing.T) {
 		{[]string{"--korf", "1", "--world", "sim", "--overhead-ns", "-2"}, "overhead-ns"},
 		{[]string{"--korf", "1", "--world", "sim", "--byte-ns", "-1e-3"}, "byte-ns"},
 		{[]string{"--korf", "1", "--jitter-ns", "5"}, "only with --world sim"},
+		{[]string{"--korf", "1", "--near", "9..3"}, "--near \"9..3\""},
+		{[]string{"--korf", "1", "--near", "x"}, "want levels A..B"},
 	} {
 		stdout, stderr, code := run(c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) || !strings.HasPrefix(stderr, "fifteen: ") || stdout != "" {
@@ -311,4 +313,34 @@ func failing(stdout string) (string, error) {
 // restarts.
 func TestInvariant(t *testing.T) {
 	runnertest.Invariant(t, runnertest.InProcess("fifteen", newApp), []string{"--korf", "86"}, failing)
+}
+
+// TestNear: where splits give work away (--near) changes the order of the
+// parallel search, never what the failing iterations count nor the
+// solution's length (TestInvariant runs the default levels everywhere).
+func TestNear(t *testing.T) {
+	exec := runnertest.InProcess("fifteen", newApp)
+	fp := func(args ...string) string {
+		t.Helper()
+		stdout, stderr, code := exec(t, append([]string{"--korf", "86", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr)
+		}
+		f, err := failing(stdout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	want := fp("-b", "seq")
+	for _, args := range [][]string{
+		{"--near", "0", "--np", "3"},
+		{"--near", "off", "--np", "7", "-b", "ps"},
+		{"--near", "2..12", "--np", "5"},
+		{"--near", "0", "--world", "sim", "--np", "64"},
+	} {
+		if got := fp(args...); got != want {
+			t.Errorf("%q: %s, sequential %s", args, got, want)
+		}
+	}
 }

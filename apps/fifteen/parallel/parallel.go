@@ -25,6 +25,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/treelb/treelb/apps/fifteen/puzzle"
 	"github.com/treelb/treelb/lb"
@@ -102,6 +104,31 @@ const (
 	NearFloor = 4
 	NearLevel = 8
 )
+
+// Near are the levels at which an iteration's tasks split first
+// (Iteration.SetNear): Level 0 splits at the shallowest open level.
+type Near struct{ Floor, Level int }
+
+// DefaultNear returns NearFloor and NearLevel.
+func DefaultNear() Near { return Near{NearFloor, NearLevel} }
+
+// ParseNear parses the levels of a --near flag: "A..B" (0 ≤ A ≤ B ≤
+// puzzle.MaxThreshold), or "0" or "off" for the shallowest open level.
+func ParseNear(v string) (Near, error) {
+	v = strings.TrimSpace(v)
+	if v == "0" || v == "off" {
+		return Near{}, nil
+	}
+	a, b, ok := strings.Cut(v, "..")
+	if ok {
+		f, err1 := strconv.Atoi(strings.TrimSpace(a))
+		l, err2 := strconv.Atoi(strings.TrimSpace(b))
+		if err1 == nil && err2 == nil && 0 <= f && f <= l && l <= puzzle.MaxThreshold {
+			return Near{f, l}, nil
+		}
+	}
+	return Near{}, fmt.Errorf("%q: want levels A..B with 0 ≤ A ≤ B ≤ %d, or 0 (or off) for the shallowest open level", v, puzzle.MaxThreshold)
+}
 
 // Unmarshal decodes a task encoded by a task's AppendBinary on any rank. It
 // fails on malformed data and on a task of another iteration.

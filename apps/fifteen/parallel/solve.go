@@ -131,11 +131,18 @@ func DecodeState(b []byte) (State, error) {
 // every rank calls it with the same arguments. A rank that finds the goal
 // stops every rank.
 func RunIteration(w lb.World, s puzzle.State, threshold int, cfg lb.Config) (Outcome, *lb.Outcome, error) {
+	return RunIterationNear(w, s, threshold, cfg, DefaultNear())
+}
+
+// RunIterationNear is RunIteration with the tasks' splits giving work away
+// at the near levels (Iteration.SetNear).
+func RunIterationNear(w lb.World, s puzzle.State, threshold int, cfg lb.Config, near Near) (Outcome, *lb.Outcome, error) {
 	if _, err := NewIteration(s, threshold); err != nil {
 		return Outcome{}, nil, err
 	}
 	o, out, err := lb.Run(w, cfg, func() lb.Reducer[Outcome] {
 		it, _ := NewIteration(s, threshold) // checked above
+		it.SetNear(near.Floor, near.Level)
 		return it
 	})
 	if err != nil {
@@ -160,12 +167,13 @@ func RunIteration(w lb.World, s puzzle.State, threshold int, cfg lb.Config) (Out
 // and in any world. The suspended iteration's seconds are those of its
 // last part.
 func Solve(w lb.World, s puzzle.State, cfg lb.Config) (Result, *lb.Outcome, error) {
-	return SolveNumbered(w, s, cfg, 0)
+	return SolveNumbered(w, s, cfg, 0, DefaultNear())
 }
 
 // SolveNumbered is Solve for the instance numbered instance among a
-// command's, which a suspension records in its State.
-func SolveNumbered(w lb.World, s puzzle.State, cfg lb.Config, instance int) (Result, *lb.Outcome, error) {
+// command's, which a suspension records in its State, with the tasks'
+// splits giving work away at the near levels.
+func SolveNumbered(w lb.World, s puzzle.State, cfg lb.Config, instance int, near Near) (Result, *lb.Outcome, error) {
 	if err := s.Validate(); err != nil {
 		return Result{}, nil, fmt.Errorf("parallel: %w", err)
 	}
@@ -189,7 +197,7 @@ func SolveNumbered(w lb.World, s puzzle.State, cfg lb.Config, instance int) (Res
 	for {
 		c := cfg
 		c.Resume, resume = resume, nil // only the suspended iteration resumes
-		o, out, err := RunIteration(w, s, threshold, c)
+		o, out, err := RunIterationNear(w, s, threshold, c, near)
 		total.Add(out)
 		var sus *lb.Suspended
 		if errors.As(err, &sus) {
