@@ -210,14 +210,7 @@ func TestSkeletonCounts(t *testing.T) {
 func TestSkeletonApp(t *testing.T) {
 	for _, name := range []string{"T1", "T3"} {
 		t.Run(name, func(t *testing.T) {
-			s, _ := SampleNamed(name)
-			p := s.Params()
-			if p.Type == Binomial {
-				p.B = 60
-			} else {
-				p.Depth = 5
-			}
-			tr := MustNew(p)
+			tr := smallSample(t, name)
 			// A Work visits a node's children together (at most
 			// MaxChildren), and a split's pieces' visits at once.
 			lbtest.TestApp(t, func() lb.App { return skeletonUTS(tr, BestKernel(), true).NewApp() },
@@ -428,14 +421,7 @@ func TestGroupCounts(t *testing.T) {
 func TestGroupApp(t *testing.T) {
 	for _, name := range []string{"T1", "T3"} {
 		t.Run(name, func(t *testing.T) {
-			s, _ := SampleNamed(name)
-			p := s.Params()
-			if p.Type == Binomial {
-				p.B = 60
-			} else {
-				p.Depth = 5
-			}
-			tr := MustNew(p)
+			tr := smallSample(t, name)
 			lbtest.TestApp(t, func() lb.App { return groupUTS(tr, BestKernel()).NewApp() },
 				lbtest.AppOptions{Exhaustive: true, Overshoot: 2 * MaxChildren})
 		})
