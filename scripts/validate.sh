@@ -32,7 +32,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
-cmdline="scripts/validate.sh$(printf ' %q' "$@")"
+cmdline=scripts/validate.sh
+[ $# -eq 0 ] || cmdline="$cmdline$(printf ' %q' "$@")"
 np=1,2
 worlds=embedded,openmpi,mpich
 apps=golomb,fifteen,uts,knapsack
