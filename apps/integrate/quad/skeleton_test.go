@@ -402,6 +402,46 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// ratioProblems are BenchmarkSkeletonRatio's integrations.
+func ratioProblems(b *testing.B) []struct {
+	name string
+	p    *Problem
+} {
+	osc, err := LookupFunc("osc")
+	if err != nil {
+		b.Fatal(err)
+	}
+	poly1, err := New(RandomPoly(1).Eval, 0, 1, Options{ThetaA: 1e-18, ThetaR: SeedThetaR, Rule: Relative})
+	if err != nil {
+		b.Fatal(err)
+	}
+	oscP, err := New(osc.F, 0, 1, Options{ThetaA: 1e-17, ThetaR: 1e-18})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return []struct {
+		name string
+		p    *Problem
+	}{{"poly1", poly1}, {"osc", oscP}}
+}
+
+// BenchmarkSkeletonSearch measures each implementation of skeletonApps
+// alone (for a profile of one): wall ns/node on BenchmarkSkeletonRatio's
+// integrations.
+func BenchmarkSkeletonSearch(b *testing.B) {
+	for _, c := range ratioProblems(b) {
+		for _, a := range skeletonApps {
+			b.Run(c.name+"/"+a.name, func(b *testing.B) {
+				var nodes int64
+				for b.Loop() {
+					nodes += searchApp(a.app(c.p))
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(nodes), "ns/node")
+			})
+		}
+	}
+}
+
 // BenchmarkSkeletonRatio measures the generality cost of package skeleton
 // on integrate, as skeleton's BenchmarkQueensRatio does on N-queens and
 // uts/tree's BenchmarkSkeletonRatio on UTS: on two integrations of a few
@@ -418,23 +458,9 @@ func cpuTime() time.Duration {
 //   - osc: x·sin(30x) under the absolute rule, θ_a = 10⁻¹⁷, θ_r = 10⁻¹⁸
 //     (results/scaling's integrate instance): 3 242 811 nodes.
 func BenchmarkSkeletonRatio(b *testing.B) {
-	osc, err := LookupFunc("osc")
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, c := range []struct {
-		name string
-		f    func(float64) float64
-		o    Options
-	}{
-		{"poly1", RandomPoly(1).Eval, Options{ThetaA: 1e-18, ThetaR: SeedThetaR, Rule: Relative}},
-		{"osc", osc.F, Options{ThetaA: 1e-17, ThetaR: 1e-18}},
-	} {
+	for _, c := range ratioProblems(b) {
 		b.Run(c.name, func(b *testing.B) {
-			p, err := New(c.f, 0, 1, c.o)
-			if err != nil {
-				b.Fatal(err)
-			}
+			p := c.p
 			want := p.Solve().Nodes
 			k := len(skeletonApps)
 			cpu := make([]time.Duration, k)
