@@ -37,7 +37,10 @@
 // nothing, a Space of single nodes takes 2.5 times its CPU time a node
 // (1.2 times with scalar hashing in both), and a Space whose nodes are
 // groups of up to 64 UTS nodes 1.14 times on T1 and 1.6 on T3
-// (docs/skeleton.md, "A shipped app: UTS").
+// (docs/skeleton.md, "A shipped app: UTS"). On integrate, a Space of
+// intervals takes 0.97-1.06 times the hand-written Task's CPU time a node
+// with its 584-byte Result folded through a pointer, and 1.6-2.1 times
+// folded by value (docs/skeleton.md, "A shipped app: integrate").
 //
 // # What the package derives
 //

@@ -20,7 +20,11 @@ type Enumeration[N, V any] struct {
 	// Combine(acc, v) for n's value v, in one call a node instead of two
 	// (on N-queens, about a tenth of the skeleton's time a node:
 	// docs/skeleton.md). Combine is still needed, to add up the ranks'
-	// results.
+	// results. acc is passed and returned by value at every node: for a
+	// V of more than a few words, make V a pointer (nil the identity)
+	// that Fold updates in place and returns, and Combine return a new
+	// value (integrate's 584-byte Result: 1.0-1.06 times the hand-written
+	// Task's CPU time a node by pointer, 1.6 by value; docs/skeleton.md).
 	Fold func(acc V, n N) V
 }
 

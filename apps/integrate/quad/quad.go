@@ -278,11 +278,33 @@ func (p *Problem) decodeInterval(b []byte) (interval, int, error) {
 	return interval{lo, hi, p.f(lo), p.f(hi), int32(level)}, 16 + k, nil
 }
 
+// bisect is the first half of the trapezoid rule at iv, before f(m): it
+// returns the midpoint m and A(a,b), and whether iv is a leaf valued
+// A(a,b) (narrower than 2θ_r, or no float64 strictly inside).
+func (iv *interval) bisect(thetaR float64) (m, whole float64, leaf bool) {
+	w := iv.b - iv.a
+	whole = float64(w*(iv.fa+iv.fb)) * 0.5
+	m = iv.a + 0.5*w
+	return m, whole, 0.5*w < thetaR || !(iv.a < m && m < iv.b)
+}
+
+// halves is the second half of the trapezoid rule at iv, given m, fm =
+// f(m) and whole = A(a,b) from bisect: it returns A(a,m) and A(m,b), and
+// whether iv is a leaf valued their sum (the accuracy test with threshold
+// theta, or a NaN or an infinity somewhere); otherwise [a,m] and [m,b]
+// are its children.
+func (iv *interval) halves(m, fm, whole, theta float64) (left, right float64, leaf bool) {
+	left = float64((m-iv.a)*(iv.fa+fm)) * 0.5
+	right = float64((iv.b-m)*(fm+iv.fb)) * 0.5
+	d := math.Abs(float64(left+right) - whole)
+	return left, right, d < theta || !(d <= math.MaxFloat64) // close enough, or NaN or Inf somewhere
+}
+
 // expand is the App's expansion step (nodestack.Expand): it evaluates up
 // to budget intervals from the end of st, depth first and left to right,
 // pushing the halves of those that spawn, and returns the stack and how
 // many it evaluated. Once the stack has grown to the tree's depth it
-// allocates nothing.
+// allocates nothing. bisect, f and halves evaluate a node.
 func (a *App) expand(st []interval, budget int64) ([]interval, int64) {
 	p := a.p
 	f, theta, thetaR := p.f, p.theta, p.opt.ThetaR
@@ -296,20 +318,16 @@ func (a *App) expand(st []interval, budget int64) ([]interval, int64) {
 		st = st[:len(st)-1]
 		nodes++
 		height = max(height, int64(iv.level))
-		w := iv.b - iv.a
-		whole := float64(w*(iv.fa+iv.fb)) * 0.5
-		m := iv.a + 0.5*w
-		if 0.5*w < thetaR || !(iv.a < m && m < iv.b) {
+		m, whole, leaf := iv.bisect(thetaR)
+		if leaf {
 			sum.Add(whole)
 			leaves++
 			digest += LeafHash(iv.a, iv.b)
 			continue
 		}
 		fm := f(m)
-		left := float64((m-iv.a)*(iv.fa+fm)) * 0.5
-		right := float64((iv.b-m)*(fm+iv.fb)) * 0.5
-		d := math.Abs(float64(left+right) - whole)
-		if d < theta || !(d <= math.MaxFloat64) { // close enough, or NaN or Inf somewhere
+		left, right, leaf := iv.halves(m, fm, whole, theta)
+		if leaf {
 			sum.Add(left)
 			sum.Add(right)
 			leaves++
