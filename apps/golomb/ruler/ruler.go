@@ -114,17 +114,18 @@ func NewProblem(n int, g []int, mode Mode, maxLen int) (*Problem, error) {
 // start, while the sequential search finds its good bounds early, in the
 // leftmost subtrees. Giving away the distances just after the victim's own
 // keeps the ranks near the sequential search's frontier, so that they learn
-// the bounds in about the order it does. Measured on the simulated GCel
-// (seed 1, docs/scaling.md), parallel over sequential nodes of `golomb 13`:
-// 1.00 on 16 ranks and 1.10 on 1024 at level 3 (1.01 and 1.17 at level 2,
-// 1.68 on 1024 splitting at the shallowest level). Deeper pieces are
-// smaller: level 3 pays from 12 marks on, level 1 at 11, and smaller
-// searches, shorter than a few thousand work slices, keep the shallowest
-// split.
+// the bounds in about the order it does. Deeper pieces are smaller and
+// cost more steals: level 2 pays from 12 marks on, level 1 at 11, and
+// smaller searches, shorter than a few thousand work slices, keep the
+// shallowest split. Level 3 searches fewer nodes at 1024 ranks (`golomb
+// 13` on the simulated GCel, seed 1: 1.01 times the sequential nodes
+// against 1.09 at level 2) but takes longer at every P measured, 2 to
+// 1024 (14.5 against 11.5 virtual seconds there; 1.06-2.2 times level 2's
+// time on 2 to 64 simulated cluster ranks; docs/scaling.md).
 func nearLevel(n int) int {
 	switch {
 	case n >= 12:
-		return 3
+		return 2
 	case n == 11:
 		return 1
 	}
