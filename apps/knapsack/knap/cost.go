@@ -7,8 +7,11 @@ import "github.com/treelb/treelb/lb"
 // catalogue (lb.MachineInfo.For), in ns:
 //
 //   - cluster, 6.0 ns: measured on the development machine, the median CPU
-//     time per node of the 26 sequential runs above 0.05 s in
-//     results/knapsack-fig4/fig4-p2.csv (5.8 to 6.5 ns).
+//     time per node of the 26 sequential runs above 0.05 s of the Fig. 4
+//     campaign of 4af72bc (5.8 to 6.5 ns; git history). Its rerun at
+//     4cdfe4e (results/knapsack-fig4/knapsack-fig4.csv: 81 sequential runs
+//     above 0.05 s) reads a median of 6.6 ns of search time a node (6.2 to
+//     7.7): the VM's speed drifts by that much (results/validate).
 //   - gcel, 2.45 µs: seed 002 §6.3 gives no node count or rate, only
 //     speedups against sequential time (Fig. 4, whose points are not in
 //     the text). Against golomb's 15.3 ns (15.8 ns in a run beside it: 12
