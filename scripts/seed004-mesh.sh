@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-results/seed004-mesh}
-export GOFLAGS=${GOFLAGS:--buildvcs=false}
+export GOFLAGS=-buildvcs=auto # the CSVs' provenance columns name the commit
 mkdir -p "$out"
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT

@@ -130,6 +130,18 @@ type Provenance struct {
 	Load       string `json:"load"` // the 1-, 5- and 15-minute load averages of /proc/loadavg, "unknown" without
 }
 
+// Columns returns the provenance as CSV columns, named as the campaign
+// runner's flattened JSON names them (provenance.version, …,
+// provenance.load), with their values, in the same order.
+func (p Provenance) Columns() (names, values []string) {
+	names = []string{"provenance.version", "provenance.commit", "provenance.modified", "provenance.go",
+		"provenance.host", "provenance.cpu", "provenance.cores", "provenance.gomaxprocs", "provenance.world",
+		"provenance.mpi", "provenance.mpi_library", "provenance.load"}
+	values = []string{p.Version, p.Commit, fmt.Sprint(p.Modified), p.Go, p.Host, p.CPU, fmt.Sprint(p.Cores),
+		fmt.Sprint(p.GOMAXPROCS), p.World, p.MPI, p.MPILibrary, p.Load}
+	return names, values
+}
+
 // Collect returns the provenance of a record of this process made now, for
 // a run in world ("" for output that no run made: "none"). Like Get, call
 // it under MPI from the rank function (or before the world starts).

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -129,5 +130,20 @@ func TestVersionShowsCommit(t *testing.T) {
 	}
 	if want := "\ncommit: " + head + " "; !strings.Contains(string(out), want) || strings.Contains(string(out), "(modified)") {
 		t.Errorf("--version of a build of a clean repository:\n%s\nwant %q, not modified", out, want)
+	}
+}
+
+// TestProvenanceColumns: the CSV columns are the JSON fields, in order,
+// prefixed provenance. (as the campaign runner flattens them).
+func TestProvenanceColumns(t *testing.T) {
+	names, values := Collect("sim").Columns()
+	ty := reflect.TypeOf(Provenance{})
+	if len(names) != ty.NumField() || len(values) != len(names) {
+		t.Fatalf("%d names, %d values, %d fields", len(names), len(values), ty.NumField())
+	}
+	for i := range ty.NumField() {
+		if want := "provenance." + ty.Field(i).Tag.Get("json"); names[i] != want {
+			t.Errorf("column %d is %q, want %q", i, names[i], want)
+		}
 	}
 }

@@ -11,7 +11,9 @@ import (
 
 	"github.com/treelb/treelb/hashtable"
 	"github.com/treelb/treelb/hashtable/simplot"
+	"github.com/treelb/treelb/internal/provcsv"
 	"github.com/treelb/treelb/runner"
+	"github.com/treelb/treelb/version"
 )
 
 func main() { runner.Main(newApp()) }
@@ -179,14 +181,29 @@ func writeFiles(dir string, r *hashtable.Reproduction) error {
 		}
 		return os.Rename(fh.Name(), filepath.Join(dir, name))
 	}
-	if err := write("fig1.csv", func(f *os.File) error { return hashtable.WriteSimCSV(f, r.Fig1) }); err != nil {
+	prov := version.Collect("")
+	if err := write("fig1.csv", func(f *os.File) error {
+		return stamped(f, prov, func(w io.Writer) error { return hashtable.WriteSimCSV(w, r.Fig1) })
+	}); err != nil {
 		return err
 	}
 	if len(r.Table1) > 0 {
-		if err := write("table1.csv", func(f *os.File) error { return hashtable.WriteTable1CSV(f, r.Table1) }); err != nil {
+		if err := write("table1.csv", func(f *os.File) error {
+			return stamped(f, prov, func(w io.Writer) error { return hashtable.WriteTable1CSV(w, r.Table1) })
+		}); err != nil {
 			return err
 		}
 	}
 	title := fmt.Sprintf("Experimental load balance factors (α = %g, β = %g, %s model, %d runs)", r.Alpha, r.Beta, r.Model, r.Runs)
 	return write("fig1.png", func(f *os.File) error { return simplot.Fig1PNG(f, r.Fig1, title) })
+}
+
+// stamped writes the CSV table that write makes to w with the provenance
+// columns of p on every row (internal/provcsv).
+func stamped(w io.Writer, p version.Provenance, write func(io.Writer) error) error {
+	s := provcsv.Writer(w, p)
+	if err := write(s); err != nil {
+		return err
+	}
+	return s.Close()
 }

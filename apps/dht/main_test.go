@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/treelb/treelb/hashtable"
 	"github.com/treelb/treelb/mpi"
 	"github.com/treelb/treelb/runner"
+	"github.com/treelb/treelb/version"
 )
 
 // run runs the command in process as Main would and returns its output and
@@ -64,6 +66,32 @@ func TestSim(t *testing.T) {
 			t.Error(err)
 		} else if st.Mode().Perm() != 0o644 {
 			t.Errorf("%s: mode %v, want 0644", f, st.Mode().Perm())
+		}
+	}
+	checkStamped(t, filepath.Join(dir, "fig1.csv"))
+}
+
+// checkStamped fails t unless every row of the CSV file has the
+// provenance columns, with this build's commit.
+func checkStamped(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) < 2 {
+		t.Fatalf("%s: %v, %d rows", path, err, len(rows))
+	}
+	names, values := version.Collect("").Columns()
+	k := len(rows[0]) - len(names)
+	if k < 1 || strings.Join(rows[0][k:], ",") != strings.Join(names, ",") {
+		t.Fatalf("%s: header %q lacks the provenance columns", path, rows[0])
+	}
+	for _, r := range rows[1:] {
+		if r[k+1] != values[1] || r[k+8] != "none" {
+			t.Errorf("%s: row %q: commit %q world %q", path, r, r[k+1], r[k+8])
 		}
 	}
 }

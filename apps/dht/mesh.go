@@ -13,6 +13,7 @@ import (
 	"github.com/treelb/treelb/hashtable/simplot"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/runner"
+	"github.com/treelb/treelb/version"
 )
 
 // meshCommand is "dht mesh": the dispatch phase on a simulated 2-D mesh,
@@ -171,7 +172,9 @@ func writeMeshFiles(dir string, pts []hashtable.MeshPoint, title string) error {
 		}
 		return os.Rename(fh.Name(), filepath.Join(dir, name))
 	}
-	if err := write(base+".csv", func(w io.Writer) error { return hashtable.WriteMeshCSV(w, pts) }); err != nil {
+	if err := write(base+".csv", func(w io.Writer) error {
+		return stamped(w, version.Collect(""), func(w io.Writer) error { return hashtable.WriteMeshCSV(w, pts) })
+	}); err != nil {
 		return err
 	}
 	return write(base+".png", func(w io.Writer) error { return simplot.MeshPNG(w, pts, title) })

@@ -22,6 +22,7 @@ func TestMesh(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	checkStamped(t, filepath.Join(dir, "mesh-cut-through.csv"))
 	out, err = run("mesh", "--max-p", "64", "-Q", "3", "--store-forward", "--machine", "cluster", "--hop-ns", "100", "--json")
 	var r meshReport
 	if err != nil || json.Unmarshal([]byte(out), &r) != nil {

@@ -43,6 +43,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/treelb/treelb/version"
 )
 
 // point is one configuration of the sweep.
@@ -91,7 +93,9 @@ func run() error {
 	}
 	defer os.RemoveAll(bin)
 	uts := filepath.Join(bin, "uts")
-	if b, err := exec.Command("go", "build", "-o", uts, "./apps/uts").CombinedOutput(); err != nil {
+	// -buildvcs=auto: every row's provenance names the commit (and whether
+	// the tree was modified), whatever GOFLAGS says.
+	if b, err := exec.Command("go", "build", "-buildvcs=auto", "-o", uts, "./apps/uts").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build ./apps/uts: %v\n%s", err, b)
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
@@ -102,7 +106,8 @@ func run() error {
 		return err
 	}
 	w := csv.NewWriter(f)
-	w.Write(columns)
+	provNames, _ := version.Provenance{}.Columns()
+	w.Write(append(slices.Clone(columns), provNames...))
 	for i, p := range pts {
 		for seed := 1; seed <= *seeds; seed++ {
 			args := []string{"--json", "--world", "sim", "--np", strconv.Itoa(*np), "--machine", "cluster",
@@ -115,11 +120,12 @@ func run() error {
 				return fmt.Errorf("uts %s: %v", strings.Join(args, " "), err)
 			}
 			var r struct {
-				Nodes          int64            `json:"nodes"`
-				Depth          int              `json:"depth"`
-				VirtualSeconds float64          `json:"virtual_seconds"`
-				LastWork       float64          `json:"last_work_seconds"`
-				Messages       map[string]int64 `json:"messages"`
+				Nodes          int64              `json:"nodes"`
+				Depth          int                `json:"depth"`
+				VirtualSeconds float64            `json:"virtual_seconds"`
+				LastWork       float64            `json:"last_work_seconds"`
+				Messages       map[string]int64   `json:"messages"`
+				Provenance     version.Provenance `json:"provenance"`
 			}
 			if err := json.Unmarshal(b, &r); err != nil {
 				return fmt.Errorf("uts %s: %v", strings.Join(args, " "), err)
@@ -132,11 +138,13 @@ func run() error {
 			excess := r.VirtualSeconds - tseq/float64(*np)
 			term := h * (p.latency + p.split) / 1e9
 			termDt := h * (float64(*budget)**nodeNS + p.latency + p.split) / 1e9
-			w.Write([]string{p.sweep, strconv.Itoa(p.depth), strconv.Itoa(*np), strconv.Itoa(*budget), fmt.Sprint(*nodeNS),
+			row := []string{p.sweep, strconv.Itoa(p.depth), strconv.Itoa(*np), strconv.Itoa(*budget), fmt.Sprint(*nodeNS),
 				fmt.Sprint(p.latency), fmt.Sprint(p.split), strconv.Itoa(seed), strconv.FormatInt(r.Nodes, 10),
 				g(tseq), g(r.VirtualSeconds), g(r.LastWork), g(excess), g(term), g(termDt), g(excess / term),
 				strconv.FormatInt(r.Messages["request"], 10), strconv.FormatInt(r.Messages["work"], 10),
-				"uts " + strings.Join(args, " ")})
+				"uts " + strings.Join(args, " ")}
+			_, prov := r.Provenance.Columns()
+			w.Write(append(row, prov...))
 		}
 	}
 	w.Flush()
@@ -164,7 +172,8 @@ func plotCSV(path, dir string) error {
 	if err != nil {
 		return err
 	}
-	if len(rows) < 2 || !slices.Equal(rows[0], columns) {
+	provNames, _ := version.Provenance{}.Columns()
+	if len(rows) < 2 || !slices.Equal(rows[0], append(slices.Clone(columns), provNames...)) {
 		return errors.New(path + ": not theorem1's columns")
 	}
 	col := map[string]int{}
