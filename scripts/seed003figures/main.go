@@ -45,6 +45,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/treelb/treelb/version"
 )
 
 // workload is one tree the time series run on.
@@ -134,12 +136,17 @@ var runColumns = []string{"workload", "policy", "p", "nodes", "height", "steps",
 	"last_saturated_fraction", "mean_disparity", "mean_disparity_saturated", "max_queue", "min_rank_nodes", "max_rank_nodes",
 	"ranks_below_quarter", "command"}
 
+// provColumns are the provenance columns every row of runs.csv and
+// traces.csv ends with (the run's, from its JSON) and trees.csv (this
+// process's: it derives the trees from the tables' trials).
+var provColumns, _ = version.Provenance{}.Columns()
+
 var traceColumns = func() []string {
 	c := []string{"workload", "policy", "p", "start_step", "end_step", "busy", "queued"}
 	for r := range maxP {
 		c = append(c, fmt.Sprintf("queue_%d", r))
 	}
-	return c
+	return append(c, provColumns...)
 }()
 
 // report is what the runs' JSON says.
@@ -154,6 +161,7 @@ type report struct {
 			MaxQueue int64 `json:"max_queue"`
 		} `json:"ranks"`
 	} `json:"stats"`
+	Provenance version.Provenance `json:"provenance"`
 }
 
 // runTraces runs every workload on every ring under both policies and
@@ -165,10 +173,11 @@ func runTraces(dir string) error {
 	}
 	defer os.RemoveAll(bin)
 	integrate := filepath.Join(bin, "integrate")
-	if b, err := exec.Command("go", "build", "-o", integrate, "./apps/integrate").CombinedOutput(); err != nil {
+	// -buildvcs=auto: every row's provenance names the commit.
+	if b, err := exec.Command("go", "build", "-buildvcs=auto", "-o", integrate, "./apps/integrate").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build ./apps/integrate: %v\n%s", err, b)
 	}
-	rf, rw, err := createCSV(filepath.Join(dir, "runs.csv"), runColumns)
+	rf, rw, err := createCSV(filepath.Join(dir, "runs.csv"), append(slices.Clone(runColumns), provColumns...))
 	if err != nil {
 		return err
 	}
@@ -207,7 +216,8 @@ func runTraces(dir string) error {
 					if err != nil {
 						return fmt.Errorf("%s: %w", cmd, err)
 					}
-					rw.Write(append(row, strings.Replace(cmd, "--trace "+trace, "--trace FILE", 1)))
+					_, prov := rep.Provenance.Columns()
+					rw.Write(append(append(row, strings.Replace(cmd, "--trace "+trace, "--trace FILE", 1)), prov...))
 				}
 			}
 		}
@@ -247,7 +257,8 @@ func traceRows(tw *csv.Writer, name, pol string, p int, rep report, rows [][]str
 				rec = append(rec, "")
 			}
 		}
-		tw.Write(rec)
+		_, prov := rep.Provenance.Columns()
+		tw.Write(append(rec, prov...))
 		if lo >= steps {
 			continue
 		}
@@ -298,10 +309,11 @@ func writeTrees(tables, path string) error {
 			return fmt.Errorf("%s: no column %s", tables, c)
 		}
 	}
-	f, w, err := createCSV(path, []string{"experiment", "rule", "param", "seed", "nodes", "height"})
+	f, w, err := createCSV(path, append([]string{"experiment", "rule", "param", "seed", "nodes", "height"}, provColumns...))
 	if err != nil {
 		return err
 	}
+	_, prov := version.Collect("").Columns()
 	seen := map[string]string{}
 	for _, r := range rows[1:] {
 		exp := "alpha"
@@ -318,7 +330,7 @@ func writeTrees(tables, path string) error {
 			continue
 		}
 		seen[key] = tree
-		w.Write([]string{exp, r[col["rule"]], r[col["param"]], r[col["seed"]], r[col["nodes"]], r[col["height"]]})
+		w.Write(append([]string{exp, r[col["rule"]], r[col["param"]], r[col["seed"]], r[col["nodes"]], r[col["height"]]}, prov...))
 	}
 	return closeCSV(f, w)
 }
