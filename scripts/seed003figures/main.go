@@ -12,8 +12,8 @@
 // which records the busy ranks and every rank's tasks queued, averaged over
 // buckets of whole steps (one step while a run is shorter than 1024 steps,
 // two for the trees here). The histograms read the trials of
-// results/seed003/integrate-tables.csv (the campaign preset seed003), one
-// entry per distinct tree.
+// results/seed003/seed003.csv (the campaign preset seed003), one entry per
+// distinct tree.
 //
 //	go run -tags tools ./scripts/seed003figures               # the runs, the CSVs, the plots, a summary on stdout
 //	go run -tags tools ./scripts/seed003figures --plot-only   # the plots and summary of the committed CSVs
@@ -89,7 +89,7 @@ func main() {
 
 func run() error {
 	out := flag.String("out", "results/seed003-figures", "output `DIR`: the CSVs and the plots")
-	tables := flag.String("tables", "results/seed003/integrate-tables.csv", "the trials of Tables 1 and 2, for the histograms (`FILE`)")
+	tables := flag.String("tables", "results/seed003/seed003.csv", "the trials of Tables 1 and 2, for the histograms: the campaign preset seed003's CSV (`FILE`)")
 	plotOnly := flag.Bool("plot-only", false, "draw the plots and the summary of DIR's CSVs, run nothing")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -295,6 +295,9 @@ func traceRows(tw *csv.Writer, name, pol string, p int, rep report, rows [][]str
 
 // writeTrees writes the distinct trees of the trials of Tables 1 and 2:
 // the α-trees by α and tree seed, the polynomials by rule, θ_a and seed.
+// tables is the campaign's CSV of the preset seed003 (a row per run: the
+// condition in run_instance) or its predecessor's integrate-tables.csv
+// (columns table, rule, param, seed).
 func writeTrees(tables, path string) error {
 	rows, err := readCSV(tables)
 	if err != nil {
@@ -303,6 +306,15 @@ func writeTrees(tables, path string) error {
 	col := map[string]int{}
 	for i, c := range rows[0] {
 		col[c] = i
+	}
+	if _, ok := col["run_instance"]; ok {
+		if rows, err = trialsOfCampaign(rows, col); err != nil {
+			return fmt.Errorf("%s: %w", tables, err)
+		}
+		col = map[string]int{}
+		for i, c := range rows[0] {
+			col[c] = i
+		}
 	}
 	for _, c := range []string{"table", "rule", "param", "seed", "nodes", "height"} {
 		if _, ok := col[c]; !ok {
@@ -333,6 +345,42 @@ func writeTrees(tables, path string) error {
 		w.Write(append([]string{exp, r[col["rule"]], r[col["param"]], r[col["seed"]], r[col["nodes"]], r[col["height"]]}, prov...))
 	}
 	return closeCSV(f, w)
+}
+
+// trialsOfCampaign turns the rows of the campaign's seed003 CSV into the
+// columns table, rule, param, seed, nodes and height, reading each trial's
+// condition from its instance (integrate alpha --alpha A --tree-seed S, or
+// integrate poly --poly-seed S --theta-a T --theta-r R --rule RULE).
+func trialsOfCampaign(rows [][]string, col map[string]int) ([][]string, error) {
+	for _, c := range []string{"run_instance", "nodes", "height"} {
+		if _, ok := col[c]; !ok {
+			return nil, fmt.Errorf("no column %s", c)
+		}
+	}
+	out := [][]string{{"table", "rule", "param", "seed", "nodes", "height"}}
+	for i, r := range rows[1:] {
+		f := strings.Fields(r[col["run_instance"]])
+		flag := func(name string) string {
+			if j := slices.Index(f, name); j >= 0 && j+1 < len(f) {
+				return f[j+1]
+			}
+			return ""
+		}
+		var rec []string
+		switch {
+		case len(f) > 1 && f[1] == "alpha":
+			rec = []string{"1", "", flag("--alpha"), flag("--tree-seed")}
+		case len(f) > 1 && f[1] == "poly":
+			rec = []string{"2", flag("--rule"), flag("--theta-a"), flag("--poly-seed")}
+		default:
+			return nil, fmt.Errorf("row %d: %q is no trial of seed 003's tables", i+2, r[col["run_instance"]])
+		}
+		if slices.Contains(rec[2:], "") {
+			return nil, fmt.Errorf("row %d: %q lacks its parameter or seed", i+2, r[col["run_instance"]])
+		}
+		out = append(out, append(rec, r[col["nodes"]], r[col["height"]]))
+	}
+	return out, nil
 }
 
 // provenance writes what made the runs: the commit (and whether the tree
