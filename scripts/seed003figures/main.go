@@ -12,8 +12,8 @@
 // which records the busy ranks and every rank's tasks queued, averaged over
 // buckets of whole steps (one step while a run is shorter than 1024 steps,
 // two for the trees here). The histograms read the trials of
-// results/seed003/seed003.csv (the campaign preset seed003), one entry per
-// distinct tree.
+// results/seed003/seed003.csv.gz (the campaign preset seed003's CSV,
+// compressed), one entry per distinct tree.
 //
 //	go run -tags tools ./scripts/seed003figures               # the runs, the CSVs, the plots, a summary on stdout
 //	go run -tags tools ./scripts/seed003figures --plot-only   # the plots and summary of the committed CSVs
@@ -23,6 +23,7 @@
 package main
 
 import (
+	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -89,7 +90,7 @@ func main() {
 
 func run() error {
 	out := flag.String("out", "results/seed003-figures", "output `DIR`: the CSVs and the plots")
-	tables := flag.String("tables", "results/seed003/seed003.csv", "the trials of Tables 1 and 2, for the histograms: the campaign preset seed003's CSV (`FILE`)")
+	tables := flag.String("tables", "results/seed003/seed003.csv.gz", "the trials of Tables 1 and 2, for the histograms: the campaign preset seed003's CSV, gzipped or not (`FILE`)")
 	plotOnly := flag.Bool("plot-only", false, "draw the plots and the summary of DIR's CSVs, run nothing")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -441,7 +442,16 @@ func readCSV(path string) ([][]string, error) {
 		return nil, err
 	}
 	defer f.Close()
-	r := csv.NewReader(f)
+	var in io.Reader = f
+	if strings.HasSuffix(path, ".gz") { // the seed003 campaign's CSV is committed compressed
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		defer z.Close()
+		in = z
+	}
+	r := csv.NewReader(in)
 	r.FieldsPerRecord = -1
 	rows, err := r.ReadAll()
 	if err != nil {
