@@ -23,6 +23,7 @@
 package main
 
 import (
+	"cmp"
 	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
@@ -328,6 +329,7 @@ func writeTrees(tables, path string) error {
 	}
 	_, prov := version.Collect("").Columns()
 	seen := map[string]string{}
+	var recs [][]string
 	for _, r := range rows[1:] {
 		exp := "alpha"
 		if r[col["table"]] == "2" {
@@ -343,7 +345,22 @@ func writeTrees(tables, path string) error {
 			continue
 		}
 		seen[key] = tree
-		w.Write(append([]string{exp, r[col["rule"]], r[col["param"]], r[col["seed"]], r[col["nodes"]], r[col["height"]]}, prov...))
+		recs = append(recs, []string{exp, r[col["rule"]], r[col["param"]], r[col["seed"]], r[col["nodes"]], r[col["height"]]})
+	}
+	// In the order of the experiment, rule, parameter and seed, whatever
+	// the order in which the campaign's runs finished.
+	num := func(x string) float64 { v, _ := strconv.ParseFloat(x, 64); return v }
+	slices.SortFunc(recs, func(a, b []string) int {
+		if c := strings.Compare(a[0]+","+a[1], b[0]+","+b[1]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(num(a[2]), num(b[2])); c != 0 {
+			return c
+		}
+		return cmp.Compare(num(a[3]), num(b[3]))
+	})
+	for _, r := range recs {
+		w.Write(append(r, prov...))
 	}
 	return closeCSV(f, w)
 }
