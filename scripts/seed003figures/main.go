@@ -115,7 +115,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	traces, err := readCSV(filepath.Join(*out, "traces.csv"))
+	traces, err := readCSV(filepath.Join(*out, "traces.csv.gz"))
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ type report struct {
 }
 
 // runTraces runs every workload on every ring under both policies and
-// writes runs.csv and traces.csv.
+// writes runs.csv and traces.csv.gz.
 func runTraces(dir string) error {
 	bin, err := os.MkdirTemp("", "seed003figures")
 	if err != nil {
@@ -183,7 +183,7 @@ func runTraces(dir string) error {
 	if err != nil {
 		return err
 	}
-	tf, tw, err := createCSV(filepath.Join(dir, "traces.csv"), traceColumns)
+	tf, tw, err := createCSV(filepath.Join(dir, "traces.csv.gz"), traceColumns)
 	if err != nil {
 		rf.Close()
 		return err
@@ -438,17 +438,33 @@ func provenance(path string) error {
 
 func g(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 
-func createCSV(path string, header []string) (*os.File, *csv.Writer, error) {
+// createCSV creates the CSV file path with its header, gzipped when the
+// path ends in .gz (traces.csv.gz: 3.9 MB as text).
+func createCSV(path string, header []string) (io.Closer, *csv.Writer, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	w := csv.NewWriter(f)
+	var c io.Closer = f
+	var out io.Writer = f
+	if strings.HasSuffix(path, ".gz") {
+		z, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
+		c, out = gzFile{z, f}, z
+	}
+	w := csv.NewWriter(out)
 	w.Write(header)
-	return f, w, nil
+	return c, w, nil
 }
 
-func closeCSV(f *os.File, w *csv.Writer) error {
+// gzFile closes a gzip stream and then its file.
+type gzFile struct {
+	z *gzip.Writer
+	f *os.File
+}
+
+func (g gzFile) Close() error { return errors.Join(g.z.Close(), g.f.Close()) }
+
+func closeCSV(f io.Closer, w *csv.Writer) error {
 	w.Flush()
 	return errors.Join(w.Error(), f.Close())
 }
