@@ -1,10 +1,9 @@
 package skeleton_test
 
 import (
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/treelb/treelb/internal/benchratio"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/skeleton"
 )
@@ -35,23 +34,8 @@ var queensApps = []struct {
 }
 
 // search works app's root to its end in slices of 4096 nodes, as a
-// balancer's rank works them, and returns the nodes.
-func search(app lb.App) int64 {
-	var nodes int64
-	for t := app.Root(); !t.Empty(); {
-		nodes += t.Work(4096)
-	}
-	return nodes
-}
-
-// cpuTime is the CPU time of the process, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+// balancer's rank works them, and returns the nodes (benchratio.Work).
+func search(app lb.App) int64 { return benchratio.Work(app) }
 
 // BenchmarkQueens measures the node rate of each implementation: ns/node
 // of wall time.
@@ -76,22 +60,14 @@ func BenchmarkQueens(b *testing.B) {
 // child-ratio and queens-ratio the same for the other skeleton searches.
 func BenchmarkQueensRatio(b *testing.B) {
 	k := len(queensApps)
-	cpu := make([]time.Duration, k)
-	nodes := make([]int64, k)
-	for i := 0; b.Loop(); i++ {
-		for j := range k {
-			if i%2 == 1 {
-				j = k - 1 - j
-			}
-			t0 := cpuTime()
-			nodes[j] += search(queensApps[j].app())
-			cpu[j] += cpuTime() - t0
-		}
-	}
-	ns := make([]float64, k)
+	names := make([]string, k)
 	for j, c := range queensApps {
-		ns[j] = float64(cpu[j].Nanoseconds()) / float64(nodes[j])
-		b.ReportMetric(ns[j], c.name+"-cpu-ns/node")
+		names[j] = c.name
+	}
+	byName := benchratio.Alternate(b, names, func(j int) int64 { return search(queensApps[j].app()) })
+	ns := make([]float64, k)
+	for j, name := range names {
+		ns[j] = byName[name]
 	}
 	hand := ns[k-1]
 	b.ReportMetric(ns[0]/hand, "ratio")

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/treelb/treelb/internal/benchratio"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/lbtest"
 	"github.com/treelb/treelb/lb/sim"
@@ -373,9 +372,7 @@ var skeletonApps = []struct {
 // balancer's rank works them, and returns its result's nodes (-1 when the
 // skeleton's count and its Result's differ).
 func searchApp(app lb.App) int64 {
-	for t := app.Root(); !t.Empty(); {
-		t.Work(4096)
-	}
+	benchratio.Work(app)
 	switch a := app.(type) {
 	case *App:
 		return a.Result().Nodes
@@ -391,15 +388,6 @@ func searchApp(app lb.App) int64 {
 		panic(fmt.Sprintf("searchApp: %T", app))
 	}
 	return -1
-}
-
-// cpuTime is the CPU time of the process, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // ratioProblems are BenchmarkSkeletonRatio's integrations.
@@ -462,28 +450,17 @@ func BenchmarkSkeletonRatio(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			p := c.p
 			want := p.Solve().Nodes
-			k := len(skeletonApps)
-			cpu := make([]time.Duration, k)
-			nodes := make([]int64, k)
-			for i := 0; b.Loop(); i++ {
-				for j := range k {
-					if i%2 == 1 {
-						j = k - 1 - j
-					}
-					t0 := cpuTime()
-					n := searchApp(skeletonApps[j].app(p))
-					cpu[j] += cpuTime() - t0
-					if n != want {
-						b.Fatalf("%s on %s: %d nodes, not %d", skeletonApps[j].name, c.name, n, want)
-					}
-					nodes[j] += n
-				}
-			}
-			ns := make(map[string]float64, k)
+			names := make([]string, len(skeletonApps))
 			for j, a := range skeletonApps {
-				ns[a.name] = float64(cpu[j].Nanoseconds()) / float64(nodes[j])
-				b.ReportMetric(ns[a.name], a.name+"-cpu-ns/node")
+				names[j] = a.name
 			}
+			ns := benchratio.Alternate(b, names, func(j int) int64 {
+				n := searchApp(skeletonApps[j].app(p))
+				if n != want {
+					b.Fatalf("%s on %s: %d nodes, not %d", skeletonApps[j].name, c.name, n, want)
+				}
+				return n
+			})
 			b.ReportMetric(ns["skeleton"]/ns["hand"], "ratio")
 			b.ReportMetric(ns["pointer"]/ns["hand"], "pointer-ratio")
 			b.ReportMetric(ns["child"]/ns["hand"], "child-ratio")

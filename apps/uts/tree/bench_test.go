@@ -4,10 +4,9 @@ import (
 	"crypto/sha1"
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/treelb/treelb/internal/benchratio"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/skeleton"
 )
@@ -110,9 +109,7 @@ var skeletonApps = []struct {
 // counted (its result's, not Work's count: groupSpace's Work counts
 // groups).
 func searchApp(app lb.App) int64 {
-	for t := app.Root(); !t.Empty(); {
-		t.Work(4096)
-	}
+	benchratio.Work(app)
 	switch a := app.(type) {
 	case *App:
 		return a.Result().Nodes
@@ -120,15 +117,6 @@ func searchApp(app lb.App) int64 {
 		return a.Result().Value.Nodes
 	}
 	panic(fmt.Sprintf("searchApp: %T", app))
-}
-
-// cpuTime is the CPU time of the process, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkSkeletonRatio measures the generality cost of package skeleton
@@ -145,28 +133,17 @@ func BenchmarkSkeletonRatio(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			s, _ := SampleNamed(name)
 			tr := MustNew(s.Params())
-			k := len(skeletonApps)
-			cpu := make([]time.Duration, k)
-			nodes := make([]int64, k)
-			for i := 0; b.Loop(); i++ {
-				for j := range k {
-					if i%2 == 1 {
-						j = k - 1 - j
-					}
-					t0 := cpuTime()
-					n := searchApp(skeletonApps[j].app(tr))
-					cpu[j] += cpuTime() - t0
-					if n != s.Nodes {
-						b.Fatalf("%s on %s: %d nodes, not %d", skeletonApps[j].name, name, n, s.Nodes)
-					}
-					nodes[j] += n
+			names := make([]string, len(skeletonApps))
+			for j, a := range skeletonApps {
+				names[j] = a.name
+			}
+			ns := benchratio.Alternate(b, names, func(j int) int64 {
+				n := searchApp(skeletonApps[j].app(tr))
+				if n != s.Nodes {
+					b.Fatalf("%s on %s: %d nodes, not %d", skeletonApps[j].name, name, n, s.Nodes)
 				}
-			}
-			ns := make(map[string]float64, k)
-			for j, c := range skeletonApps {
-				ns[c.name] = float64(cpu[j].Nanoseconds()) / float64(nodes[j])
-				b.ReportMetric(ns[c.name], c.name+"-cpu-ns/node")
-			}
+				return n
+			})
 			b.ReportMetric(ns["skeleton"]/ns["hand"], "ratio")
 			b.ReportMetric(ns["group"]/ns["hand"], "group-ratio")
 			b.ReportMetric(ns["skeleton-crypto"]/ns["hand-crypto"], "crypto-ratio")
