@@ -59,7 +59,7 @@ func validatePreset() Preset {
 			{"machines", "results/validate/machines", "directory of the calibrated models, WORLD-APP-bBUDGET.json"},
 			{"budgets", "10,100,1000,10000", "the budgets Δt in nodes, comma-separated"},
 			{"table", "", "also write the comparison as CSV to this `FILE`"},
-			{"provenance", "", "what made the campaign (scripts/validate.sh's command line, commit, machine): the last column of every row of the table"}},
+			{"provenance", "", "what made the campaign (scripts/validate.sh's command line, commit, machine): the table's \"campaign\" column, before the provenance.* columns of each row's runs"}},
 		CSV: "results/validate/validate.csv", Title: "the simulator against real runs",
 		Make: validateKeys}
 }
@@ -194,6 +194,10 @@ type ValidationRow struct {
 	// Explains names the larger part when the error misses the row target:
 	// "nodes" (the real run searched other nodes), "node cost" or "loop".
 	Explains string
+	// Provenance is the provenance.* columns of the configuration's first
+	// real run, in the runs table's order (what was run, where, and the
+	// load): WriteValidation copies them into every row.
+	Provenance []Field
 }
 
 // Validation returns the validation rows of a validate campaign's table:
@@ -278,6 +282,11 @@ func Validation(t *Table) ([]ValidationRow, error) {
 			work = append(work, ws)
 		}
 		r.Real, r.Wall = SpreadOf(secs), SpreadOf(walls)
+		for _, col := range t.Columns {
+			if strings.HasPrefix(col, "provenance.") {
+				r.Provenance = append(r.Provenance, Field{col, t.Get(real[c][0], col)})
+			}
+		}
 		r.Sim = num(si, "virtual_seconds")
 		if c.budget == 0 {
 			// The simulator runs the sequential solver without a clock: its
@@ -327,28 +336,50 @@ func Validation(t *Table) ([]ValidationRow, error) {
 	return rows, nil
 }
 
-// ValidationColumns returns the columns of WriteValidation's CSV.
+// ValidationColumns returns the columns of WriteValidation's CSV before
+// the provenance: "campaign" (the command line, commit, machine and start
+// of the campaign that wrote the table), then the provenance.* columns of
+// the row's real runs (version.Provenance.Columns).
 func ValidationColumns() []string {
 	return []string{"instance", "balancer", "np", "budget", "real_seconds_median", "real_seconds_min", "real_seconds_max", "repeats",
 		"wall_seconds_median", "load_min", "load_max", "sim_seconds", "error_pct", "nodes_real", "nodes_sim", "slices_real", "slices_sim",
-		"messages_real", "messages_sim", "node_ns_real", "node_ns_sim", "slice_ns_sim", "d_work_seconds", "d_rest_seconds", "explains", "provenance"}
+		"messages_real", "messages_sim", "node_ns_real", "node_ns_sim", "slice_ns_sim", "d_work_seconds", "d_rest_seconds", "explains", "campaign"}
 }
 
-// WriteValidation writes the rows as CSV (ValidationColumns) to path,
-// each with provenance in its last column.
-func WriteValidation(path string, rows []ValidationRow, provenance string) error {
+// WriteValidation writes the rows as CSV to path: ValidationColumns, with
+// campaign in the "campaign" column of every row, then the provenance.*
+// columns of the first row's runs (every row's runs have the same ones:
+// one campaign, one build).
+func WriteValidation(path string, rows []ValidationRow, campaign string) error {
+	if len(rows) == 0 {
+		return fmt.Errorf("campaign: %s: no rows to write", path)
+	}
+	var prov []string
+	for _, p := range rows[0].Provenance {
+		prov = append(prov, p.Name)
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := csv.NewWriter(f)
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
-	w.Write(ValidationColumns())
+	w.Write(append(ValidationColumns(), prov...))
 	for _, r := range rows {
-		w.Write([]string{r.Instance, r.Balancer, strconv.Itoa(r.NP), strconv.FormatInt(r.Budget, 10), g(r.Real.Median), g(r.Real.Min), g(r.Real.Max),
+		rec := []string{r.Instance, r.Balancer, strconv.Itoa(r.NP), strconv.FormatInt(r.Budget, 10), g(r.Real.Median), g(r.Real.Min), g(r.Real.Max),
 			strconv.Itoa(r.Real.N), g(r.Wall.Median), g(r.LoadMin), g(r.LoadMax), g(r.Sim), g(r.ErrorPct), g(r.Nodes[0]), g(r.Nodes[1]),
 			g(r.Slices[0]), g(r.Slices[1]), g(r.Messages[0]), g(r.Messages[1]), g(r.NodeNS[0]), g(r.NodeNS[1]),
-			g(r.SliceNS), g(r.DWork), g(r.DRest), r.Explains, provenance})
+			g(r.SliceNS), g(r.DWork), g(r.DRest), r.Explains, campaign}
+		for _, name := range prov {
+			v := ""
+			for _, p := range r.Provenance {
+				if p.Name == name {
+					v = p.Value
+				}
+			}
+			rec = append(rec, v)
+		}
+		w.Write(rec)
 	}
 	w.Flush()
 	if err := errors.Join(w.Error(), f.Close()); err != nil {

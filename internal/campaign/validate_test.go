@@ -93,7 +93,7 @@ func TestValidation(t *testing.T) {
 			f = append(f, Field{"virtual_seconds", seconds}, Field{"machine.node_ns", "10"}, Field{"machine.poll_ns", "4"},
 				Field{"machine.slice_ns", "96"})
 		} else {
-			f = append(f, Field{"seconds", seconds})
+			f = append(f, Field{"seconds", seconds}, Field{"provenance.commit", "c" + seconds}, Field{"provenance.host", "vm"})
 		}
 		if _, err := tab.Add(f); err != nil {
 			t.Fatal(err)
@@ -121,6 +121,10 @@ func TestValidation(t *testing.T) {
 	if r.SliceNS != 100 || r.NodeNS != [2]float64{20, 10} || math.Abs(r.DWork-0.5) > 1e-9 || math.Abs(r.DRest-(-0.4)) > 1e-9 || r.Explains != "" {
 		t.Errorf("ns/node %v, ns/slice %g, Δwork %g, Δloop %g, explains %q", r.NodeNS, r.SliceNS, r.DWork, r.DRest, r.Explains)
 	}
+	// The provenance of the configuration's first real run.
+	if want := []Field{{"provenance.commit", "c1.0"}, {"provenance.host", "vm"}}; !slices.Equal(r.Provenance, want) {
+		t.Errorf("provenance %v, want %v", r.Provenance, want)
+	}
 	if r.LoadMin != 0.5 || r.LoadMax != 1.5 {
 		t.Errorf("load %g–%g, want 0.5–1.5", r.LoadMin, r.LoadMax)
 	}
@@ -136,7 +140,8 @@ func TestValidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	back, err := ReadTable(path)
-	if err != nil || len(back.Rows) != 1 || !slices.Equal(back.Columns, ValidationColumns()) || back.Get(0, "provenance") != "made by a test" || back.Get(0, "error_pct") != "-9.09091" {
+	if err != nil || len(back.Rows) != 1 || !slices.Equal(back.Columns, append(ValidationColumns(), "provenance.commit", "provenance.host")) ||
+		back.Get(0, "campaign") != "made by a test" || back.Get(0, "provenance.commit") != "c1.0" || back.Get(0, "error_pct") != "-9.09091" {
 		t.Errorf("the table's CSV read back: %v, %+v", err, back)
 	}
 	// A miss twice as slow in the model, all of it in the work: node cost.
