@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/treelb/treelb/version"
 	"maps"
 	"math"
 	"os"
@@ -688,6 +689,34 @@ func TestPresetLayout(t *testing.T) {
 	for _, p := range Presets() {
 		if want := "results/" + p.Name + "/" + p.Name + ".csv"; p.CSV != want {
 			t.Errorf("preset %s writes %s, want %s", p.Name, p.CSV, want)
+		}
+	}
+}
+
+// A foreign program's rows carry its source (repository, commit, build and
+// MPI) in their provenance, not the campaign's version; without a Source
+// they say it is unknown.
+func TestForeignProvenance(t *testing.T) {
+	r := runner(t.TempDir(), new(int), 0)
+	r.Exec = func(ctx context.Context, cmd []string) (Output, error) {
+		return Output{Stdout: []byte("Tree size = 102181082, tree depth = 13, num leaves = 81746377\nWallclock time = 12.5 sec\n")}, nil
+	}
+	r.Launcher = []string{"mpirun", "-np", "{np}"}
+	r.Sources = map[string]*Source{"uts-ref-mpi": {Repo: "https://example.org/uts", Commit: "8b0c41a", Build: "mpicc -O3", MPI: "openmpi"}}
+	keys := []Key{{World: "mpi", NP: 2, Balancer: "ws", Instance: "uts-ref-mpi T1L"}, {World: "embedded", NP: 1, Balancer: Seq, Instance: "uts-ref T1L"}}
+	tab, err := r.Run(context.Background(), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][4]string{
+		{"uts-ref-mpi: https://example.org/uts at 8b0c41a, built with mpicc -O3", "8b0c41a", "mpi", "openmpi"},
+		{"uts-ref: source unknown", version.Unknown, "embedded", "none"},
+	}
+	checkProvenance(t, tab)
+	for i, w := range want {
+		got := [4]string{tab.Get(i, "provenance.version"), tab.Get(i, "provenance.commit"), tab.Get(i, "provenance.world"), tab.Get(i, "provenance.mpi")}
+		if got != w {
+			t.Errorf("row %d (%s): provenance %q, want %q", i, tab.Get(i, ColInstance), got, w)
 		}
 	}
 }

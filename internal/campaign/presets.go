@@ -53,6 +53,19 @@ type Setup struct {
 	Report func(w io.Writer, t *Table) error
 	// NoPlots leaves the plots out (tables that plot nothing).
 	NoPlots bool
+	// Sources says where each foreign program the runs name came from, by
+	// its name: the runner writes it into the provenance of the program's
+	// rows. Build may complete it (the MPI it found).
+	Sources map[string]*Source
+}
+
+// Source is where a foreign program came from: the provenance of its
+// runs' rows, in place of a treelb command's own.
+type Source struct {
+	Repo   string // the repository it was fetched from, as the preset names it
+	Commit string // the revision built
+	Build  string // how: the compiler and its flags
+	MPI    string // for an MPI program, the MPI its compiler wrapper belongs to
 }
 
 // Presets returns every preset, by name.

@@ -108,9 +108,10 @@ func utsRefPreset() Preset {
 					keys = append(keys, Key{World: "embedded", NP: 1, Balancer: Seq, Instance: "uts-ref " + t, Repeat: r})
 				}
 			}
-			return Setup{Keys: keys, NoPlots: true, Report: utsRefReport,
+			src := &Source{Repo: utsRefRepo, Commit: utsCodeCommit, Build: utsRefBuild}
+			return Setup{Keys: keys, NoPlots: true, Report: utsRefReport, Sources: map[string]*Source{"uts-ref": src},
 				Build: func(ctx context.Context, bin string, log io.Writer) error {
-					return buildUTSRef(ctx, p["ref"], trees, bin, false, log)
+					return buildUTSRef(ctx, p["ref"], trees, bin, src, log)
 				}}, nil
 		}}
 }
@@ -154,9 +155,10 @@ func utsRefMPIPreset() Preset {
 					}
 				}
 			}
-			return Setup{Keys: keys, NoPlots: true, Report: utsRefMPIReport,
+			src := &Source{Repo: utsRefRepo, Commit: utsCodeCommit, Build: utsRefMPIBuild}
+			return Setup{Keys: keys, NoPlots: true, Report: utsRefMPIReport, Sources: map[string]*Source{"uts-ref-mpi": src},
 				Build: func(ctx context.Context, bin string, log io.Writer) error {
-					return buildUTSRef(ctx, p["ref"], trees, bin, true, log)
+					return buildUTSRef(ctx, p["ref"], trees, bin, src, log)
 				}}, nil
 		}}
 }
@@ -173,12 +175,19 @@ func utsTrees(s string) ([]string, error) {
 	return out, nil
 }
 
+// The UTS reference's builds: the sequential program (uts_shm.c with the
+// BRG SHA-1) and the MPI work stealing.
+const (
+	utsRefBuild    = "gcc -O3 -DBRG_RNG uts_shm.c rng/brg_sha1.c uts.c -lm"
+	utsRefMPIBuild = "mpicc -O3 -DBRG_RNG -D__MPI__ uts_dm.c stats.c dequeue.c dlist.c mpi_workstealing.c rng/brg_sha1.c uts.c -lm"
+)
+
 // buildUTSRef extracts the UTS reference's code at utsCodeCommit from the
 // repository ref (a directory, or a URL to clone), checks that the trees'
-// flags are those of its sample_trees.sh, and builds its sequential
-// program (uts_shm.c with the BRG SHA-1, gcc -O3) as bin/uts-ref, or with
-// mpi its MPI work stealing (mpicc) as bin/uts-ref-mpi.
-func buildUTSRef(ctx context.Context, ref string, trees []string, bin string, mpi bool, log io.Writer) error {
+// flags are those of its sample_trees.sh, and builds src's program
+// (utsRefBuild as bin/uts-ref, or utsRefMPIBuild as bin/uts-ref-mpi,
+// noting in src the MPI of mpicc).
+func buildUTSRef(ctx context.Context, ref string, trees []string, bin string, src *Source, log io.Writer) error {
 	dir, err := os.MkdirTemp("", "uts-reference")
 	if err != nil {
 		return err
@@ -191,8 +200,8 @@ func buildUTSRef(ctx context.Context, ref string, trees []string, bin string, mp
 			return fmt.Errorf("cloning %s: %w", ref, err)
 		}
 	}
-	src := filepath.Join(dir, "src")
-	if err := os.Mkdir(src, 0o755); err != nil {
+	code := filepath.Join(dir, "src")
+	if err := os.Mkdir(code, 0o755); err != nil {
 		return err
 	}
 	tarball, err := exec.CommandContext(ctx, "git", "-C", repo, "archive", utsCodeCommit).Output()
@@ -200,7 +209,7 @@ func buildUTSRef(ctx context.Context, ref string, trees []string, bin string, mp
 		return fmt.Errorf("git archive %s in %s: %w", utsCodeCommit, repo, err)
 	}
 	untar := exec.CommandContext(ctx, "tar", "-x")
-	untar.Dir, untar.Stdin = src, bytes.NewReader(tarball)
+	untar.Dir, untar.Stdin = code, bytes.NewReader(tarball)
 	if out, err := untar.CombinedOutput(); err != nil {
 		return fmt.Errorf("unpacking the reference: %w: %s", err, out)
 	}
@@ -218,11 +227,26 @@ func buildUTSRef(ctx context.Context, ref string, trees []string, bin string, mp
 			return fmt.Errorf("%s: the reference's sample_trees.sh says %q, our table %q", s.Name, got, s.Args)
 		}
 	}
-	if mpi {
-		return run(ctx, src, log, "mpicc", "-O3", "-DBRG_RNG", "-D__MPI__", "-o", filepath.Join(bin, "uts-ref-mpi"), "uts_dm.c", "stats.c",
-			"dequeue.c", "dlist.c", "mpi_workstealing.c", "rng/brg_sha1.c", "uts.c", "-lm")
+	args := strings.Fields(src.Build)
+	name := "uts-ref"
+	if args[0] == "mpicc" {
+		name = "uts-ref-mpi"
+		src.MPI = wrapperMPI(ctx)
 	}
-	return run(ctx, src, log, "gcc", "-O3", "-DBRG_RNG", "-o", filepath.Join(bin, "uts-ref"), "uts_shm.c", "rng/brg_sha1.c", "uts.c", "-lm")
+	args = append([]string{args[0], "-o", filepath.Join(bin, name)}, args[1:]...)
+	return run(ctx, code, log, args...)
+}
+
+// wrapperMPI returns the MPI that mpicc belongs to: "openmpi" or "mpich"
+// and the version it states, "unknown" when it says neither.
+func wrapperMPI(ctx context.Context) string {
+	if out, err := exec.CommandContext(ctx, "mpicc", "--showme:version").CombinedOutput(); err == nil && strings.Contains(string(out), "Open MPI") {
+		return "openmpi (" + strings.TrimSpace(string(out)) + ")"
+	}
+	if out, err := exec.CommandContext(ctx, "mpicc", "-show").CombinedOutput(); err == nil && strings.Contains(strings.ToLower(string(out)), "mpich") {
+		return "mpich"
+	}
+	return "unknown"
 }
 
 // run runs a command in dir, saying so on log; its output is in the error.
@@ -406,7 +430,8 @@ func expknapPreset() Preset {
 					}
 				}
 			}
-			return Setup{Keys: keys, NoPlots: true, Report: expknapReport,
+			src := &Source{Repo: p["repo"], Commit: p["commit"], Build: "gcc -O2 -w driver.c -lm (driver.c: campaign.ExpknapDriver, including expknap.c)"}
+			return Setup{Keys: keys, NoPlots: true, Report: expknapReport, Sources: map[string]*Source{"expknap": src},
 				Build: func(ctx context.Context, bin string, log io.Writer) error {
 					return buildExpknap(ctx, p["repo"], p["commit"], bin, log)
 				}}, nil

@@ -43,6 +43,9 @@ type Runner struct {
 	Load func() float64
 	// Cores is the machine's cores for the load warning; 0: runtime.NumCPU().
 	Cores int
+	// Sources says where the foreign programs came from, by name (a
+	// preset's Setup.Sources): their rows' provenance.
+	Sources map[string]*Source
 
 	mu     sync.Mutex // guards inputs
 	inputs map[string]string
@@ -350,9 +353,26 @@ func (r *Runner) runWith(ctx context.Context, k Key, seqNodes int64, started fun
 		Field{ColWall, strconv.FormatFloat(wall, 'f', 3, 64)}, Field{ColCPU, strconv.FormatFloat(out.CPUSeconds, 'f', 3, 64)})
 	fields = append(fields, js...)
 	if !hasPrefix(js, "provenance.") {
-		// A foreign program: the campaign's own provenance, for the world
-		// it ran in.
-		pf, err := provenanceFields(version.Collect(w.Name))
+		// Output without provenance: the campaign's own, for the world it
+		// ran in; for a foreign program, the machine's (host, CPU, load)
+		// with the program's source in place of treelb's version, commit
+		// and MPI.
+		p := version.Collect(w.Name)
+		if _, ok := LookupForeign(App(k.Instance)); ok {
+			p.Version, p.Commit, p.Modified = App(k.Instance)+": source unknown", version.Unknown, false
+			p.MPI = "none"
+			if w.Name == "mpi" {
+				p.MPI = version.Unknown
+			}
+			if s := r.Sources[App(k.Instance)]; s != nil {
+				p.Version, p.Commit = fmt.Sprintf("%s: %s at %s, built with %s", App(k.Instance), s.Repo, s.Commit, s.Build), s.Commit
+				if w.Name == "mpi" && s.MPI != "" {
+					p.MPI = s.MPI
+				}
+			}
+			p.MPILibrary = p.MPI
+		}
+		pf, err := provenanceFields(p)
 		if err != nil {
 			return result{cmd: shown, err: err}
 		}

@@ -183,7 +183,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return err
 		}
 		r := campaign.Runner{CSV: *csvPath, JSONL: *jsonl, BinDir: *binDir, Launcher: launch, Timeout: *timeout, Progress: stderr,
-			Jobs: *jobs, InputDir: *inputs}
+			Jobs: *jobs, InputDir: *inputs, Sources: setup.Sources}
 		if *dry {
 			t, todo, err := r.Todo(keys)
 			if err != nil {
