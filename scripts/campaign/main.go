@@ -182,6 +182,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if err := os.MkdirAll(filepath.Dir(*csvPath), 0o755); err != nil {
 			return err
 		}
+		if *binDir != "" {
+			// Absolute: the presets build their foreign programs into it
+			// from a directory of their own.
+			if *binDir, err = filepath.Abs(*binDir); err != nil {
+				return fmt.Errorf("--bin-dir: %w", err)
+			}
+		}
 		r := campaign.Runner{CSV: *csvPath, JSONL: *jsonl, BinDir: *binDir, Launcher: launch, Timeout: *timeout, Progress: stderr,
 			Jobs: *jobs, InputDir: *inputs, Sources: setup.Sources}
 		if *dry {
