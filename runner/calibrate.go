@@ -1,10 +1,12 @@
 package runner
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -137,6 +139,50 @@ func calibrateNodes(app lb.App, d time.Duration) (float64, error) {
 		ns = append(ns, float64(spent.Nanoseconds())/float64(n))
 	}
 	return slices.Min(ns), nil
+}
+
+// calibrateBusy returns on rank 0 of c the CPU nanoseconds per node of
+// the app's search while every rank of c searches at once
+// (lb.Machine.BusyNodeNS): each rank times three passes of about d/3 from
+// a fresh root of its own app (newApp), a barrier before each so that the
+// ranks' passes overlap, and keeps its least; rank 0 returns their mean,
+// the other ranks 0. It is collective; a rank whose app fails reports it
+// to rank 0, which returns the error.
+func calibrateBusy(c *mpi.Comm, newApp func() (lb.App, error), d time.Duration) (float64, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	app, err := newApp()
+	best := math.Inf(1)
+	for range 3 {
+		if err := c.Barrier(); err != nil {
+			return 0, fmt.Errorf("calibrating the busy node cost: %w", err)
+		}
+		if app == nil {
+			continue
+		}
+		if spent, n := timeNodes(app.Root(), d/3, 0); n > 0 {
+			best = min(best, float64(spent.Nanoseconds())/float64(n))
+		}
+	}
+	if err != nil || math.IsInf(best, 1) {
+		best = math.NaN() // the sum says a rank failed
+	}
+	// The sum of the ranks' figures, to rank 0.
+	sum := make([]byte, 8)
+	if err := c.ReduceFunc(binary.LittleEndian.AppendUint64(nil, math.Float64bits(best)), sum, 0, func(inout, in []byte) {
+		v := math.Float64frombits(binary.LittleEndian.Uint64(inout)) + math.Float64frombits(binary.LittleEndian.Uint64(in))
+		binary.LittleEndian.PutUint64(inout, math.Float64bits(v))
+	}); err != nil {
+		return 0, fmt.Errorf("calibrating the busy node cost: %w", err)
+	}
+	if c.Rank() != 0 {
+		return 0, nil
+	}
+	v := math.Float64frombits(binary.LittleEndian.Uint64(sum)) / float64(c.Size())
+	if math.IsNaN(v) {
+		return 0, errors.New("calibrating the busy node cost: a rank could not time its search")
+	}
+	return v, nil
 }
 
 // The budgets of the slice calibration (calibrateSlice): by default Δt =
@@ -318,7 +364,7 @@ func trimmedMean(xs []float64) float64 {
 func (r *Run) calibrated(task, comm lb.Machine, world string, ranks int) lb.Machine {
 	m := comm
 	m.NodeNS, m.SplitNS, m.SendByteNS, m.RecvByteNS = task.NodeNS, task.SplitNS, task.SendByteNS, task.RecvByteNS
-	m.SliceNS = task.SliceNS
+	m.SliceNS, m.BusyNodeNS = task.SliceNS, task.BusyNodeNS
 	m.Name = "calibrated-" + world
 	host, _ := os.Hostname()
 	load, _ := os.ReadFile("/proc/loadavg")
@@ -359,11 +405,17 @@ func (r *Run) calibrateSim(sample func() (lb.App, error)) (lb.Machine, error) {
 	note, world := "", "embedded"
 	if mpi.WorldName == "embedded" {
 		err := mpi.Run(2, func(c *mpi.Comm) error {
+			// Both ranks search at once first: the node's cost with the
+			// cores busy.
+			busy, err := calibrateBusy(c, sample, calibrationTime)
+			if err != nil {
+				return err
+			}
 			m, err := driver.Calibrate(c, calibrationTime)
 			if c.Rank() != 0 || err != nil {
 				return err
 			}
-			comm = m
+			comm, task.BusyNodeNS = m, busy
 			// Rank 1 is gone: rank 0's loop polls alone.
 			task.SliceNS, err = r.calibrateSlice(c, sample, task.NodeNS, m.PollNS)
 			return err
@@ -462,6 +514,13 @@ func (r *Run) calibrateWorld(sample func() (lb.App, error)) error {
 			return bad
 		}
 		return &quietError{code: int(msg[0])}
+	}
+	// Every rank searches at once: the node's cost with the cores busy.
+	// (An error is rank 0's, which it returns; the others end with it.)
+	if r.Comm.Size() > 1 {
+		if task.BusyNodeNS, err = calibrateBusy(r.Comm, sample, calibrationTime); err != nil {
+			return err
+		}
 	}
 	if r.Rank() != 0 {
 		return nil

@@ -72,7 +72,7 @@ func TestCalibrateMachine(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the calibrated model does not load: %v\n%s", err, out)
 	}
-	if m.Name != "calibrated-embedded" || m.NodeNS <= 0 || m.PollNS <= 0 || m.SliceNS <= 0 || m.SendNS <= 0 || m.RecvNS <= 0 ||
+	if m.Name != "calibrated-embedded" || m.NodeNS <= 0 || m.BusyNodeNS <= 0 || m.PollNS <= 0 || m.SliceNS <= 0 || m.SendNS <= 0 || m.RecvNS <= 0 ||
 		m.SplitNS <= 0 || m.SendByteNS <= 0 || m.RecvByteNS <= 0 || !strings.Contains(m.Source, "--calibrate") ||
 		!strings.Contains(m.Source, "slice's cost at a budget of 10 against 10000") {
 		t.Fatalf("calibrated model %+v", m)
@@ -82,7 +82,8 @@ func TestCalibrateMachine(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--calibrate --budget 100: status %d: %s", code, errs)
 	}
-	if m100, err := lb.ParseMachine([]byte(out100)); err != nil || !strings.Contains(m100.Source, "at a budget of 100 against 10000") {
+	// One rank has no busy node cost: there is no other rank to be busy.
+	if m100, err := lb.ParseMachine([]byte(out100)); err != nil || !strings.Contains(m100.Source, "at a budget of 100 against 10000") || m100.BusyNodeNS != 0 {
 		t.Fatalf("--calibrate --budget 100: %+v (%v)", m100, err)
 	}
 	file := filepath.Join(t.TempDir(), "m.json")

@@ -305,6 +305,9 @@ func Validation(t *Table) ([]ValidationRow, error) {
 		if v, ok := t.Float(si, "machine.node_ns"); ok {
 			model = v // the row's own model (a model per budget)
 		}
+		if v, ok := t.Float(si, "machine.busy_node_ns"); ok && v > 0 && c.np > 1 {
+			model = v // what the simulator charges more than one rank
+		}
 		r.NodeNS = [2]float64{Median(nodeNS), model}
 		for _, col := range []string{"machine.poll_ns", "machine.slice_ns"} {
 			if v, ok := t.Float(si, col); ok {

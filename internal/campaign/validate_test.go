@@ -144,6 +144,14 @@ func TestValidation(t *testing.T) {
 		back.Get(0, "campaign") != "made by a test" || back.Get(0, "provenance.commit") != "c1.0" || back.Get(0, "error_pct") != "-9.09091" {
 		t.Errorf("the table's CSV read back: %v, %+v", err, back)
 	}
+	// At P > 1 the model's node cost is its busy one, when it has one.
+	busy := Table{Columns: append(slices.Clone(tab.Columns), "machine.busy_node_ns")}
+	for _, row := range tab.Rows {
+		busy.Rows = append(busy.Rows, append(slices.Clone(row), "12"))
+	}
+	if rows, err := Validation(&busy); err != nil || rows[0].NodeNS != [2]float64{20, 12} {
+		t.Errorf("with a busy node cost: ns/node %v (%v), want [20 12]", rows[0].NodeNS, err)
+	}
 	// A miss twice as slow in the model, all of it in the work: node cost.
 	tab.Rows[3][tab.Col("virtual_seconds")] = "2.2"
 	tab.Rows[3][tab.Col("stats.total.work_seconds")] = "4.4"

@@ -88,7 +88,11 @@ func New(p int, cfg Config) (lb.World, error) {
 	if err := mc.Validate(); err != nil {
 		return nil, err
 	}
-	m := machine{Machine: mc, node: ps(mc.NodeNS), overhead: ps(mc.OverheadNS), latency: ps(mc.LatencyNS),
+	node := mc.NodeNS
+	if p > 1 && mc.BusyNodeNS > 0 && !mc.Steps {
+		node = mc.BusyNodeNS // every core busy (lb.Machine.BusyNodeNS)
+	}
+	m := machine{Machine: mc, node: ps(node), overhead: ps(mc.OverheadNS), latency: ps(mc.LatencyNS),
 		gap: ps(mc.GapNS), byteT: ps(mc.ByteNS), hop: ps(mc.HopNS), jitter: ps(mc.JitterNS), split: ps(mc.SplitNS),
 		poll: ps(mc.PollNS) + ps(mc.SliceNS), send: ps(mc.SendNS), recv: ps(mc.RecvNS), sendByte: ps(mc.SendByteNS),
 		recvByte: ps(mc.RecvByteNS), pause: ps(mc.PauseNS)}

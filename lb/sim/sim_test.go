@@ -186,6 +186,24 @@ func TestSimSplitCost(t *testing.T) {
 	}
 }
 
+// TestSimBusyNodeCost: a machine's BusyNodeNS, a node's cost while every
+// core works, is charged for every node of a run of more than one rank,
+// NodeNS for a run of one; the sequential baseline stays at NodeNS.
+func TestSimBusyNodeCost(t *testing.T) {
+	m := func(busy float64) lb.Machine { return lb.Machine{NodeNS: 10, LatencyNS: 1000, BusyNodeNS: busy} }
+	const n = 100000
+	if alone, busy := rangeRun(t, 1, m(0), "rp", nil, 100, n), rangeRun(t, 1, m(25), "rp", nil, 100, n); alone.Seconds != busy.Seconds {
+		t.Errorf("one rank: %g s with a busy node cost, %g s without: want the same", busy.Seconds, alone.Seconds)
+	}
+	idle, busy := rangeRun(t, 2, m(0), "static", lb.StaticOptions{Levels: 1}, 100, n), rangeRun(t, 2, m(25), "static", lb.StaticOptions{Levels: 1}, 100, n)
+	if got, want := busy.Total.WorkSeconds, 2.5*idle.Total.WorkSeconds; math.Abs(got-want) > 1e-12 || math.Abs(idle.Total.WorkSeconds-n*10e-9) > 1e-12 {
+		t.Errorf("two ranks: %g s of work at 25 ns a node, want %g (2.5 × %g)", got, want, idle.Total.WorkSeconds)
+	}
+	if err := (lb.Machine{BusyNodeNS: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "busy-node-ns") {
+		t.Errorf("a negative busy node cost: %v", err)
+	}
+}
+
 // TestSimPollCost: a machine's PollNS charges one poll after every work
 // slice. On one rank with static placement of no levels (no messages but
 // termination's, which one rank does not send), a range of N nodes in
