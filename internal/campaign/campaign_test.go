@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseWorld(t *testing.T) {
@@ -354,24 +355,52 @@ func checkProvenance(t *testing.T, tab *Table) {
 // cores than it has ranks.
 func TestLoadWarning(t *testing.T) {
 	for _, c := range []struct {
-		before, after float64
-		cores, ranks  int
-		warn          bool
+		before, after, ownBefore, ownAfter float64
+		cores, ranks                       int
+		warn                               bool
 	}{
-		{0.1, 0.2, 4, 2, false},
-		{2.0, 2.0, 4, 2, false}, // exactly the 2 cores left free
-		{2.5, 2.0, 4, 2, true},  // others wanted more than the 2 left free
-		{0.5, 4.6, 4, 2, true},  // after, less the run's 2: 2.6 > 2
-		{0.5, 4.0, 4, 2, false}, // after: the run's own 2 ranks and 2 others
-		{0, 0, 2, 4, true},      // more ranks than cores
-		{0.9, 1.0, 2, 1, false},
-		{1.1, 1.0, 2, 1, true},
-		{-1, -1, 2, 1, false}, // unknown load
+		{0.1, 0.2, 0, 0, 4, 2, false},
+		{2.0, 2.0, 0, 0, 4, 2, false},  // exactly the 2 cores left free
+		{2.5, 2.0, 0, 0, 4, 2, true},   // others wanted more than the 2 left free
+		{0.5, 4.6, 0, 2, 4, 2, true},   // after, less the run's 2: 2.6 > 2
+		{0.5, 4.0, 0, 2, 4, 2, false},  // after: the run's own 2 ranks and 2 others
+		{0.5, 4.0, 0, 0.1, 4, 2, true}, // a short run adds little: the rest is others'
+		{0, 0, 0, 0, 2, 4, true},       // more ranks than cores
+		{0.9, 1.0, 0, 0, 2, 1, false},
+		{1.1, 1.0, 0, 0, 2, 1, false}, // within the slack
+		{1.3, 1.0, 0, 0, 2, 1, true},
+		{1.3, 1.9, 1.25, 1.85, 2, 2, false}, // the load the campaign's earlier runs left behind
+		{1.3, 1.9, 0.25, 1.85, 2, 2, true},
+		{-1, -1, 0, 0, 2, 1, false}, // unknown load
 	} {
-		w := LoadWarning(c.before, c.after, c.cores, c.ranks)
+		w := LoadWarning(c.before, c.after, c.ownBefore, c.ownAfter, c.cores, c.ranks)
 		if (w != "") != c.warn {
-			t.Errorf("load %g, %g on %d cores, %d ranks: warning %q, want %v", c.before, c.after, c.cores, c.ranks, w, c.warn)
+			t.Errorf("load %g, %g (own %g, %g) on %d cores, %d ranks: warning %q, want %v", c.before, c.after, c.ownBefore, c.ownAfter, c.cores, c.ranks, w, c.warn)
 		}
+	}
+}
+
+// TestOwnLoad: the campaign's estimate of its own share of the load
+// average follows the kernel's exponential average: a minute of 2 busy
+// CPUs from nothing leaves 2(1 − 1/e), which then decays by 1/e a minute.
+func TestOwnLoad(t *testing.T) {
+	var o ownLoad
+	t0 := time.Unix(1000, 0)
+	if o.share(t0) != 0 {
+		t.Fatal("a share before any run")
+	}
+	o.add(t0, t0.Add(time.Minute), 2)
+	want := 2 * (1 - 1/math.E)
+	if got := o.share(t0.Add(time.Minute)); math.Abs(got-want) > 1e-12 {
+		t.Errorf("after a minute of 2 busy CPUs: %g, want %g", got, want)
+	}
+	if got := o.share(t0.Add(2 * time.Minute)); math.Abs(got-want/math.E) > 1e-12 {
+		t.Errorf("a minute later: %g, want %g", got, want/math.E)
+	}
+	// A second run starts from what is left.
+	o.add(t0.Add(2*time.Minute), t0.Add(3*time.Minute), 1)
+	if got, w := o.share(t0.Add(3*time.Minute)), want/math.E/math.E+(1-1/math.E); math.Abs(got-w) > 1e-12 {
+		t.Errorf("after a second run: %g, want %g", got, w)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,8 +48,45 @@ type Runner struct {
 	// preset's Setup.Sources): their rows' provenance.
 	Sources map[string]*Source
 
-	mu     sync.Mutex // guards inputs
+	mu     sync.Mutex // guards inputs and own
 	inputs map[string]string
+	own    ownLoad // the campaign's own runs' share of the load average
+}
+
+// ownLoad estimates the share of the 1-minute load average that the
+// campaign's own runs account for, as the kernel averages it: an
+// exponential decay with a time constant of a minute towards the number
+// of CPUs the runs keep busy (a run's CPU seconds over its wall seconds).
+// A run's load warning judges the load before and after it less this
+// share, so that the runs before it (a 2-rank run leaves about 1.3 behind
+// after 80 s) do not flag it, and a short run is not credited with its
+// ranks (a 1-second run of 2 ranks adds 0.03 to the average).
+type ownLoad struct {
+	v  float64   // the share at time at
+	at time.Time // zero: no run yet
+}
+
+// loadSlack is the load beyond the free cores that LoadWarning lets
+// pass: the error of the own share's estimate and the kernel's own
+// background work (its threads, the campaign runner itself).
+const loadSlack = 0.2
+
+// loadDecay is the time constant of the 1-minute load average, in seconds.
+const loadDecay = 60
+
+// share returns the estimate at t.
+func (o *ownLoad) share(t time.Time) float64 {
+	if o.at.IsZero() {
+		return 0
+	}
+	return o.v * math.Exp(-max(t.Sub(o.at).Seconds(), 0)/loadDecay)
+}
+
+// add accounts for a run from start to end that kept busy CPUs busy.
+func (o *ownLoad) add(start, end time.Time, busy float64) {
+	v := o.share(start)
+	e := math.Exp(-max(end.Sub(start).Seconds(), 0) / loadDecay)
+	o.v, o.at = v*e+max(busy, 0)*(1-e), end
 }
 
 // Output is what running a command line gave: its standard output and the
@@ -312,8 +350,18 @@ func (r *Runner) runWith(ctx context.Context, k Key, seqNodes int64, started fun
 	before := load()
 	t0 := time.Now()
 	out, err := exe(ctx, cmd)
-	wall := time.Since(t0).Seconds()
+	t1 := time.Now()
+	wall := t1.Sub(t0).Seconds()
 	after := load()
+	r.mu.Lock()
+	ownBefore := r.own.share(t0)
+	busy := 0.0
+	if wall > 0 {
+		busy = out.CPUSeconds / wall
+	}
+	r.own.add(t0, t1, busy)
+	ownAfter := r.own.share(t1)
+	r.mu.Unlock()
 	if err != nil {
 		return result{cmd: shown, err: err}
 	}
@@ -336,7 +384,7 @@ func (r *Runner) runWith(ctx context.Context, k Key, seqNodes int64, started fun
 		if k.Baseline() {
 			ranks = 1
 		}
-		warning = LoadWarning(before, after, cores, ranks)
+		warning = LoadWarning(before, after, ownBefore, ownAfter, cores, ranks)
 	}
 	f := func(x float64) string {
 		if x < 0 {
@@ -383,19 +431,22 @@ func (r *Runner) runWith(ctx context.Context, k Key, seqNodes int64, started fun
 
 // LoadWarning returns why a real run's time may be disturbed by other
 // processes, "" when it is not: when it has more ranks than the machine
-// has cores, when the 1-minute load before it exceeded the cores its ranks
-// left free, or when the load after it, less its own ranks, did (the load
-// average follows a run's own ranks within about a minute, so a long run
-// is judged by what others added). A negative load is unknown.
-func LoadWarning(before, after float64, cores, ranks int) string {
-	free := cores - ranks
+// has cores, or when the 1-minute load average before or after it, less
+// the campaign's own share at that moment (ownBefore, ownAfter: its
+// earlier runs, and after it the run itself, as ownLoad estimates them),
+// exceeded the cores its ranks left free by more than loadSlack. A
+// negative load is unknown.
+func LoadWarning(before, after, ownBefore, ownAfter float64, cores, ranks int) string {
+	free := float64(cores-ranks) + loadSlack
 	switch {
 	case ranks > cores:
 		return fmt.Sprintf("%d ranks on %d cores", ranks, cores)
-	case before > float64(free):
-		return fmt.Sprintf("load %.2f before the run > %d cores left free (%d cores, %d ranks)", before, free, cores, ranks)
-	case after-float64(ranks) > float64(free):
-		return fmt.Sprintf("load %.2f after the run, less its %d ranks, > %d cores left free (%d cores)", after, ranks, free, cores)
+	case before-ownBefore > free:
+		return fmt.Sprintf("load %.2f before the run, %.2f of it not the campaign's own runs (estimated), > %d cores left free (%d cores, %d ranks)",
+			before, before-ownBefore, cores-ranks, cores, ranks)
+	case after-ownAfter > free:
+		return fmt.Sprintf("load %.2f after the run, %.2f of it not the campaign's own runs and this one (estimated), > %d cores left free (%d cores, %d ranks)",
+			after, after-ownAfter, cores-ranks, cores, ranks)
 	}
 	return ""
 }
