@@ -144,7 +144,8 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 		if errors.As(err, &se) {
 			return nil, err // it names the rank
 		}
-		return nil, fmt.Errorf("lb: rank %d: %w", c.Rank(), err)
+		// The world names the rank (mpi.Run: "rank 1: lb: …").
+		return nil, fmt.Errorf("lb: %w", err)
 	}
 	f, err := r.End(d.work.Seconds(), d.idle.Seconds(), time.Since(start).Seconds())
 	if err != nil {
