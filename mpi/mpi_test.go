@@ -12,10 +12,10 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/treelb/treelb/internal/benchratio"
 	"github.com/treelb/treelb/mpi"
 	"github.com/treelb/treelb/mpi/mpitest"
 )
@@ -194,11 +194,11 @@ func TestIdleYields(t *testing.T) {
 					}
 				}
 			} else {
-				cpu0, t0 := cpuTime(), time.Now()
+				cpu0, t0 := benchratio.CPUTime(), time.Now()
 				if err := w.wait(c); err != nil {
 					return err
 				}
-				cpu, wall := cpuTime()-cpu0, time.Since(t0)
+				cpu, wall := benchratio.CPUTime()-cpu0, time.Since(t0)
 				t.Logf("rank %d, %s: %v of CPU in %v", c.Rank(), w.name, cpu, wall)
 				if wall < delay/2 {
 					return fmt.Errorf("%s returned after %v, before rank 0 sent", w.name, wall)
@@ -216,13 +216,4 @@ func TestIdleYields(t *testing.T) {
 		}
 		return nil
 	})
-}
-
-// cpuTime is the user and system time of this process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

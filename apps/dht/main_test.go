@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"github.com/treelb/treelb/hashtable"
 	"github.com/treelb/treelb/mpi"
 	"github.com/treelb/treelb/runner"
+	"github.com/treelb/treelb/runner/runnertest"
 	"github.com/treelb/treelb/version"
 )
 
@@ -75,15 +75,7 @@ func TestSim(t *testing.T) {
 // provenance columns, with this build's commit.
 func checkStamped(t *testing.T, path string) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(rows) < 2 {
-		t.Fatalf("%s: %v, %d rows", path, err, len(rows))
-	}
+	rows := runnertest.ReadCSV(t, path)
 	names, values := version.Collect("").Columns()
 	k := len(rows[0]) - len(names)
 	if k < 1 || strings.Join(rows[0][k:], ",") != strings.Join(names, ",") {

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -267,15 +265,7 @@ func TestInvariant(t *testing.T) {
 // have 6 significant digits.
 func checkTrace(t *testing.T, path string, p int, virtual, busy float64) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(rows) < 2 {
-		t.Fatalf("--trace %s: %v, %d rows", path, err, len(rows))
-	}
+	rows := runnertest.ReadCSV(t, path)
 	want := "run,start_seconds,end_seconds,busy_ranks,busy_fraction,queued_tasks"
 	for r := range p {
 		want += fmt.Sprintf(",queue_%d", r)
@@ -287,6 +277,7 @@ func checkTrace(t *testing.T, path string, p int, virtual, busy float64) {
 	for i, row := range rows[1:] {
 		v := make([]float64, len(row))
 		for k, x := range row {
+			var err error
 			if v[k], err = strconv.ParseFloat(x, 64); err != nil {
 				t.Fatalf("--trace row %d: %v", i+1, err)
 			}

@@ -2,6 +2,7 @@ package runnertest
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"os"
@@ -176,4 +177,21 @@ func CheckProvenance(t testing.TB, out, world string) {
 			t.Errorf("provenance.world = %v, want %s", p["world"], world)
 		}
 	}
+}
+
+// ReadCSV returns the records of the CSV file at path, header first. It
+// fails t when the file cannot be read or parsed, or holds no row but the
+// header.
+func ReadCSV(t testing.TB, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) < 2 {
+		t.Fatalf("%s: %v, %d rows", path, err, len(rows))
+	}
+	return rows
 }
