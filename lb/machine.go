@@ -52,7 +52,8 @@ type Machine struct {
 	// one rank alone (NodeNS), then on all its ranks together. Cores that
 	// share a cache, a memory channel or a physical core (two hyperthreads,
 	// the two vCPUs of a small VM) slow each other down: on the
-	// development VM a node costs 15–30 % more with both vCPUs busy. The
+	// development VM a node costs up to 45 % more with both vCPUs busy
+	// (results/validate). The
 	// simulator charges BusyNodeNS instead of NodeNS for runs of more than
 	// one rank (all of a run's ranks are taken to share the calibrated
 	// machine's cores: between 2 ranks and the cores it over-charges runs

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -188,17 +187,14 @@ func calibrateBusy(c *mpi.Comm, newApp func() (lb.App, error), d time.Duration) 
 		best = math.NaN() // the sum says a rank failed
 	}
 	// The sum of the ranks' figures, to rank 0.
-	sum := make([]byte, 8)
-	if err := c.ReduceFunc(binary.LittleEndian.AppendUint64(nil, math.Float64bits(best)), sum, 0, func(inout, in []byte) {
-		v := math.Float64frombits(binary.LittleEndian.Uint64(inout)) + math.Float64frombits(binary.LittleEndian.Uint64(in))
-		binary.LittleEndian.PutUint64(inout, math.Float64bits(v))
-	}); err != nil {
+	sum := make([]float64, 1)
+	if err := mpi.Reduce(c, []float64{best}, sum, mpi.Sum, 0); err != nil {
 		return 0, fmt.Errorf("calibrating the busy node cost: %w", err)
 	}
 	if c.Rank() != 0 {
 		return 0, nil
 	}
-	v := math.Float64frombits(binary.LittleEndian.Uint64(sum)) / float64(c.Size())
+	v := sum[0] / float64(c.Size())
 	if math.IsNaN(v) {
 		return 0, errors.New("calibrating the busy node cost: a rank could not time its search")
 	}

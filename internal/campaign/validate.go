@@ -351,8 +351,8 @@ func ValidationColumns() []string {
 
 // WriteValidation writes the rows as CSV to path: ValidationColumns, with
 // campaign in the "campaign" column of every row, then the provenance.*
-// columns of the first row's runs (every row's runs have the same ones:
-// one campaign, one build).
+// columns of the rows' runs (Validation takes them from one table, so
+// every row has the same ones in the same order).
 func WriteValidation(path string, rows []ValidationRow, campaign string) error {
 	if len(rows) == 0 {
 		return fmt.Errorf("campaign: %s: no rows to write", path)
@@ -373,14 +373,8 @@ func WriteValidation(path string, rows []ValidationRow, campaign string) error {
 			strconv.Itoa(r.Real.N), g(r.Wall.Median), g(r.LoadMin), g(r.LoadMax), g(r.Sim), g(r.ErrorPct), g(r.Nodes[0]), g(r.Nodes[1]),
 			g(r.Slices[0]), g(r.Slices[1]), g(r.Messages[0]), g(r.Messages[1]), g(r.NodeNS[0]), g(r.NodeNS[1]),
 			g(r.SliceNS), g(r.DWork), g(r.DRest), r.Explains, campaign}
-		for _, name := range prov {
-			v := ""
-			for _, p := range r.Provenance {
-				if p.Name == name {
-					v = p.Value
-				}
-			}
-			rec = append(rec, v)
+		for _, p := range r.Provenance {
+			rec = append(rec, p.Value)
 		}
 		w.Write(rec)
 	}
