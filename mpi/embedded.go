@@ -40,6 +40,7 @@ type world struct {
 	once    sync.Once
 	err     error
 	start   time.Time
+	local   sync.Map // Comm.Local's values
 }
 
 type message struct {
@@ -147,6 +148,24 @@ func (w *world) fail(err error) {
 
 // Rank returns this rank's number, 0 ≤ Rank < Size.
 func (c *Comm) Rank() int { return c.rank }
+
+// Local returns the value that the ranks of this embedded world share
+// under key, made by make at the first call of any rank (make may run
+// more than once when ranks race, and one value is kept). It is not an MPI call: goroutine ranks share one process,
+// and a world that runs their work on shared goroutines (lb/driver's
+// pool of an oversubscribed world) meets there.
+func (c *Comm) Local(key any, make func() any) any {
+	if v, ok := c.w.local.Load(key); ok {
+		return v
+	}
+	v, _ := c.w.local.LoadOrStore(key, make())
+	return v
+}
+
+// Aborted returns a channel that is closed when the world is aborted: a
+// rank failed, panicked or called Abort. It is not an MPI call; it lets
+// work done for a rank outside its goroutine (Local) stop with the world.
+func (c *Comm) Aborted() <-chan struct{} { return c.w.done }
 
 // Size returns the number of ranks.
 func (c *Comm) Size() int { return c.w.size }

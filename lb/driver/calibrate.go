@@ -312,7 +312,7 @@ func Alone(c *mpi.Comm, job lb.Job) (lb.Stats, error) {
 	if err != nil {
 		return lb.Stats{}, err
 	}
-	d := loop{c: c, r: r, tick: minTick}
+	d := loop{c: c, pace: pace{r: r, tick: minTick}}
 	if err := d.run(nil); err != nil {
 		return lb.Stats{}, fmt.Errorf("lb: rank %d alone: %w", c.Rank(), err)
 	}

@@ -64,7 +64,26 @@ type Options struct {
 	// rank works longer than it, looks stalled to the idle ranks: the
 	// timeout must exceed those.
 	StallTimeout time.Duration
+
+	// Pool says where the ranks of an embedded world run their searches:
+	// on their own goroutines, or on a pool of GOMAXPROCS workers
+	// (pool.go). The MPI world ignores it.
+	Pool Pool
 }
+
+// Pool says where the ranks of an embedded world run their searches
+// (Options.Pool).
+type Pool int
+
+const (
+	// PoolAuto runs them on the pool when they outnumber GOMAXPROCS, each
+	// on its own goroutine otherwise.
+	PoolAuto Pool = iota
+	// PoolNever runs each on its own goroutine, the loop of an MPI rank.
+	PoolNever
+	// PoolAlways runs them on the pool whatever their number.
+	PoolAlways
+)
 
 // New returns the lb.World of the rank that owns c.
 func New(c *mpi.Comm) *World { return &World{c: c} }
@@ -134,12 +153,19 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 	if err := c.Barrier(); err != nil {
 		return nil, fmt.Errorf("lb: %w", err)
 	}
-	d := loop{c: c, r: r, tick: tick, stall: w.opt.StallTimeout}
+	p := pace{r: r, tick: tick, stall: w.opt.StallTimeout}
 	if cfg.Progress != nil && c.Rank() == 0 {
-		d.every = lb.ProgressEvery(cfg)
+		p.every = lb.ProgressEvery(cfg)
 	}
 	start := time.Now()
-	if err := d.run(share); err != nil {
+	if pooled(c, w.opt) {
+		err = runPooled(c, &p, share)
+	} else {
+		d := loop{c: c, pace: p}
+		err = d.run(share)
+		p = d.pace
+	}
+	if err != nil {
 		var se *StallError
 		if errors.As(err, &se) {
 			return nil, err // it names the rank
@@ -147,7 +173,7 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 		// The world names the rank (mpi.Run: "rank 1: lb: …").
 		return nil, fmt.Errorf("lb: %w", err)
 	}
-	f, err := r.End(d.work.Seconds(), d.idle.Seconds(), time.Since(start).Seconds())
+	f, err := r.End(p.work.Seconds(), p.idle.Seconds(), time.Since(start).Seconds())
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +185,7 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 		return nil, err
 	}
 	w.nodes += out.Total.Nodes
-	if d.every > 0 {
+	if p.every > 0 {
 		last := r.LastProgress()
 		cfg.Progress(lb.Progress{Nodes: w.nodes, Ranks: c.Size(), Incumbent: last.Incumbent, HasBound: last.HasBound})
 	}
@@ -168,17 +194,86 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 
 // loop is one rank's driver loop: the I/O around its lb.Rank.
 type loop struct {
+	pace
 	c       *mpi.Comm
-	r       *lb.Rank
 	pending []*mpi.Request
-	work    time.Duration
-	idle    time.Duration
-	tick    time.Duration // the length of the rank's tick (tickFor)
-	ticked  time.Time     // the wall time up to which the rank was told its ticks
-	every   time.Duration // rank 0 with Config.Progress: the interval of snapshots
-	next    time.Time     // and when the next is due
-	stall   time.Duration // Options.StallTimeout, 0 for no watchdog
-	heard   time.Time     // the last work slice or news of the search
+}
+
+// pace is the clock of one rank's driver loop, shared by the loop of its
+// own goroutine (loop) and the pool of an oversubscribed embedded world
+// (runPooled): the rank's work and idle time, its ticks, rank 0's
+// progress snapshots and the stall watchdog.
+type pace struct {
+	r      *lb.Rank
+	work   time.Duration
+	idle   time.Duration
+	tick   time.Duration // the length of the rank's tick (tickFor)
+	ticked time.Time     // the wall time up to which the rank was told its ticks
+	every  time.Duration // rank 0 with Config.Progress: the interval of snapshots
+	next   time.Time     // and when the next is due
+	stall  time.Duration // Options.StallTimeout, 0 for no watchdog
+	heard  time.Time     // the last work slice or news of the search
+}
+
+// begin starts the clock at now.
+func (p *pace) begin(now time.Time) {
+	p.ticked, p.heard = now, now
+	p.next = now.Add(p.every)
+}
+
+// progress asks rank 0 for a progress snapshot when one is due.
+func (p *pace) progress(now time.Time) {
+	if p.every > 0 && !now.Before(p.next) {
+		p.next = now.Add(p.every)
+		p.r.RequestProgress()
+	}
+}
+
+// advance tells the rank the ticks that passed by now.
+func (p *pace) advance(now time.Time) {
+	if k := now.Sub(p.ticked) / p.tick; k > 0 {
+		p.ticked = p.ticked.Add(k * p.tick)
+		p.r.Tick(int(min(k, 1<<30)))
+	}
+}
+
+// hear notes a message of kind k that arrived at now: news of the search
+// for the watchdog but another rank's request, which shows only that the
+// other rank waits too.
+func (p *pace) hear(k lb.Kind, now time.Time) {
+	if k != lb.KRequest {
+		p.heard = now
+	}
+}
+
+// stalled returns the watchdog's *StallError when the rank has done no
+// work and heard no news for Options.StallTimeout by now, else nil.
+func (p *pace) stalled(now time.Time) error {
+	if p.stall > 0 {
+		if quiet := now.Sub(p.heard); quiet >= p.stall {
+			return &StallError{State: p.r.State(), Quiet: quiet, Timeout: p.stall}
+		}
+	}
+	return nil
+}
+
+// until returns when an idle rank must wake without a message: its next
+// tick, rank 0's next progress snapshot or the watchdog's deadline; zero
+// for never.
+func (p *pace) until() time.Time {
+	var until time.Time
+	if n := p.r.NextTick(); n > 0 {
+		until = p.ticked.Add(time.Duration(n) * p.tick)
+	}
+	if p.every > 0 && (until.IsZero() || p.next.Before(until)) {
+		until = p.next
+	}
+	if p.stall > 0 {
+		if deadline := p.heard.Add(p.stall); until.IsZero() || deadline.Before(until) {
+			until = deadline
+		}
+	}
+	return until
 }
 
 // minTick is the shortest length of the rank's logical idle tick
@@ -259,9 +354,7 @@ func throttles(c *mpi.Comm) bool {
 // (Iprobe); when idle, block until a message arrives (seed 002 Fig. 1:
 // "blockingly") or the rank's next tick is due.
 func (d *loop) run(share [][]byte) error {
-	d.ticked = time.Now()
-	d.next = d.ticked.Add(d.every)
-	d.heard = d.ticked
+	d.begin(time.Now())
 	if err := d.r.Start(share); err != nil {
 		return err
 	}
@@ -269,12 +362,7 @@ func (d *loop) run(share [][]byte) error {
 		return err
 	}
 	for !d.r.Done() {
-		if d.every > 0 {
-			if now := time.Now(); !now.Before(d.next) {
-				d.next = now.Add(d.every)
-				d.r.RequestProgress()
-			}
-		}
+		d.progress(time.Now())
 		t0 := time.Now()
 		if _, ok := d.r.Work(); ok {
 			now := time.Now()
@@ -304,10 +392,8 @@ func (d *loop) run(share [][]byte) error {
 		if d.r.Done() {
 			break
 		}
-		if d.stall > 0 {
-			if quiet := time.Since(d.heard); quiet >= d.stall {
-				return &StallError{State: d.r.State(), Quiet: quiet, Timeout: d.stall}
-			}
+		if err := d.stalled(time.Now()); err != nil {
+			return err
 		}
 		st, ok, err := d.wait()
 		d.idle += time.Since(t0)
@@ -331,29 +417,10 @@ func (d *loop) run(share [][]byte) error {
 	return nil
 }
 
-// advance tells the rank the ticks that passed by now.
-func (d *loop) advance(now time.Time) {
-	if k := now.Sub(d.ticked) / d.tick; k > 0 {
-		d.ticked = d.ticked.Add(k * d.tick)
-		d.r.Tick(int(min(k, 1<<30)))
-	}
-}
-
-// wait blocks until a message arrives, or until the rank's next tick or a
-// progress snapshot is due (ok false).
+// wait blocks until a message arrives, or until the rank's next tick, a
+// progress snapshot or the watchdog is due (ok false).
 func (d *loop) wait() (mpi.Status, bool, error) {
-	var until time.Time
-	if n := d.r.NextTick(); n > 0 {
-		until = d.ticked.Add(time.Duration(n) * d.tick)
-	}
-	if d.every > 0 && (until.IsZero() || d.next.Before(until)) {
-		until = d.next
-	}
-	if d.stall > 0 {
-		if deadline := d.heard.Add(d.stall); until.IsZero() || deadline.Before(until) {
-			until = deadline
-		}
-	}
+	until := d.until()
 	if until.IsZero() {
 		st, err := d.c.Probe(mpi.AnySource, mpi.AnyTag)
 		return st, err == nil, err
@@ -370,11 +437,7 @@ func (d *loop) receive(st mpi.Status) error {
 	if _, err := d.c.Recv(buf, st.Source, st.Tag); err != nil {
 		return err
 	}
-	if st.Tag != int(lb.KRequest) {
-		// News of the search for the watchdog: another rank's request
-		// shows only that the other rank waits too.
-		d.heard = time.Now()
-	}
+	d.hear(lb.Kind(st.Tag), time.Now())
 	if err := d.r.Step(lb.Msg{From: st.Source, To: d.c.Rank(), Kind: lb.Kind(st.Tag), Data: buf}); err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -175,5 +177,72 @@ func TestSuspendEmbedded(t *testing.T) {
 				t.Fatalf("nodes %d (%d before the last segment + %d), sequential %d", res.Nodes, resume.Nodes, out.Total.Nodes, want.Nodes)
 			}
 		})
+	}
+}
+
+// TestPoolPanic: a panic in a rank's turn on the pool (here rank 0's poll
+// of Config.CheckpointDue, which a worker runs) ends the run with an
+// *mpi.PanicError that names the rank, leaves no rank waiting, and the
+// pool's workers end with the run.
+func TestPoolPanic(t *testing.T) {
+	before := runtime.NumGoroutine()
+	done := make(chan error, 1)
+	go func() {
+		done <- mpi.Run(6, func(c *mpi.Comm) error {
+			cfg := lb.Config{Budget: 50}
+			if c.Rank() == 0 {
+				cfg.CheckpointDue = func() bool { panic("boom") }
+			}
+			w := driver.NewWith(c, driver.Options{Pool: driver.PoolAlways})
+			_, _, err := lb.Run(w, cfg, func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(3, 14, lbtest.Count) })
+			return err
+		})
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a panic on the pool left the run waiting")
+	}
+	var pe *mpi.PanicError
+	if !errors.As(err, &pe) || pe.Rank != 0 || pe.Value != "boom" || !strings.Contains(string(pe.Stack), "(*session).turn") {
+		t.Fatalf("got %v, want rank 0's panic on a worker of the pool", err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines after the run, %d before", runtime.NumGoroutine(), before)
+		}
+	}
+}
+
+// TestPoolModes: the pool and the goroutine loop give the same exhaustive
+// count, also where the ranks do not outnumber the cores (PoolAlways) and
+// where they do (PoolNever); the times each rank reports are its own.
+func TestPoolModes(t *testing.T) {
+	want := lbtest.Sequential(5, 15, lbtest.Count)
+	for _, mode := range []driver.Pool{driver.PoolAuto, driver.PoolNever, driver.PoolAlways} {
+		for _, p := range []int{1, 2, 5} {
+			err := mpi.Run(p, func(c *mpi.Comm) error {
+				w := driver.NewWith(c, driver.Options{Pool: mode})
+				got, out, err := lb.Run(w, lb.Config{Budget: 40, RankStats: true}, func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(5, 15, lbtest.Count) })
+				if err != nil {
+					return err
+				}
+				if got != want {
+					return fmt.Errorf("got %+v, want %+v", got, want)
+				}
+				if c.Rank() == 0 {
+					for _, s := range out.Ranks {
+						if s.WorkSeconds <= 0 && s.Nodes > 0 || s.WorkSeconds+s.IdleSeconds > out.Seconds*1.01+0.001 {
+							return fmt.Errorf("rank %d: %d nodes, work %g s, idle %g s of a run of %g s", s.Rank, s.Nodes, s.WorkSeconds, s.IdleSeconds, out.Seconds)
+						}
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Errorf("pool mode %d, P=%d: %v", mode, p, err)
+			}
+		}
 	}
 }

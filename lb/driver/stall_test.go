@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,12 @@ import (
 // run ends with a *StallError that says a running rank's state and has
 // exit status ExitStall, within a few timeouts, instead of hanging.
 func TestStallWatchdog(t *testing.T) {
+	for _, mode := range []driver.Pool{driver.PoolNever, driver.PoolAlways} {
+		t.Run(fmt.Sprintf("pool=%d", mode), func(t *testing.T) { testStallWatchdog(t, mode) })
+	}
+}
+
+func testStallWatchdog(t *testing.T, mode driver.Pool) {
 	const timeout = 200 * time.Millisecond
 	start := time.Now()
 	err := mpi.Run(4, func(c *mpi.Comm) error {
@@ -29,7 +36,7 @@ func TestStallWatchdog(t *testing.T) {
 			_, err := c.Probe(0, mpi.MaxTag) // a message nobody sends: ends when the world is aborted
 			return err
 		}
-		w := driver.NewWith(c, driver.Options{StallTimeout: timeout})
+		w := driver.NewWith(c, driver.Options{StallTimeout: timeout, Pool: mode})
 		_, _, err := lb.Run(w, lb.Config{Seed: 1, Budget: 50}, func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(3, 12, lbtest.Count) })
 		return err
 	})

@@ -2,11 +2,12 @@ package lbtest
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
 // Ranks returns the rank counts of the variant tables (EachVariant) in the
-// world called world ("sim", "lockstep" or "embedded", as Worlds names
+// world called world ("sim", "lockstep", "embedded" or "embedded-goroutines", as Worlds names
 // them): 1 (no balancing at all), 2 (one partner), 3 and 7 (not powers of
 // two: the hypercube phases and the static leaves do not divide evenly),
 // 16 (the largest ring of the KOSO schedulers) and, in the simulated
@@ -15,8 +16,11 @@ import (
 // and 64 of them cost seconds of throttled polling a run; a test with an
 // instance small enough runs them there too (EachVariantOn).
 func Ranks(world string) []int {
-	if world == "embedded" {
+	switch world {
+	case "embedded":
 		return []int{1, 2, 3, 7, 16}
+	case "embedded-goroutines": // as "embedded" where it runs ranks on the pool
+		return []int{3, 7, 16}
 	}
 	return []int{1, 2, 3, 7, 16, 64}
 }
@@ -47,7 +51,7 @@ func EachVariantOn(t *testing.T, world string, ranks []int, f func(t *testing.T,
 				continue
 			}
 			t.Run(fmt.Sprintf("%s/P=%d", v.Name, p), func(t *testing.T) {
-				if world != "embedded" {
+				if !strings.HasPrefix(world, "embedded") {
 					t.Parallel()
 				}
 				f(t, v, p)

@@ -22,7 +22,10 @@ type World struct {
 // simulator on the seeded fake network, the lock-step world of seed 003's
 // step model (its seed unused), and the embedded world of goroutine ranks
 // (not in the MPI build, whose world mpirun starts; the MPI suite,
-// scripts/mpi-test.sh, runs the commands there).
+// scripts/mpi-test.sh, runs the commands there). The embedded world is
+// there twice: as New makes it (an oversubscribed one runs its ranks on a
+// pool of workers) and with each rank on its own goroutine
+// (driver.PoolNever), the loop of an MPI rank.
 func Worlds() []World {
 	ws := []World{{Name: "sim", Run: func(p int, seed uint64, f func(lb.World) error) error {
 		w, err := sim.New(p, sim.Config{Seed: seed})
@@ -40,6 +43,8 @@ func Worlds() []World {
 	if mpi.WorldName == "embedded" {
 		ws = append(ws, World{Name: "embedded", Run: func(p int, _ uint64, f func(lb.World) error) error {
 			return mpi.Run(p, func(c *mpi.Comm) error { return f(driver.New(c)) })
+		}}, World{Name: "embedded-goroutines", Run: func(p int, _ uint64, f func(lb.World) error) error {
+			return mpi.Run(p, func(c *mpi.Comm) error { return f(driver.NewWith(c, driver.Options{Pool: driver.PoolNever})) })
 		}})
 	}
 	return ws

@@ -1,0 +1,435 @@
+//go:build !mpi
+
+package driver
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/mpi"
+)
+
+// The pool runs the search of an oversubscribed embedded world (more ranks
+// than GOMAXPROCS): the ranks' engines (lb.Rank) are stepped by GOMAXPROCS
+// worker goroutines from one run queue, with one heap of wake-up times,
+// while the ranks' own goroutines wait for the end of the search (they run
+// the collectives before and after it). An idle rank is then an entry in a
+// table, and a message a queue operation, instead of a parked goroutine
+// whose every wake-up misses the caches on its stack, its mailbox and its
+// timer: with one goroutine per rank the time per rank of golomb 10 grew
+// 2.3× from 1024 to 65536 ranks on two cores (issue 23, docs/reliability.md).
+//
+// A rank runs on one worker at a time (its slot is queued, running or
+// waiting), so its lb.Rank and app see one goroutine at a time, handed
+// over under the session's lock. A busy rank works one slice per turn and
+// goes to the back of the queue, as a goroutine rank is preempted; its
+// messages are taken at the start of its next turn, as the goroutine loop
+// takes them (Iprobe) between slices. The clock, throttling, progress and
+// watchdog are those of the goroutine loop (pace).
+
+// pooled reports whether c's rank runs its searches on the pool.
+func pooled(c *mpi.Comm, opt Options) bool {
+	return opt.Pool == PoolAlways || opt.Pool == PoolAuto && c.Size() > runtime.GOMAXPROCS(0)
+}
+
+// pool is the meeting point of an embedded world's ranks (mpi.Comm.Local):
+// the sessions, one per search, that ranks have joined and not all left.
+type pool struct {
+	mu       sync.Mutex
+	joins    map[int]int // the searches each rank has joined
+	sessions map[int]*session
+}
+
+type poolKey struct{}
+
+// runPooled runs the search of p's rank on the world's pool and returns
+// when the rank is done, with p's times set.
+func runPooled(c *mpi.Comm, p *pace, share [][]byte) error {
+	pl := c.Local(poolKey{}, func() any { return &pool{joins: map[int]int{}, sessions: map[int]*session{}} }).(*pool)
+	s := pl.join(c)
+	done := s.add(c.Rank(), p, share)
+	select {
+	case err := <-done:
+		if !errors.Is(err, errPoolAborted) {
+			return err
+		}
+	case <-c.Aborted():
+	}
+	// Another rank failed: its error is the world's.
+	<-c.Aborted()
+	return &mpi.Error{Func: "MPI_Probe", Class: mpi.ClassAborted, Msg: "world aborted"}
+}
+
+// join returns the session of the search that c's rank starts: its k-th
+// search is the world's k-th, made by the first rank to join it.
+func (pl *pool) join(c *mpi.Comm) *session {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	k := pl.joins[c.Rank()]
+	pl.joins[c.Rank()] = k + 1
+	s := pl.sessions[k]
+	if s == nil {
+		s = newSession(c.Size(), runtime.GOMAXPROCS(0), c.Aborted())
+		pl.sessions[k] = s
+	}
+	if s.joined++; s.joined == c.Size() {
+		delete(pl.sessions, k)
+	}
+	return s
+}
+
+// errPoolAborted ends the ranks of a session that another rank's error
+// ended; runPooled then waits for the world's abort.
+var errPoolAborted = errors.New("lb: the search was ended by another rank")
+
+// The states of a slot.
+const (
+	absent  = iota // the rank has not joined: its messages wait
+	queued         // in the run queue
+	running        // on a worker
+	waiting        // idle, for a message or its wake-up time
+	over           // done, or the session failed
+)
+
+// slot is one rank in a session.
+type slot struct {
+	pace
+	p       *pace // the rank's goroutine's, set back at the end
+	state   uint8
+	started bool
+	share   [][]byte
+	inbox   []lb.Msg      // guarded by the session's lock
+	spare   []lb.Msg      // the inbox taken last turn, emptied
+	idleAt  time.Time     // when the rank went idle, zero while it works
+	wakeAt  time.Duration // its wake-up time since the session's start, in the heap; -1 for none
+	done    chan error    // the end of the rank's search, to its goroutine
+}
+
+// session is one search on the pool.
+type session struct {
+	mu       sync.Mutex
+	slots    []slot
+	queue    []int32 // ring buffer of queued ranks, head at qh
+	qh, qn   int
+	wakes    wakeHeap
+	joined   int // ranks that joined (pool's lock)
+	live     int // ranks not done
+	failed   bool
+	sleeping int
+	kick     chan struct{}
+	t0       time.Time
+	aborted  <-chan struct{}
+}
+
+func newSession(size, workers int, aborted <-chan struct{}) *session {
+	s := &session{slots: make([]slot, size), queue: make([]int32, size), live: size,
+		kick: make(chan struct{}, workers), t0: time.Now(), aborted: aborted}
+	for range workers {
+		go s.work()
+	}
+	return s
+}
+
+// add joins rank i with its clock and share of a resumed search; the
+// returned channel says the end of its search, when p has the rank's
+// times.
+func (s *session) add(i int, p *pace, share [][]byte) <-chan error {
+	done := make(chan error, 1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failed {
+		done <- errPoolAborted
+		return done
+	}
+	sl := &s.slots[i]
+	sl.pace, sl.p, sl.share, sl.done, sl.wakeAt = *p, p, share, done, -1
+	s.enqueue(i)
+	return done
+}
+
+// enqueue puts rank i at the back of the run queue and wakes a worker;
+// called with the lock held.
+func (s *session) enqueue(i int) {
+	s.slots[i].state = queued
+	s.queue[(s.qh+s.qn)%len(s.queue)] = int32(i)
+	s.qn++
+	if s.sleeping > 0 {
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// What a turn left the rank doing.
+const (
+	turnBusy = iota // it worked a slice: queue it again
+	turnIdle        // wait for a message or its wake-up
+	turnDone        // its search is over
+)
+
+// work is a worker: it runs the turns of queued ranks, and the wake-ups
+// that fall due, until every rank is done or the session failed. It takes
+// the session's lock once a turn: to settle the last turn (deliver its
+// messages, queue or park its rank) and take the next rank with its inbox.
+func (s *session) work() {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var out []lb.Msg
+	s.mu.Lock()
+	for !s.failed && s.live > 0 {
+		now := time.Since(s.t0)
+		for len(s.wakes) > 0 && s.wakes[0].at <= now {
+			w := heap.Pop(&s.wakes).(wake)
+			if sl := &s.slots[w.rank]; sl.state == waiting && sl.wakeAt == w.at {
+				s.enqueue(int(w.rank))
+			}
+		}
+		if s.qn > 0 {
+			i := int(s.queue[s.qh])
+			s.qh, s.qn = (s.qh+1)%len(s.queue), s.qn-1
+			sl := &s.slots[i]
+			sl.state = running
+			in := sl.inbox
+			sl.inbox, sl.spare = sl.spare, nil
+			s.mu.Unlock()
+			what, err := s.turn(i, in, &out)
+			s.mu.Lock()
+			s.settle(i, what, out, err)
+			clear(out)
+			out = out[:0]
+			continue
+		}
+		if len(s.wakes) > 0 {
+			timer.Reset(s.wakes[0].at - now)
+		}
+		s.sleeping++
+		s.mu.Unlock()
+		select {
+		case <-s.kick:
+		case <-timer.C:
+		case <-s.aborted:
+			s.fail(-1, errPoolAborted)
+		}
+		timer.Stop()
+		s.mu.Lock()
+		s.sleeping--
+	}
+	s.mu.Unlock()
+}
+
+// turn runs one turn of rank i on the calling worker: it starts the rank
+// or tells it the ticks that passed, hands it the messages in (its inbox
+// when the turn began) and works one slice. The messages the rank sends
+// are appended to out; replies go out before the slice, when it has one.
+// It reports what the rank does next, or the error that ends the session.
+func (s *session) turn(i int, in []lb.Msg, out *[]lb.Msg) (what int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &mpi.PanicError{Rank: i, Value: p, Stack: debug.Stack()}
+		}
+	}()
+	select {
+	case <-s.aborted:
+		return turnDone, errPoolAborted
+	default:
+	}
+	sl := &s.slots[i]
+	r := sl.r
+	now := time.Now()
+	if !sl.started {
+		sl.started = true
+		sl.begin(now)
+		if err := r.Start(sl.share); err != nil {
+			return turnDone, err
+		}
+		sl.share = nil
+	} else {
+		if !sl.idleAt.IsZero() {
+			sl.idle += now.Sub(sl.idleAt)
+			sl.idleAt = time.Time{}
+		}
+		sl.advance(now)
+	}
+	if err := outbox(r, out); err != nil {
+		return turnDone, err
+	}
+	for k, m := range in {
+		if r.Done() {
+			return turnDone, fmt.Errorf("%v from %d reached rank %d after it was done", m.Kind, m.From, i)
+		}
+		sl.hear(m.Kind, now)
+		if err := r.Step(m); err != nil {
+			return turnDone, err
+		}
+		if err := outbox(r, out); err != nil {
+			return turnDone, err
+		}
+		in[k] = lb.Msg{}
+	}
+	sl.spare = in[:0]
+	if r.Done() {
+		return turnDone, nil
+	}
+	if len(*out) > 0 && r.Balancer().Task() != nil {
+		// The replies leave before the slice, as the goroutine loop's do.
+		s.mu.Lock()
+		err := s.deliver(i, *out)
+		s.mu.Unlock()
+		if err != nil {
+			return turnDone, err
+		}
+		clear(*out)
+		*out = (*out)[:0]
+	}
+	sl.progress(now)
+	t0 := time.Now()
+	_, worked := r.Work()
+	if worked {
+		t1 := time.Now()
+		sl.work += t1.Sub(t0)
+		sl.heard = t1
+		sl.advance(t1) // so that a request held after this slice waits its whole pause
+	}
+	if err := outbox(r, out); err != nil { // the slice's messages, or the poll of the checkpoint's
+		return turnDone, err
+	}
+	switch {
+	case r.Done():
+		return turnDone, nil
+	case worked:
+		return turnBusy, nil
+	}
+	if err := sl.stalled(time.Now()); err != nil {
+		return turnDone, err
+	}
+	sl.idleAt = now
+	sl.wakeAt = -1
+	if until := sl.until(); !until.IsZero() {
+		sl.wakeAt = until.Sub(s.t0)
+	}
+	return turnIdle, nil
+}
+
+// outbox appends the messages in r's outbox to out.
+func outbox(r *lb.Rank, out *[]lb.Msg) error {
+	m, err := r.Outbox()
+	*out = append(*out, m...)
+	return err
+}
+
+// settle ends rank i's turn, with the lock held: it delivers out and
+// queues the rank again, parks it, or ends its search.
+func (s *session) settle(i int, what int, out []lb.Msg, err error) {
+	if err == nil {
+		err = s.deliver(i, out)
+	}
+	if err != nil {
+		s.failLocked(i, err)
+		return
+	}
+	if s.failed {
+		return
+	}
+	sl := &s.slots[i]
+	switch {
+	case what == turnDone:
+		sl.state = over
+		*sl.p = sl.pace
+		sl.done <- nil
+		if s.live--; s.live == 0 {
+			s.wakeAll()
+		}
+	case what == turnBusy || len(sl.inbox) > 0:
+		s.enqueue(i)
+	default:
+		sl.state = waiting
+		if sl.wakeAt >= 0 {
+			heap.Push(&s.wakes, wake{at: sl.wakeAt, rank: int32(i)})
+		}
+	}
+}
+
+// deliver puts rank i's messages out into their ranks' inboxes and queues
+// the waiting ones; called with the lock held.
+func (s *session) deliver(i int, out []lb.Msg) error {
+	for _, m := range out {
+		to := &s.slots[m.To]
+		if to.state == over {
+			if s.failed {
+				return nil
+			}
+			return fmt.Errorf("rank %d sent %v to rank %d after that rank was done", i, m.Kind, m.To)
+		}
+		to.inbox = append(to.inbox, m)
+		if to.state == waiting {
+			s.enqueue(m.To)
+		}
+	}
+	return nil
+}
+
+// fail ends the session with rank i's error (i < 0: the world's abort):
+// rank i's goroutine gets err, every other joined rank errPoolAborted.
+func (s *session) fail(i int, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failLocked(i, err)
+}
+
+func (s *session) failLocked(i int, err error) {
+	if s.failed {
+		return
+	}
+	s.failed = true
+	for k := range s.slots {
+		sl := &s.slots[k]
+		if sl.done == nil || sl.state == over {
+			continue
+		}
+		if k == i {
+			sl.done <- err
+		} else {
+			sl.done <- errPoolAborted
+		}
+		sl.state = over
+	}
+	s.wakeAll()
+}
+
+// wakeAll wakes every sleeping worker, to see the session over.
+func (s *session) wakeAll() {
+	for range cap(s.kick) {
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// wake is a rank's wake-up time in the session's heap; an entry is stale
+// when the rank was woken by a message since (slot.wakeAt differs).
+type wake struct {
+	at   time.Duration
+	rank int32
+}
+
+// wakeHeap is a min-heap of wake-ups (container/heap).
+type wakeHeap []wake
+
+func (h wakeHeap) Len() int           { return len(h) }
+func (h wakeHeap) Less(i, j int) bool { return h[i].at < h[j].at }
+func (h wakeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *wakeHeap) Push(x any)        { *h = append(*h, x.(wake)) }
+func (h *wakeHeap) Pop() any {
+	old := *h
+	w := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return w
+}
