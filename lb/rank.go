@@ -223,6 +223,14 @@ func (r *Rank) Step(m Msg) error {
 			r.pause = min(max(2*r.pause, 1), r.maxPause)
 		case KWork:
 			r.pause = 0
+		case KTerminate:
+			// The search is over: a request held back leaves now, as the
+			// drain of termination waits for its answer, which would
+			// otherwise wait out the pause (up to MaxPause, which grows
+			// with the ranks) at the end of every search.
+			if r.holding {
+				r.holding, r.released = false, true
+			}
 		}
 	}
 	r.b.Deliver(m)

@@ -209,6 +209,46 @@ func TestRankThrottling(t *testing.T) {
 	}
 }
 
+// TestRankTerminateReleases: the termination's drain waits for the answer
+// of every request, so a request held back by throttling leaves as soon
+// as the rank hears that the search is over (KTerminate), not after its
+// pause, which grows with the ranks (MaxPause).
+func TestRankTerminateReleases(t *testing.T) {
+	r := newRank(t, rangeJob(t, "rp", nil, 10, 1000), lb.RankConfig{Rank: 1, Size: 2, MaxPause: 1 << 20})
+	if err := r.Start(nil); err != nil {
+		t.Fatal(err)
+	}
+	outbox(t, r)
+	for range 5 {
+		if err := r.Step(lb.Msg{From: 0, To: 1, Kind: lb.KReject}); err != nil {
+			t.Fatal(err)
+		}
+		if out := outbox(t, r); len(out) != 0 || !r.Holding() {
+			t.Fatalf("rejection: sent %q at once", kinds(out))
+		}
+		r.Tick(r.NextTick())
+		outbox(t, r)
+	}
+	if err := r.Step(lb.Msg{From: 0, To: 1, Kind: lb.KReject}); err != nil {
+		t.Fatal(err)
+	}
+	if out := outbox(t, r); len(out) != 0 || r.NextTick() != 32 {
+		t.Fatalf("held: %q, next tick %d, want 32", kinds(out), r.NextTick())
+	}
+	if err := r.Step(lb.Msg{From: 0, To: 1, Kind: lb.KTerminate}); err != nil {
+		t.Fatal(err)
+	}
+	if got := kinds(outbox(t, r)); got != "request→0" || r.Holding() || r.NextTick() != 0 {
+		t.Fatalf("after terminate: %q, holding %v, next tick %d; want the held request at once", got, r.Holding(), r.NextTick())
+	}
+	if err := r.Step(lb.Msg{From: 0, To: 1, Kind: lb.KReject}); err != nil {
+		t.Fatal(err)
+	}
+	if got := kinds(outbox(t, r)); got != "drained→0" {
+		t.Fatalf("after its answer: %q, want the drain", got)
+	}
+}
+
 // TestRankCheckpoint: rank 0 polls Config.CheckpointDue before every work
 // slice and after every message; once it fires, the search is suspended:
 // one rank stops working and ends suspended with its open task.
