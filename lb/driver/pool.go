@@ -99,16 +99,18 @@ const (
 
 // slot is one rank in a session.
 type slot struct {
-	pace
-	p       *pace // the rank's goroutine's, set back at the end
+	// What deliveries and the run queue touch, in the first cache line.
 	state   uint8
 	started bool
-	share   [][]byte
 	inbox   []lb.Msg      // guarded by the session's lock
-	spare   []lb.Msg      // the inbox taken last turn, emptied
-	idleAt  time.Time     // when the rank went idle, zero while it works
 	wakeAt  time.Duration // its wake-up time since the session's start, in the heap; -1 for none
-	done    chan error    // the end of the rank's search, to its goroutine
+	// The turn's.
+	pace
+	spare  []lb.Msg  // the inbox taken last turn, emptied
+	idleAt time.Time // when the rank went idle, zero while it works
+	share  [][]byte
+	p      *pace      // the rank's goroutine's, set back at the end
+	done   chan error // the end of the rank's search, to its goroutine
 }
 
 // session is one search on the pool.
