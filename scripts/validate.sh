@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # validate.sh: the simulator against real runs (docs/simulator.md,
 # "Validation against real runs"). For each real world (the embedded world,
-# and mpirun with Open MPI and with MPICH) it calibrates a model per app on
-# this machine and budget (the command's --calibrate --budget Δt, 2 ranks of
-# that world: the loop's cost per slice depends on Δt), then runs
-# the campaign preset `validate`: every instance at every P and budget Δt,
-# --repeats times in the real world and once simulated with the world's
-# calibrated model, and writes the comparison (measured median seconds with
-# their spread, the load before and after, simulated virtual seconds, the
-# error, and the counters that say which cost explains a miss).
+# and mpirun with Open MPI and with MPICH), each instance and each budget
+# Δt, it calibrates a model on this machine (the command's --calibrate
+# --budget Δt, 2 ranks of that world: the loop's cost per slice depends on
+# Δt) and right after it runs that configuration of the campaign preset
+# `validate`: the instance at every P, --repeats times in the real world
+# and once simulated with the model just calibrated, so that the machine's
+# drift over minutes falls between configurations, not between a model and
+# its runs. Then the preset, over every configuration (all its runs are in
+# the CSV by then: nothing runs again), writes the comparison (measured
+# median seconds with their spread, the load before and after, simulated
+# virtual seconds, the error, and the counters that say which cost explains
+# a miss).
 #
 #   scripts/validate.sh                                  # P = 1,2, 3 worlds, 4 apps: about 18 min on 2 idle cores (estimate)
 #   scripts/validate.sh --np 4,8,16                      # on a 16-core machine, unchanged otherwise
@@ -146,28 +150,32 @@ body="$tmp/body.md"
 for w in "${ws[@]}"; do
 	bin=$(bindir "$w")
 	read -ra launch <<<"$(launcher "$w" | sed 's/{np}/2/')"
-	echo "validate.sh: $w: calibrating (load $(load))" >&2
-	rm -f "$out/machines/$w-"*.json # the world's models start afresh too
+	rm -f "$out/machines/$w-"*.json "$out/$w-runs.csv" "$out/$w.csv" # the world's models and runs start afresh
+	prov="$cmdline at $commit$dirty on $(hostname), $(nproc) cores, $started"
+	# campaign ARG...: the preset in this world, its report on stdout.
+	campaign() {
+		"$tmp/campaign" --preset validate --set world="$w" --set machines="$out/machines" \
+			--set provenance="$prov" --np "$np" --repeats "$repeats" --bin-dir "$bin" --launcher "$(launcher "$w")" \
+			--csv "$out/$w-runs.csv" --plots none --timeout 600s "$@"
+	}
 	for in in "${instances[@]}"; do
 		app=${in%% *}
 		mapfile -t a < <(args "$in")
 		IFS=, read -ra bs <<<"$budgets"
 		for b in "${bs[@]}"; do
+			echo "validate.sh: $w: $app, Δt = $b: calibrating, then the runs (load $(load))" >&2
 			m=$out/machines/$w-$app-b$b.json
 			if [ "$w" = embedded ]; then
 				"$bin/$app" --calibrate --np 2 --budget "$b" "${a[@]}" >"$m"
 			else
 				"${launch[@]}" "$bin/$app" --calibrate --budget "$b" "${a[@]}" >"$m"
 			fi
+			campaign --set budgets="$b" --instance "$in" >/dev/null
 		done
 	done
-	rm -f "$out/$w-runs.csv" "$out/$w.csv"
 	ins=()
 	for in in "${instances[@]}"; do ins+=(--instance "$in"); done
-	echo "validate.sh: $w: the runs (load $(load))" >&2
-	"$tmp/campaign" --preset validate --set world="$w" --set machines="$out/machines" --set budgets="$budgets" \
-		--set table="$out/$w.csv" --set provenance="$cmdline at $commit$dirty on $(hostname), $(nproc) cores, $started" --np "$np" --repeats "$repeats" --bin-dir "$bin" --launcher "$(launcher "$w")" \
-		--csv "$out/$w-runs.csv" --plots none --timeout 600s "${ins[@]}" >"$tmp/$w.out"
+	campaign --set budgets="$budgets" --set table="$out/$w.csv" "${ins[@]}" >"$tmp/$w.out"
 	# The preset's report is what follows its heading; the runner's generic
 	# speedup summary before it is left out.
 	{ echo; sed -n '/^### The simulator against/,$p' "$tmp/$w.out"; } >>"$body"
