@@ -8,8 +8,12 @@
 // (non-blocking sends), and takes every message that arrived (Iprobe)
 // before the next slice; an idle rank blocks in Probe until a message
 // arrives (seed 002, Fig. 1: "blockingly"), so idle ranks do not steal the
-// core from busy ones, or until its next tick (20 µs of wall time, longer for many throttled
-// ranks: tickFor) is due.
+// core from busy ones, or until its next tick (20 µs of wall time, longer
+// for many throttled ranks: tickFor) is due. In an embedded world whose
+// ranks outnumber GOMAXPROCS the ranks' searches run instead on a pool of
+// GOMAXPROCS workers (pool.go, Options.Pool), with the same clock: an idle
+// rank is then an entry in a table rather than a parked goroutine.
+//
 // Blocking collectives are used
 // only before the search (a barrier) and after it: the ranks' results,
 // statistics and times are reduced to rank 0 along a binomial tree and the

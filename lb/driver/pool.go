@@ -30,8 +30,10 @@ import (
 // over under the session's lock. A busy rank works one slice per turn and
 // goes to the back of the queue, as a goroutine rank is preempted; its
 // messages are taken at the start of its next turn, as the goroutine loop
-// takes them (Iprobe) between slices. The clock, throttling, progress and
-// watchdog are those of the goroutine loop (pace).
+// takes them (Iprobe) between slices. A worker takes the session's lock
+// once a turn (twice when a busy rank's replies leave before its slice).
+// The clock, throttling, progress and watchdog are those of the goroutine
+// loop (pace).
 
 // pooled reports whether c's rank runs its searches on the pool.
 func pooled(c *mpi.Comm, opt Options) bool {
