@@ -150,15 +150,16 @@ func (w *world) fail(err error) {
 func (c *Comm) Rank() int { return c.rank }
 
 // Local returns the value that the ranks of this embedded world share
-// under key, made by make at the first call of any rank (make may run
-// more than once when ranks race, and one value is kept). It is not an MPI call: goroutine ranks share one process,
-// and a world that runs their work on shared goroutines (lb/driver's
-// pool of an oversubscribed world) meets there.
-func (c *Comm) Local(key any, make func() any) any {
+// under key, made by newValue at the first call of any rank (newValue may
+// run more than once when ranks race; one value is kept). It is not an MPI
+// call: goroutine ranks share one process, and a world that runs their
+// work on shared goroutines (lb/driver's pool of an oversubscribed world)
+// meets there.
+func (c *Comm) Local(key any, newValue func() any) any {
 	if v, ok := c.w.local.Load(key); ok {
 		return v
 	}
-	v, _ := c.w.local.LoadOrStore(key, make())
+	v, _ := c.w.local.LoadOrStore(key, newValue())
 	return v
 }
 

@@ -133,3 +133,42 @@ func TestIdleEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLocalAndAborted: every rank of a world gets the one value Local made
+// under a key (another world gets its own), and Aborted is closed once a
+// rank fails, not before.
+func TestLocalAndAborted(t *testing.T) {
+	type key struct{}
+	var first *int
+	for range 2 {
+		var got [4]*int
+		err := mpi.Run(4, func(c *mpi.Comm) error {
+			got[c.Rank()] = c.Local(key{}, func() any { return new(int) }).(*int)
+			select {
+			case <-c.Aborted():
+				return errors.New("aborted before any rank failed")
+			default:
+			}
+			if err := c.Barrier(); err != nil {
+				return err
+			}
+			if c.Rank() == 3 {
+				return errors.New("boom")
+			}
+			<-c.Aborted() // ends because rank 3 failed
+			return nil
+		})
+		if err == nil || !strings.Contains(err.Error(), "rank 3: boom") {
+			t.Fatalf("Run returned %v, want rank 3's error", err)
+		}
+		for r, p := range got {
+			if p == nil || p != got[0] {
+				t.Fatalf("rank %d got %p, rank 0 %p", r, p, got[0])
+			}
+		}
+		if got[0] == first {
+			t.Fatal("two worlds share a Local value")
+		}
+		first = got[0]
+	}
+}
