@@ -5,8 +5,11 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/treelb/treelb/lb"
 )
 
 // scalingSizes are the values of the scaling presets' "size" parameter.
@@ -68,6 +71,7 @@ func scalingPresets() []Preset {
 		return Setup{Keys: keys, Report: ScalingReport}, err
 	}
 	return []Preset{
+		simTargetsPreset(),
 		{Name: "scaling", Doc: "real cores: seq and rp on P = 1, 2, 4, … cores and 2·cores (oversubscribed), alternating, with --stats: speedup, efficiency, search overhead, idle fraction and per-core node rate (issue 22, docs/scaling.md)",
 			Defaults: Plan{Worlds: []string{"embedded --stats"}, NPs: nps, Balancers: []string{"rp"}, Seeds: []int64{1}, Repeats: 3},
 			Params:   params, CSV: "results/scaling/scaling.csv", Title: "scaling on this machine's cores", Make: mk},
@@ -154,4 +158,147 @@ func num3(v float64) string {
 		return ""
 	}
 	return fmt.Sprintf("%.3f", v)
+}
+
+// The simulator targets of issue 22: the least efficiency on the simulated
+// cluster (P = 16 and 64) of each instance, or of the sum of a group of
+// instances (the hard Korf instances).
+var simTargets = []struct {
+	name      string
+	instances []string
+	min       float64
+}{
+	{"golomb 13", []string{"golomb 13"}, 0.85},
+	{"UTS T3L", []string{"uts --tree T3L"}, 0.85},
+	{"hard Korf sum (#82, #88, #60)", []string{"fifteen --korf 82", "fifteen --korf 88", "fifteen --korf 60"}, 0.90},
+	{"integrate", []string{"integrate func osc --theta-a 1e-17 --theta-r 1e-18"}, 0.90},
+	{"golomb 14", []string{"golomb 14"}, 0.90},
+	{"UTS T1XL", []string{"uts --tree T1XL"}, 0.90},
+	{"UTS T3XXL", []string{"uts --tree T3XXL"}, 0.90},
+}
+
+// simTargetsBalancers is the instance on which every balancer at its
+// default options is held to simBalancerMin.
+const (
+	simTargetsBalancers = "golomb 13"
+	simBalancerMin      = 0.5
+)
+
+// simTargetsPreset is issue 22's simulator targets as a campaign: rp on
+// every target instance, and every balancer at its defaults on golomb 13,
+// at P = 16 and 64 on the simulated cluster, whose node costs are each
+// app's on the development machine (lb.Machines). Virtual time does not
+// depend on the load, so the runs go two at a time.
+func simTargetsPreset() Preset {
+	var instances []string
+	for _, t := range simTargets {
+		instances = append(instances, t.instances...)
+	}
+	return Preset{Name: "scaling-sim",
+		Doc: "issue 22's simulator targets: rp on golomb 13 and 14, UTS T3L, T1XL and T3XXL, Korf #82, #88 and #60 and integrate, " +
+			"and every balancer at its defaults on golomb 13, at P = 16 and 64 simulated cluster ranks, each target met or missed " +
+			"(results/scaling-sim/; CPU: an hour of one core)",
+		Defaults: Plan{Worlds: []string{"sim:cluster --stats"}, NPs: []int{16, 64}, Balancers: []string{"rp"},
+			Instances: instances, Seeds: []int64{1}, Repeats: 1},
+		CSV: "results/scaling-sim/scaling-sim.csv", Title: "issue 22's targets on the simulated cluster", Jobs: 2,
+		Make: func(plan Plan, _ Params) (Setup, error) {
+			keys, err := plan.Keys()
+			if err != nil {
+				return Setup{}, err
+			}
+			if slices.Contains(plan.Instances, simTargetsBalancers) {
+				others := plan
+				others.Instances = []string{simTargetsBalancers}
+				others.Balancers = nil
+				for _, b := range append(lb.Names(), "rp --fast-init") {
+					if b != Seq && !slices.Contains(plan.Balancers, b) {
+						others.Balancers = append(others.Balancers, b)
+					}
+				}
+				more, err := others.Keys()
+				if err != nil {
+					return Setup{}, err
+				}
+				for _, k := range more {
+					if !slices.Contains(keys, k) {
+						keys = append(keys, k)
+					}
+				}
+			}
+			return Setup{Keys: keys, Report: func(w io.Writer, t *Table) error {
+				if err := ScalingReport(w, t); err != nil {
+					return err
+				}
+				return SimTargetsReport(w, t)
+			}}, nil
+		}}
+}
+
+// SimTargetsReport writes issue 22's simulator targets as met or missed:
+// per target and P, the efficiency of rp (a group's: the sum of its
+// instances' sequential virtual times over P times the sum of their
+// parallel ones), and per balancer on golomb 13 its efficiency against
+// 0.5. A target whose runs are not all in t is left out.
+func SimTargetsReport(w io.Writer, t *Table) error {
+	pts, err := Derive(t, "")
+	if err != nil {
+		return err
+	}
+	type bip struct {
+		balancer, instance string
+		np                 int
+	}
+	by := map[bip]Point{}
+	var nps []int
+	for _, p := range pts {
+		by[bip{p.Balancer, p.Instance, p.NP}] = p
+		if !slices.Contains(nps, p.NP) {
+			nps = append(nps, p.NP)
+		}
+	}
+	slices.Sort(nps)
+	verdict := func(eff, min float64) string {
+		if eff >= min {
+			return "met"
+		}
+		return "missed"
+	}
+	fmt.Fprintln(w, "\nIssue 22's simulator targets: efficiency = T_seq / (P·T_par) in virtual time, T_seq the sequential solver's nodes × the machine's node cost")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "target\tbalancer\tP\tefficiency\tsearch overhead\tbusy\tat least\t\t")
+	for _, tg := range simTargets {
+		for _, np := range nps {
+			var seq, par, nodes, seqNodes, busy float64
+			ok := true
+			for _, in := range tg.instances {
+				p, found := by[bip{"rp", in, np}]
+				if !found || math.IsNaN(p.Seq) || math.IsNaN(p.Par) {
+					ok = false
+					break
+				}
+				seq, par, nodes, seqNodes, busy = seq+p.Seq, par+p.Par, nodes+p.Nodes, seqNodes+p.SeqNodes, busy+p.Busy*p.Par
+			}
+			if !ok {
+				continue
+			}
+			eff := seq / (float64(np) * par)
+			fmt.Fprintf(tw, "%s\trp\t%d\t%.3f\t%.3f\t%.3f\t%.2f\t%s\t\n", tg.name, np, eff, nodes/seqNodes, busy/par, tg.min, verdict(eff, tg.min))
+		}
+	}
+	var balancers []string
+	for k := range by {
+		if k.instance == simTargetsBalancers && !slices.Contains(balancers, k.balancer) {
+			balancers = append(balancers, k.balancer)
+		}
+	}
+	slices.Sort(balancers)
+	for _, b := range balancers {
+		for _, np := range nps {
+			if p, ok := by[bip{b, simTargetsBalancers, np}]; ok && !math.IsNaN(p.Speedup) {
+				eff := p.Speedup / float64(np)
+				fmt.Fprintf(tw, "%s, every balancer\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.2f\t%s\t\n", simTargetsBalancers, b, np, eff, p.Overhead, p.Busy, simBalancerMin, verdict(eff, simBalancerMin))
+			}
+		}
+	}
+	return tw.Flush()
 }
