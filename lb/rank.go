@@ -46,7 +46,7 @@ type Rank struct {
 	b        Balancer
 	x        *rankExtra
 	due      func() bool // rank 0: Config.CheckpointDue until it fired
-	budget   int64
+	budget   int64       // the next slice's nodes: Config.Budget, or less while Δt adapts
 	rank     int32
 	size     int32
 	maxPause int32 // throttling's longest pause in ticks, 0 for none
@@ -56,6 +56,8 @@ type Rank struct {
 	released bool  // the held request left on a tick: send it first
 	failed   bool  // Outbox saw a protocol violation (x.err)
 	reports  bool  // rank 0 reports progress (x.prog)
+	adapts   bool  // Δt adapts (Config.MinBudget)
+	asked    bool  // a request arrived since the last slice
 }
 
 // rankExtra is the part of a Rank that few events use.
@@ -85,6 +87,8 @@ type rankExtra struct {
 	out []Msg // the outbox when throttling filters it
 
 	asked int32 // 1 + the rank of the last request sent, 0 before any (State)
+
+	budget, minBudget int64 // the adaptive Δt's bounds (Config.Budget, Config.MinBudget)
 }
 
 // RankConfig says where a Rank stands in its world and how the world's
@@ -129,7 +133,8 @@ func (r *Rank) Init(job Job, rc RankConfig) error {
 		return fmt.Errorf("lb: rank %d of %d, pauses of up to %d ticks", rc.Rank, rc.Size, rc.MaxPause)
 	}
 	*r = Rank{rank: int32(rc.Rank), size: int32(rc.Size), budget: cfg.budget(), maxPause: int32(max(rc.MaxPause, 0)),
-		x: &rankExtra{job: job, dueEvery: max(rc.DueEvery, 0), base: rc.ProgressBase}}
+		x: &rankExtra{job: job, dueEvery: max(rc.DueEvery, 0), base: rc.ProgressBase, budget: cfg.budget(), minBudget: cfg.minBudget()}}
+	r.adapts = r.x.minBudget > 0
 	r.x.app = job.NewApp()
 	if cfg.Resume != nil {
 		cfg.Resume.Prime(r.x.app)
@@ -189,11 +194,11 @@ func (r *Rank) Start(share [][]byte) error {
 	return nil
 }
 
-// Work runs one work slice of Config.Budget nodes on the balancer's task
-// and tells the balancer, after polling Config.CheckpointDue on rank 0. It
-// returns the nodes expanded, and false when the rank had no task (it is
-// idle: the world waits for a message or a tick). The slice's messages are
-// in the outbox.
+// Work runs one work slice of Config.Budget nodes (fewer while Δt adapts:
+// Config.MinBudget) on the balancer's task and tells the balancer, after
+// polling Config.CheckpointDue on rank 0. It returns the nodes expanded,
+// and false when the rank had no task (it is idle: the world waits for a
+// message or a tick). The slice's messages are in the outbox.
 func (r *Rank) Work() (nodes int64, ok bool) {
 	if r.due != nil {
 		r.PollDue()
@@ -204,7 +209,23 @@ func (r *Rank) Work() (nodes int64, ok bool) {
 	}
 	n := t.Work(r.budget)
 	r.b.Tick(n)
+	if r.adapts {
+		r.adapt()
+	}
 	return n, true
+}
+
+// adapt sets the next slice after one: as it was when a request arrived
+// since the last (Step cut it to the least), else a quarter longer, up to
+// Config.Budget.
+func (r *Rank) adapt() {
+	if r.asked {
+		r.asked = false
+		return
+	}
+	if r.budget < r.x.budget {
+		r.budget = min(r.budget+r.budget/4+1, r.x.budget)
+	}
 }
 
 // Step hands the rank one message that arrived for it; the replies are in
@@ -216,6 +237,9 @@ func (r *Rank) Step(m Msg) error {
 	}
 	if r.done {
 		return fmt.Errorf("lb: %v from %d reached rank %d after it was done", m.Kind, m.From, r.rank)
+	}
+	if m.Kind == KRequest && r.adapts {
+		r.asked, r.budget = true, r.x.minBudget
 	}
 	if r.maxPause > 0 {
 		switch m.Kind {

@@ -100,6 +100,61 @@ func TestRankAlone(t *testing.T) {
 	}
 }
 
+// TestRankAdaptiveBudget: with Config.MinBudget, a request cuts the next
+// slices to MinBudget nodes until one ends without a request since the
+// last; then each quiet slice is a quarter longer than the one before, up
+// to the budget. Without it every slice is the budget, requests or not.
+func TestRankAdaptiveBudget(t *testing.T) {
+	slice := func(r *lb.Rank) int64 {
+		t.Helper()
+		n, ok := r.Work()
+		if !ok {
+			t.Fatal("rank 0 idle with its root")
+		}
+		outbox(t, r)
+		return n
+	}
+	ask := func(r *lb.Rank) {
+		t.Helper()
+		if err := r.Step(lb.Msg{From: 1, To: 0, Kind: lb.KRequest}); err != nil {
+			t.Fatal(err)
+		}
+		outbox(t, r)
+	}
+	for _, tc := range []struct {
+		min  int64
+		want []int64 // the slices: two at first, one after each of two requests, then two more
+	}{
+		{0, []int64{1000, 1000, 1000, 1000, 1000, 1000}},
+		{1000, []int64{1000, 1000, 1000, 1000, 1000, 1000}}, // MinBudget = Budget: fixed
+		{100, []int64{1000, 1000, 100, 100, 100, 126}},      // the first quiet slice grows the next
+	} {
+		job := rangeJob(t, "rp", nil, 1000, 1<<40)
+		job.Config.MinBudget = tc.min
+		r := newRank(t, job, lb.RankConfig{Rank: 0, Size: 2})
+		if err := r.Start(nil); err != nil {
+			t.Fatal(err)
+		}
+		outbox(t, r)
+		var got []int64
+		got = append(got, slice(r), slice(r))
+		ask(r)
+		got = append(got, slice(r)) // cut by the request
+		ask(r)
+		got = append(got, slice(r)) // a request since the last: still the least
+		got = append(got, slice(r), slice(r))
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("MinBudget %d: slices %v, want %v", tc.min, got, tc.want)
+		}
+		for range 30 {
+			slice(r)
+		}
+		if n := slice(r); n != 1000 {
+			t.Errorf("MinBudget %d: a slice of %d nodes after 30 quiet ones, want the budget", tc.min, n)
+		}
+	}
+}
+
 // TestRankRequestsAndRejections: an idle rank of random polling asks for
 // work at once and again after every rejection (seed 002, Fig. 1); a piece
 // arrives as work it then works on.

@@ -60,6 +60,14 @@ type Config struct {
 	// Budget is Δt, the nodes of one work slice between two polls; 0 means
 	// DefaultBudget.
 	Budget int64
+	// MinBudget, when positive and below the budget, makes Δt adapt on
+	// every rank: a rank that receives a request for work cuts its next
+	// slice to MinBudget nodes (so that the requester waits a short slice,
+	// not a whole Δt), and every slice that ends without a request since
+	// the last grows the next by a quarter, back up to Budget (when no
+	// rank asks, the polls cost what they cost at Budget). 0, the default,
+	// keeps every slice at Budget, as seed 002's Δt is.
+	MinBudget int64
 	// Seed seeds the ranks' random sources and shared permutations.
 	Seed uint64
 	// RankStats asks for every rank's statistics on rank 0
@@ -104,6 +112,14 @@ func ProgressEvery(cfg Config) time.Duration { return cfg.progressEvery() }
 // slice lasts 0.1–1 ms, so an Iprobe of 0.1–0.25 µs costs well under 1% of
 // the work (seed 002, §4.1: Δt > T_poll/ε).
 const DefaultBudget = 10000
+
+// minBudget returns the adaptive Δt's shortest slice, 0 when Δt is fixed.
+func (c Config) minBudget() int64 {
+	if c.MinBudget <= 0 || c.MinBudget >= c.budget() {
+		return 0
+	}
+	return c.MinBudget
+}
 
 // budget returns the configured budget or the default.
 func (c Config) budget() int64 {

@@ -61,10 +61,13 @@ type Checkpoint struct {
 	// by flag name, as lb.OptionValues writes them.
 	Options map[string]string
 	Budget  int64
-	Seed    uint64
-	Ranks   int    // the ranks of the run that wrote it (information)
-	World   string // and its world
-	Written time.Time
+	// MinBudget is the run's --min-budget (0: a fixed Δt; checkpoints
+	// written before it existed decode with 0).
+	MinBudget int64
+	Seed      uint64
+	Ranks     int    // the ranks of the run that wrote it (information)
+	World     string // and its world
+	Written   time.Time
 	// The suspended search: the solver's state, the result so far, the open
 	// tasks, the nodes so far and the incumbent; --restart resumes it.
 	lb.Suspended
@@ -125,7 +128,7 @@ func (c *Checkpoint) UnmarshalBinary(b []byte) error {
 	if err := gob.NewDecoder(bytes.NewReader(b[checkpointHeader:end])).Decode((*checkpointData)(&d)); err != nil {
 		return fmt.Errorf("the payload does not decode: %w", err)
 	}
-	if d.App == "" || d.Budget < 0 || d.Nodes < 0 {
+	if d.App == "" || d.Budget < 0 || d.MinBudget < 0 || d.Nodes < 0 {
 		return errors.New("the payload is incomplete")
 	}
 	*c = d
@@ -647,6 +650,9 @@ func setCheckpointing[I any](r *Run, signalled *atomic.Bool, k *Checkpoint, in I
 		if !c.IsSet("budget") {
 			r.Budget = k.Budget
 		}
+		if !c.IsSet("min-budget") {
+			r.MinBudget = k.MinBudget
+		}
 		if !c.IsSet("seed") {
 			r.Seed = k.Seed
 		}
@@ -713,7 +719,7 @@ func (r *Run) suspended(s *lb.Suspended) (int, string) {
 		return ExitLimit, fmt.Sprintf("stopped at %s after %d nodes of the search in progress, before its end; it is not saved (give --checkpoint FILE to resume it later)", limit, s.Nodes)
 	}
 	k := &Checkpoint{App: CommandPath(r.Context), Build: version.Get().String(), Instance: r.ckpt.instance,
-		Balancer: r.Balancer, Options: lb.OptionValues(r.Options), Budget: r.Budget, Seed: r.Seed, Ranks: r.Ranks(), World: r.WorldName(),
+		Balancer: r.Balancer, Options: lb.OptionValues(r.Options), Budget: r.Budget, MinBudget: r.MinBudget, Seed: r.Seed, Ranks: r.Ranks(), World: r.WorldName(),
 		Written: time.Now().UTC(), Suspended: *s}
 	if err := WriteCheckpoint(r.ckpt.file, k); err != nil {
 		return 1, err.Error()

@@ -21,7 +21,7 @@ const (
 // simulation's and the checkpoints' lists, which are a category each.
 var flagCategories = map[string]string{
 	"np": CategoryRun, "world": CategoryRun, "idle": CategoryRun, "seed": CategoryRun,
-	"balancer": CategoryBalancer, "budget": CategoryBalancer, "fast-init": CategoryBalancer,
+	"balancer": CategoryBalancer, "budget": CategoryBalancer, "min-budget": CategoryBalancer, "fast-init": CategoryBalancer,
 	"queue-limit": CategoryBalancer, "drain": CategoryBalancer, "radius": CategoryBalancer, "growth": CategoryBalancer, "ordered-init": CategoryBalancer,
 	"pair-sync": CategoryBalancer, "ask-lower": CategoryBalancer,
 	"shuffle-below": CategoryBalancer, "levels": CategoryBalancer, "perm": CategoryBalancer,

@@ -48,6 +48,9 @@ type Common struct {
 	Quiet    bool
 	Progress bool // --progress: progress lines on rank 0 even when stderr is no terminal
 	Budget   int64
+	// MinBudget is --min-budget: the adaptive Δt's shortest slice, 0 for a
+	// fixed Δt (lb.Config.MinBudget).
+	MinBudget int64
 	// Options are the balancer's own options (its lb.Info.Options type),
 	// from the flags it declares; nil under Seq and without balancers.
 	Options lb.Options
@@ -106,6 +109,7 @@ func Flags() []cli.Flag {
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the answer (and no progress lines)"},
 		&cli.BoolFlag{Name: "progress", Usage: "print a progress line on stderr about once a second (the default when stderr is a terminal): elapsed time, nodes on all ranks, nodes/s, busy ranks, incumbent"},
 		&cli.Int64Flag{Name: "budget", Value: lb.DefaultBudget, Usage: "nodes of work between two polls (Δt)"},
+		&cli.Int64Flag{Name: "min-budget", Usage: "adaptive Δt: a rank asked for work cuts its next slice to this many nodes, and each slice without a request grows the next by a quarter, back up to --budget (0: every slice is --budget, as seed 002's Δt)"},
 		&cli.BoolFlag{Name: "fast-init", Usage: "rp, ps, koso, koso-star: every rank splits the broadcast root log P times (seed 002 §4.3)"},
 		&cli.IntFlag{Name: "queue-limit", Usage: "rp, rp-local, hybrid: reject requests without splitting past this many per poll (0: 2·√P)"},
 		&cli.BoolFlag{Name: "drain", Usage: "rp: a queue past --queue-limit interrupts the whole search until no request is left in the system, instead of rejecting locally (seed 002 §4.2)"},
@@ -194,6 +198,12 @@ func Parse(c *cli.Context) (Common, error) {
 	}
 	if cm.Budget < 1 {
 		return cm, Usagef("--budget %d: need at least 1 node", cm.Budget)
+	}
+	if defines(c, "min-budget") {
+		cm.MinBudget = c.Int64("min-budget")
+	}
+	if cm.MinBudget < 0 || cm.MinBudget > cm.Budget {
+		return cm, Usagef("--min-budget %d: need 0 (a fixed Δt) to --budget (%d) nodes", cm.MinBudget, cm.Budget)
 	}
 	if cm.World == WorldEmbedded && cm.Balancer != Seq {
 		if err := CheckMemory(float64(cm.NP)*BytesPerEmbeddedRank, fmt.Sprintf("--np %d goroutine ranks", cm.NP)); err != nil {
@@ -382,7 +392,7 @@ func contains(list []string, s string) bool {
 // Config returns the run configuration of the flags; RankStats follows
 // --stats.
 func (cm Common) Config() lb.Config {
-	return lb.Config{Balancer: cm.info.New, Options: cm.Options, Budget: cm.Budget, Seed: cm.Seed, RankStats: cm.Stats}
+	return lb.Config{Balancer: cm.info.New, Options: cm.Options, Budget: cm.Budget, MinBudget: cm.MinBudget, Seed: cm.Seed, RankStats: cm.Stats}
 }
 
 // Main runs app with the process arguments and exits with the status of

@@ -171,7 +171,9 @@ var simTargets = []struct {
 	{"golomb 13", []string{"golomb 13"}, 0.85},
 	{"UTS T3L", []string{"uts --tree T3L"}, 0.85},
 	{"hard Korf sum (#82, #88, #60)", []string{"fifteen --korf 82", "fifteen --korf 88", "fifteen --korf 60"}, 0.90},
-	{"integrate", []string{"integrate func osc --theta-a 1e-17 --theta-r 1e-18"}, 0.90},
+	// The scaling preset's integrate instance (0.2 s sequentially) gives
+	// 64 ranks 3 ms of work each: this one is ten times larger.
+	{"integrate", []string{"integrate func osc --theta-a 1e-20 --theta-r 1e-21"}, 0.90},
 	{"golomb 14", []string{"golomb 14"}, 0.90},
 	{"UTS T1XL", []string{"uts --tree T1XL"}, 0.90},
 	{"UTS T3XXL", []string{"uts --tree T3XXL"}, 0.90},
@@ -266,32 +268,38 @@ func SimTargetsReport(w io.Writer, t *Table) error {
 	fmt.Fprintln(w, "\nIssue 22's simulator targets: efficiency = T_seq / (P·T_par) in virtual time, T_seq the sequential solver's nodes × the machine's node cost")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "target\tbalancer\tP\tefficiency\tsearch overhead\tbusy\tat least\t\t")
-	for _, tg := range simTargets {
-		for _, np := range nps {
-			var seq, par, nodes, seqNodes, busy float64
-			ok := true
-			for _, in := range tg.instances {
-				p, found := by[bip{"rp", in, np}]
-				if !found || math.IsNaN(p.Seq) || math.IsNaN(p.Par) {
-					ok = false
-					break
-				}
-				seq, par, nodes, seqNodes, busy = seq+p.Seq, par+p.Par, nodes+p.Nodes, seqNodes+p.SeqNodes, busy+p.Busy*p.Par
-			}
-			if !ok {
-				continue
-			}
-			eff := seq / (float64(np) * par)
-			fmt.Fprintf(tw, "%s\trp\t%d\t%.3f\t%.3f\t%.3f\t%.2f\t%s\t\n", tg.name, np, eff, nodes/seqNodes, busy/par, tg.min, verdict(eff, tg.min))
-		}
-	}
-	var balancers []string
+	var balancers, rps []string // every balancer spec, and rp's (with options such as --min-budget)
 	for k := range by {
-		if k.instance == simTargetsBalancers && !slices.Contains(balancers, k.balancer) {
+		if !slices.Contains(balancers, k.balancer) {
 			balancers = append(balancers, k.balancer)
+			if strings.Fields(k.balancer)[0] == "rp" {
+				rps = append(rps, k.balancer)
+			}
 		}
 	}
 	slices.Sort(balancers)
+	slices.Sort(rps)
+	for _, tg := range simTargets {
+		for _, b := range rps {
+			for _, np := range nps {
+				var seq, par, nodes, seqNodes, busy float64
+				ok := true
+				for _, in := range tg.instances {
+					p, found := by[bip{b, in, np}]
+					if !found || math.IsNaN(p.Seq) || math.IsNaN(p.Par) {
+						ok = false
+						break
+					}
+					seq, par, nodes, seqNodes, busy = seq+p.Seq, par+p.Par, nodes+p.Nodes, seqNodes+p.SeqNodes, busy+p.Busy*p.Par
+				}
+				if !ok {
+					continue
+				}
+				eff := seq / (float64(np) * par)
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.2f\t%s\t\n", tg.name, b, np, eff, nodes/seqNodes, busy/par, tg.min, verdict(eff, tg.min))
+			}
+		}
+	}
 	for _, b := range balancers {
 		for _, np := range nps {
 			if p, ok := by[bip{b, simTargetsBalancers, np}]; ok && !math.IsNaN(p.Speedup) {

@@ -233,6 +233,8 @@ type Variant struct {
 	Name    string // the balancer's name, then "+" and the variant's
 	Info    lb.Info
 	Options lb.Options
+	// MinBudget is lb.Config.MinBudget: positive for an adaptive Δt.
+	MinBudget int64
 }
 
 // Variants returns every registered balancer with default options, and the
@@ -250,8 +252,10 @@ func Variants() []Variant {
 		vs = append(vs, v("", info.Options))
 		switch info.Name {
 		case "rp":
+			adaptive := v("adaptive", info.Options)
+			adaptive.MinBudget = 1 // every request cuts the slice to one node
 			vs = append(vs, v("fastinit", lb.RPOptions{FastInit: true}), v("queue1", lb.RPOptions{QueueLimit: 1}),
-				v("drain1", lb.RPOptions{Drain: true, QueueLimit: 1}))
+				v("drain1", lb.RPOptions{Drain: true, QueueLimit: 1}), adaptive)
 		case "rp-local":
 			vs = append(vs, v("radius2", lb.RPLocalOptions{Radius: 2}), v("growth-ordered", lb.RPLocalOptions{Growth: 1.5, OrderedInit: true}))
 		case "ps":
@@ -297,7 +301,7 @@ func WithOption(info lb.Info, o lb.Options, name, value string) lb.Options {
 // Config returns the run configuration of the variant with the given
 // budget and seed.
 func (v Variant) Config(budget int64, seed uint64) lb.Config {
-	return lb.Config{Balancer: v.Info.New, Options: v.Options, Budget: budget, Seed: seed}
+	return lb.Config{Balancer: v.Info.New, Options: v.Options, Budget: budget, MinBudget: v.MinBudget, Seed: seed}
 }
 
 // Check compares a parallel result with the sequential one of the same tree
