@@ -247,15 +247,19 @@ func SimTargetsReport(w io.Writer, t *Table) error {
 		return err
 	}
 	type bip struct {
-		balancer, instance string
-		np                 int
+		world, balancer, instance string
+		np                        int
 	}
 	by := map[bip]Point{}
 	var nps []int
+	var worlds []string
 	for _, p := range pts {
-		by[bip{p.Balancer, p.Instance, p.NP}] = p
+		by[bip{p.World, p.Balancer, p.Instance, p.NP}] = p
 		if !slices.Contains(nps, p.NP) {
 			nps = append(nps, p.NP)
+		}
+		if !slices.Contains(worlds, p.World) {
+			worlds = append(worlds, p.World)
 		}
 	}
 	slices.Sort(nps)
@@ -267,7 +271,7 @@ func SimTargetsReport(w io.Writer, t *Table) error {
 	}
 	fmt.Fprintln(w, "\nIssue 22's simulator targets: efficiency = T_seq / (P·T_par) in virtual time, T_seq the sequential solver's nodes × the machine's node cost")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "target\tbalancer\tP\tefficiency\tsearch overhead\tbusy\tat least\t\t")
+	fmt.Fprintln(tw, "world\ttarget\tbalancer\tP\tefficiency\tsearch overhead\tbusy\tat least\t\t")
 	var balancers, rps []string // every balancer spec, and rp's (with options such as --min-budget)
 	for k := range by {
 		if !slices.Contains(balancers, k.balancer) {
@@ -279,32 +283,34 @@ func SimTargetsReport(w io.Writer, t *Table) error {
 	}
 	slices.Sort(balancers)
 	slices.Sort(rps)
-	for _, tg := range simTargets {
-		for _, b := range rps {
-			for _, np := range nps {
-				var seq, par, nodes, seqNodes, busy float64
-				ok := true
-				for _, in := range tg.instances {
-					p, found := by[bip{b, in, np}]
-					if !found || math.IsNaN(p.Seq) || math.IsNaN(p.Par) {
-						ok = false
-						break
+	for _, w := range worlds {
+		for _, tg := range simTargets {
+			for _, b := range rps {
+				for _, np := range nps {
+					var seq, par, nodes, seqNodes, busy float64
+					ok := true
+					for _, in := range tg.instances {
+						p, found := by[bip{w, b, in, np}]
+						if !found || math.IsNaN(p.Seq) || math.IsNaN(p.Par) {
+							ok = false
+							break
+						}
+						seq, par, nodes, seqNodes, busy = seq+p.Seq, par+p.Par, nodes+p.Nodes, seqNodes+p.SeqNodes, busy+p.Busy*p.Par
 					}
-					seq, par, nodes, seqNodes, busy = seq+p.Seq, par+p.Par, nodes+p.Nodes, seqNodes+p.SeqNodes, busy+p.Busy*p.Par
+					if !ok {
+						continue
+					}
+					eff := seq / (float64(np) * par)
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.2f\t%s\t\n", w, tg.name, b, np, eff, nodes/seqNodes, busy/par, tg.min, verdict(eff, tg.min))
 				}
-				if !ok {
-					continue
-				}
-				eff := seq / (float64(np) * par)
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.2f\t%s\t\n", tg.name, b, np, eff, nodes/seqNodes, busy/par, tg.min, verdict(eff, tg.min))
 			}
 		}
-	}
-	for _, b := range balancers {
-		for _, np := range nps {
-			if p, ok := by[bip{b, simTargetsBalancers, np}]; ok && !math.IsNaN(p.Speedup) {
-				eff := p.Speedup / float64(np)
-				fmt.Fprintf(tw, "%s, every balancer\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.2f\t%s\t\n", simTargetsBalancers, b, np, eff, p.Overhead, p.Busy, simBalancerMin, verdict(eff, simBalancerMin))
+		for _, b := range balancers {
+			for _, np := range nps {
+				if p, ok := by[bip{w, b, simTargetsBalancers, np}]; ok && !math.IsNaN(p.Speedup) {
+					eff := p.Speedup / float64(np)
+					fmt.Fprintf(tw, "%s\t%s, every balancer\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.2f\t%s\t\n", w, simTargetsBalancers, b, np, eff, p.Overhead, p.Busy, simBalancerMin, verdict(eff, simBalancerMin))
+				}
 			}
 		}
 	}
