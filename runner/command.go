@@ -406,10 +406,18 @@ func identityOf(c *cli.Context) identity {
 	if len(args) > 0 {
 		args = args[1:]
 	}
+	// Plain writes, not fmt: fmt's reflection grows every rank goroutine's
+	// stack, which a world of 65536 goroutine ranks keeps (issue 23).
 	b := fnv.New64a()
-	fmt.Fprintf(b, "%s|%s|%s|%s", strings.Join(lb.Names(), ","), mpi.WorldName, c.App.Name, version.Version)
+	for _, s := range []string{strings.Join(lb.Names(), ","), mpi.WorldName, c.App.Name, version.Version} {
+		io.WriteString(b, s)
+		b.Write([]byte{0})
+	}
 	a := fnv.New64a()
-	fmt.Fprintf(a, "%q", args)
+	for _, s := range args {
+		io.WriteString(a, strconv.Quote(s))
+		a.Write([]byte{0})
+	}
 	return identity{build: b.Sum64(), args: a.Sum64(), argv: args}
 }
 
