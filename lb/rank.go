@@ -57,7 +57,7 @@ type Rank struct {
 	failed   bool  // Outbox saw a protocol violation (x.err)
 	reports  bool  // rank 0 reports progress (x.prog)
 	adapts   bool  // Δt adapts (Config.MinBudget)
-	asked    bool  // a request arrived since the last slice
+	askedNow bool  // a request arrived since the last slice (adapts)
 }
 
 // rankExtra is the part of a Rank that few events use.
@@ -87,8 +87,6 @@ type rankExtra struct {
 	out []Msg // the outbox when throttling filters it
 
 	asked int32 // 1 + the rank of the last request sent, 0 before any (State)
-
-	budget, minBudget int64 // the adaptive Δt's bounds (Config.Budget, Config.MinBudget)
 }
 
 // RankConfig says where a Rank stands in its world and how the world's
@@ -133,8 +131,7 @@ func (r *Rank) Init(job Job, rc RankConfig) error {
 		return fmt.Errorf("lb: rank %d of %d, pauses of up to %d ticks", rc.Rank, rc.Size, rc.MaxPause)
 	}
 	*r = Rank{rank: int32(rc.Rank), size: int32(rc.Size), budget: cfg.budget(), maxPause: int32(max(rc.MaxPause, 0)),
-		x: &rankExtra{job: job, dueEvery: max(rc.DueEvery, 0), base: rc.ProgressBase, budget: cfg.budget(), minBudget: cfg.minBudget()}}
-	r.adapts = r.x.minBudget > 0
+		x: &rankExtra{job: job, dueEvery: max(rc.DueEvery, 0), base: rc.ProgressBase}, adapts: cfg.minBudget() > 0}
 	r.x.app = job.NewApp()
 	if cfg.Resume != nil {
 		cfg.Resume.Prime(r.x.app)
@@ -219,12 +216,12 @@ func (r *Rank) Work() (nodes int64, ok bool) {
 // since the last (Step cut it to the least), else a quarter longer, up to
 // Config.Budget.
 func (r *Rank) adapt() {
-	if r.asked {
-		r.asked = false
+	if r.askedNow {
+		r.askedNow = false
 		return
 	}
-	if r.budget < r.x.budget {
-		r.budget = min(r.budget+r.budget/4+1, r.x.budget)
+	if top := r.x.job.Config.budget(); r.budget < top {
+		r.budget = min(r.budget+r.budget/4+1, top)
 	}
 }
 
@@ -239,7 +236,7 @@ func (r *Rank) Step(m Msg) error {
 		return fmt.Errorf("lb: %v from %d reached rank %d after it was done", m.Kind, m.From, r.rank)
 	}
 	if m.Kind == KRequest && r.adapts {
-		r.asked, r.budget = true, r.x.minBudget
+		r.askedNow, r.budget = true, r.x.job.Config.minBudget()
 	}
 	if r.maxPause > 0 {
 		switch m.Kind {

@@ -252,7 +252,7 @@ func TestCheckpointEveryScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, world := range []string{"embedded", "sim"} {
-		stdout, stderr, code := runnertest.Run(t, bin, "20", "--json", "--world", world, "--np", "4", "--budget", "100",
+		stdout, stderr, code := runnertest.Run(t, bin, "20", "--json", "--world", world, "--np", "4", "--budget", "100", "--min-budget", "10",
 			"--checkpoint", file, "--checkpoint-every", "1ms")
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", world, code, stderr)

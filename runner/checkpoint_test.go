@@ -20,7 +20,7 @@ import (
 // sampleCheckpoint returns a checkpoint with every field set.
 func sampleCheckpoint(app string) *Checkpoint {
 	return &Checkpoint{App: app, Build: "test", Instance: []byte{1, 2, 3}, Balancer: "rp",
-		Options: map[string]string{"fast-init": "true", "queue-limit": "3"}, Budget: 500, Seed: 7, Ranks: 3, World: "sim",
+		Options: map[string]string{"fast-init": "true", "queue-limit": "3"}, Budget: 500, MinBudget: 50, Seed: 7, Ranks: 3, World: "sim",
 		Written: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC), Suspended: lb.Suspended{State: []byte("state"), Partial: []byte("partial"),
 			Tasks: [][]byte{{9}, {0, 0}, bytes.Repeat([]byte{5}, 300)}, Nodes: 12345, Incumbent: -4, HasIncumbent: true}}
 }

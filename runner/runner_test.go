@@ -109,6 +109,9 @@ func TestAction(t *testing.T) {
 		{[]string{"x", "-b", "static", "--levels", "33"}, 2, ""},
 		{[]string{"x", "--shuffle-below", "NaN", "-b", "ps"}, 2, ""},
 		{[]string{"x", "--budget", "0"}, 2, ""},
+		{[]string{"x", "--min-budget", "-1"}, 2, ""},
+		{[]string{"x", "--budget", "100", "--min-budget", "101"}, 2, ""},
+		{[]string{"abc", "--np", "3", "--budget", "100", "--min-budget", "10"}, 0, "in=3 ranks=3"},
 		{[]string{"x", "--bogus"}, 2, ""},
 	} {
 		reads = 0
