@@ -239,7 +239,8 @@ func simTargetsPreset() Preset {
 }
 
 // SimTargetsReport writes issue 22's simulator targets as met or missed:
-// per target and P, the efficiency of rp (a group's: the sum of its
+// per simulated world, target, rp variant (rp with any options, such as
+// --min-budget) and P, the efficiency (a group's: the sum of its
 // instances' sequential virtual times over P times the sum of their
 // parallel ones), and per balancer on golomb 13 its efficiency against
 // 0.5. A target whose runs are not all in t is left out.
@@ -248,23 +249,27 @@ func SimTargetsReport(w io.Writer, t *Table) error {
 	if err != nil {
 		return err
 	}
-	type bip struct {
-		world, balancer, instance string
-		np                        int
-	}
-	by := map[bip]Point{}
+	by := map[simKey]Point{}
 	var nps []int
-	var worlds []string
+	var worlds, balancers, rps []string // rps: the rp variants
 	for _, p := range pts {
-		by[bip{p.World, p.Balancer, p.Instance, p.NP}] = p
+		by[simKey{p.World, p.Balancer, p.Instance, p.NP}] = p
 		if !slices.Contains(nps, p.NP) {
 			nps = append(nps, p.NP)
 		}
 		if !slices.Contains(worlds, p.World) {
 			worlds = append(worlds, p.World)
 		}
+		if !slices.Contains(balancers, p.Balancer) {
+			balancers = append(balancers, p.Balancer)
+			if strings.Fields(p.Balancer)[0] == "rp" {
+				rps = append(rps, p.Balancer)
+			}
+		}
 	}
 	slices.Sort(nps)
+	slices.Sort(balancers)
+	slices.Sort(rps)
 	verdict := func(eff, min float64) string {
 		if eff >= min {
 			return "met"
@@ -274,47 +279,48 @@ func SimTargetsReport(w io.Writer, t *Table) error {
 	fmt.Fprintln(w, "\nIssue 22's simulator targets: efficiency = T_seq / (P·T_par) in virtual time, T_seq the sequential solver's nodes × the machine's node cost")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "world\ttarget\tbalancer\tP\tefficiency\tsearch overhead\tbusy\tat least\t\t")
-	var balancers, rps []string // every balancer spec, and rp's (with options such as --min-budget)
-	for k := range by {
-		if !slices.Contains(balancers, k.balancer) {
-			balancers = append(balancers, k.balancer)
-			if strings.Fields(k.balancer)[0] == "rp" {
-				rps = append(rps, k.balancer)
-			}
-		}
+	row := func(world, target, b string, np int, eff, overhead, busy, min float64) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.2f\t%s\t\n", world, target, b, np, eff, overhead, busy, min, verdict(eff, min))
 	}
-	slices.Sort(balancers)
-	slices.Sort(rps)
-	for _, w := range worlds {
+	for _, world := range worlds {
 		for _, tg := range simTargets {
 			for _, b := range rps {
 				for _, np := range nps {
-					var seq, par, nodes, seqNodes, busy float64
-					ok := true
-					for _, in := range tg.instances {
-						p, found := by[bip{w, b, in, np}]
-						if !found || math.IsNaN(p.Seq) || math.IsNaN(p.Par) {
-							ok = false
-							break
-						}
-						seq, par, nodes, seqNodes, busy = seq+p.Seq, par+p.Par, nodes+p.Nodes, seqNodes+p.SeqNodes, busy+p.Busy*p.Par
+					if eff, overhead, busy, ok := groupEfficiency(by, world, b, tg.instances, np); ok {
+						row(world, tg.name, b, np, eff, overhead, busy, tg.min)
 					}
-					if !ok {
-						continue
-					}
-					eff := seq / (float64(np) * par)
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.2f\t%s\t\n", w, tg.name, b, np, eff, nodes/seqNodes, busy/par, tg.min, verdict(eff, tg.min))
 				}
 			}
 		}
 		for _, b := range balancers {
 			for _, np := range nps {
-				if p, ok := by[bip{w, b, simTargetsBalancers, np}]; ok && !math.IsNaN(p.Speedup) {
-					eff := p.Speedup / float64(np)
-					fmt.Fprintf(tw, "%s\t%s, every balancer\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.2f\t%s\t\n", w, simTargetsBalancers, b, np, eff, p.Overhead, p.Busy, simBalancerMin, verdict(eff, simBalancerMin))
+				if p, ok := by[simKey{world, b, simTargetsBalancers, np}]; ok && !math.IsNaN(p.Speedup) {
+					row(world, simTargetsBalancers+", every balancer", b, np, p.Speedup/float64(np), p.Overhead, p.Busy, simBalancerMin)
 				}
 			}
 		}
 	}
 	return tw.Flush()
+}
+
+// simKey names one simulated run of SimTargetsReport.
+type simKey struct {
+	world, balancer, instance string
+	np                        int
+}
+
+// groupEfficiency returns the efficiency of a group of instances under
+// balancer b on np ranks of world (Σ T_seq / (np · Σ T_par)), its search
+// overhead (Σ nodes / Σ sequential nodes) and busy fraction (weighted by
+// T_par); false when a run of the group is missing or has no time.
+func groupEfficiency(by map[simKey]Point, world, b string, instances []string, np int) (eff, overhead, busy float64, ok bool) {
+	var seq, par, nodes, seqNodes, busyTime float64
+	for _, in := range instances {
+		p, found := by[simKey{world, b, in, np}]
+		if !found || math.IsNaN(p.Seq) || math.IsNaN(p.Par) {
+			return 0, 0, 0, false
+		}
+		seq, par, nodes, seqNodes, busyTime = seq+p.Seq, par+p.Par, nodes+p.Nodes, seqNodes+p.SeqNodes, busyTime+p.Busy*p.Par
+	}
+	return seq / (float64(np) * par), nodes / seqNodes, busyTime / par, true
 }

@@ -92,3 +92,96 @@ func TestScalingReport(t *testing.T) {
 		t.Errorf("report row\n%q\nwant\n%q\n%s", row, want, b.String())
 	}
 }
+
+// TestSimTargetsReport checks the targets table on runs worked out by
+// hand: the Korf group is judged by Σ T_seq / (P · Σ T_par), not by the
+// mean of its instances' efficiencies (0.625, 0.625 and 1.25: a mean of
+// 0.833 against the group's 0.714, which misses 0.90); an rp variant gets
+// rows of its own (1.042, met); a balancer on golomb 13 is held to 0.5.
+func TestSimTargetsReport(t *testing.T) {
+	var tb Table
+	add := func(k Key, f ...Field) {
+		for i, c := range RunColumns()[:6] {
+			f = append(f, Field{c, k.Values()[i]})
+		}
+		if _, err := tb.Add(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const world = "sim:cluster"
+	sim := func(b, instance string, virtual, nodes, busy string) {
+		add(Key{World: world, NP: 16, Balancer: b, Instance: instance, Seed: 1},
+			Field{"virtual_seconds", virtual}, Field{"machine.node_ns", "1000"}, Field{"nodes", nodes}, Field{"busy_fraction", busy})
+	}
+	korf := []struct{ instance, seqNodes, rp, variant string }{
+		{"fifteen --korf 82", "1000", "1e-4", "6e-5"},
+		{"fifteen --korf 88", "2000", "2e-4", "1.2e-4"},
+		{"fifteen --korf 60", "1000", "0.5e-4", "6e-5"},
+	}
+	for _, k := range korf {
+		add(Key{World: SimBaselineWorld, NP: 1, Balancer: Seq, Instance: k.instance}, Field{"nodes", k.seqNodes}, Field{"seconds", "1"})
+		sim("rp", k.instance, k.rp, k.seqNodes, "0.5")
+		sim("rp --min-budget 3000", k.instance, k.variant, k.seqNodes, "1")
+	}
+	add(Key{World: SimBaselineWorld, NP: 1, Balancer: Seq, Instance: "golomb 13"}, Field{"nodes", "1600"}, Field{"seconds", "1"})
+	sim("koso", "golomb 13", "4e-4", "1700", "0.3") // 1.6e-3 / (16 · 4e-4) = 0.25
+	var b strings.Builder
+	if err := SimTargetsReport(&b, &tb); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && f[0] == world {
+			rows[strings.Join(f[:len(f)-6], " ")] = f[len(f)-6:]
+		}
+	}
+	for key, want := range map[string][]string{
+		"sim:cluster hard Korf sum (#82, #88, #60) rp":                   {"16", "0.714", "1.000", "0.500", "0.90", "missed"},
+		"sim:cluster hard Korf sum (#82, #88, #60) rp --min-budget 3000": {"16", "1.042", "1.000", "1.000", "0.90", "met"},
+		"sim:cluster golomb 13, every balancer koso":                     {"16", "0.250", "1.062", "0.300", "0.50", "missed"},
+	} {
+		if got := rows[key]; !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q\n%s", key, got, want, b.String())
+		}
+	}
+	if len(rows) != 3 {
+		t.Errorf("%d rows, want 3 (no target without all its runs)\n%s", len(rows), b.String())
+	}
+}
+
+// TestSimTargetsPreset: the plan runs rp on every target instance and
+// every other balancer on golomb 13 only, each once, after a baseline.
+func TestSimTargetsPreset(t *testing.T) {
+	p, err := LookupPreset("scaling-sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := p.Setup(p.Defaults, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[Key]bool{}
+	base := map[string]bool{}
+	for _, k := range s.Keys {
+		if seen[k] {
+			t.Fatalf("%s twice", k)
+		}
+		seen[k] = true
+		switch {
+		case k.Baseline():
+			base[k.Instance] = true
+		case !base[k.Instance]:
+			t.Errorf("%s before its baseline", k)
+		case k.Balancer != "rp" && k.Instance != simTargetsBalancers:
+			t.Errorf("%s: another balancer than rp on a target instance", k)
+		}
+	}
+	for _, b := range []string{"koso", "static", "rp --fast-init"} {
+		if !seen[Key{World: "sim:cluster --stats", NP: 64, Balancer: b, Instance: simTargetsBalancers, Seed: 1}] {
+			t.Errorf("no run of %s on %s", b, simTargetsBalancers)
+		}
+	}
+	if len(base) != 9 {
+		t.Errorf("%d baselines, want one per target instance (9)", len(base))
+	}
+}
