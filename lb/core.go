@@ -17,11 +17,12 @@ import "encoding/binary"
 // all are, rank 0 sends exit down the tree, and every rank is done with no
 // message in flight.
 type core struct {
-	env   Env
-	rank  int
-	size  int
-	stats Stats
-	out   []Msg
+	env     Env
+	rank    int
+	size    int
+	stats   Stats
+	out     []Msg
+	lastOut int // the length of the batch Outbox returned last
 
 	// idle reports that the rank has no work; outstanding that it still
 	// waits for a reply to a request of its own (both set by the balancer).
@@ -121,7 +122,14 @@ func (c *core) send(to int, k Kind, data []byte) {
 // the next sends reuse (Balancer.Outbox).
 func (c *core) Outbox() []Msg {
 	out := c.out
-	clear(c.out[len(c.out):cap(c.out)]) // drop the Data of messages sent before
+	// Drop the Data of the messages of the batch before that this one did
+	// not overwrite; only those, so that an idle rank's empty outbox
+	// touches no memory (issue 23: clearing the whole capacity each time
+	// was a cache miss a turn at 65536 ranks).
+	if c.lastOut > len(out) {
+		clear(c.out[len(out):c.lastOut])
+	}
+	c.lastOut = len(out)
 	c.out = c.out[:0]
 	return out
 }

@@ -19,5 +19,6 @@ func newHybrid(env Env) (Balancer, error) {
 	b.canAsk = end-first > 1
 	b.requestFrom = func() int { return otherRank(b.env.Rand, b.rank, first, end) }
 	b.initial = func(Task) []Task { return []Task{share} }
+	b.needsRoot = false
 	return b, nil
 }

@@ -18,4 +18,10 @@ var (
 	_ Suspender  = (*koso)(nil)
 	_ Progresser = (*koso)(nil)
 	_ Loader     = (*koso)(nil)
+
+	_ RootOptional = (*randomPolling)(nil)
+	_ RootOptional = (*rpLocal)(nil)
+	_ RootOptional = (*pollShuffle)(nil)
+	_ RootOptional = (*static)(nil)
+	_ RootOptional = (*koso)(nil)
 )

@@ -72,6 +72,10 @@ func (b *koso) push(t Task, gen int) {
 	heap.Push(&b.q, queued{t: t, gen: gen, seq: b.seq})
 }
 
+// NeedsRoot reports whether this rank starts from the root (RootOptional):
+// rank 0, or every rank with fast initialisation.
+func (b *koso) NeedsRoot() bool { return b.fastInit || b.rank == 0 }
+
 func (b *koso) Start(root Task) {
 	if b.fastInit {
 		if t := fastInitPiece(root, b.rank, b.size, b.env.cuts); t != nil {

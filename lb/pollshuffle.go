@@ -94,6 +94,10 @@ func parseHeader(d []byte) (cycle, phase int, sub byte, rest []byte) {
 	return int(c), int(p), d[n+k], d[n+k+1:]
 }
 
+// NeedsRoot reports whether this rank starts from the root (RootOptional):
+// rank 0, or every rank with fast initialisation.
+func (b *pollShuffle) NeedsRoot() bool { return b.opt.FastInit || b.rank == 0 }
+
 func (b *pollShuffle) Start(root Task) {
 	if b.opt.FastInit {
 		b.task = fastInitPiece(root, b.rank, b.size, b.env.cuts)

@@ -21,6 +21,7 @@ type randomPolling struct {
 	requestFrom func() int             // picks the rank to ask
 	canAsk      bool                   // there is a rank to ask
 	initial     func(root Task) []Task // the tasks this rank starts with
+	needsRoot   bool                   // initial uses the root on this rank
 	drain       *drainer               // §4.2's drain variant, nil without it
 }
 
@@ -48,6 +49,7 @@ func newRP(env Env, queueLimit int, fastInit bool) *randomPolling {
 	}
 	b.requestFrom = func() int { return otherRank(b.env.Rand, b.rank, 0, b.size) }
 	b.canAsk = env.Size > 1
+	b.needsRoot = fastInit || b.rank == 0
 	b.initial = func(root Task) []Task {
 		if fastInit {
 			if t := fastInitPiece(root, b.rank, b.size, b.env.cuts); t != nil {
@@ -62,6 +64,10 @@ func newRP(env Env, queueLimit int, fastInit bool) *randomPolling {
 	b.outstanding = func() bool { return b.waiting }
 	return b
 }
+
+// NeedsRoot reports whether this rank starts from the root (RootOptional):
+// rank 0, or every rank with fast initialisation.
+func (b *randomPolling) NeedsRoot() bool { return b.needsRoot }
 
 func (b *randomPolling) Start(root Task) {
 	b.tasks = append(b.tasks, b.initial(root)...)

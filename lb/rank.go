@@ -185,7 +185,11 @@ func (r *Rank) Start(share [][]byte) error {
 			return err
 		}
 	} else {
-		r.b.Start(r.x.app.Root())
+		var root Task
+		if o, ok := r.b.(RootOptional); !ok || o.NeedsRoot() {
+			root = r.x.app.Root()
+		}
+		r.b.Start(root)
 	}
 	r.PollDue()
 	return nil

@@ -465,3 +465,64 @@ func TestRankProtocolErrors(t *testing.T) {
 		t.Errorf("another balancer's options: %v", err)
 	}
 }
+
+// rootCounter is lbtest's range that counts the calls of Root.
+type rootCounter struct {
+	*lbtest.Range
+	roots *int
+}
+
+func (a rootCounter) Root() lb.Task { *a.roots++; return a.Range.Root() }
+
+// TestRankRootOnlyWhereNeeded: Start builds the app's root only on the
+// ranks whose balancer starts from it (lb.RootOptional): with random
+// polling, poll-and-shuffle and the ring schedulers, rank 0 alone, unless
+// fast initialisation gives every rank a piece of it. static and hybrid
+// build their shares themselves (their own calls of Root are theirs).
+func TestRankRootOnlyWhereNeeded(t *testing.T) {
+	const size = 4
+	own := [size]int{-1, -1, -1, -1} // the balancer's own: it needs no root from Start
+	variants := []struct {
+		name string
+		opt  lb.Options
+		want [size]int // Root calls in each rank's Start
+	}{
+		{"rp", nil, [size]int{1, 0, 0, 0}},
+		{"rp", lb.RPOptions{FastInit: true}, [size]int{1, 1, 1, 1}},
+		{"rp-local", nil, [size]int{1, 1, 1, 1}},
+		{"ps", nil, [size]int{1, 0, 0, 0}},
+		{"ps", lb.PSOptions{FastInit: true}, [size]int{1, 1, 1, 1}},
+		{"koso", nil, [size]int{1, 0, 0, 0}},
+		{"koso-star", nil, [size]int{1, 0, 0, 0}},
+		{"static", nil, own},
+		{"hybrid", nil, own},
+	}
+	seen := map[string]bool{"seq": true}
+	for _, v := range variants {
+		seen[v.name] = true
+		t.Run(fmt.Sprintf("%s%+v", v.name, v.opt), func(t *testing.T) {
+			roots := 0
+			job := rangeJob(t, v.name, v.opt, 100, 1000)
+			job.NewApp = func() lb.App { return rootCounter{lbtest.NewRange(1000), &roots} }
+			for rank := range size {
+				r := newRank(t, job, lb.RankConfig{Rank: rank, Size: size})
+				o, optional := r.Balancer().(lb.RootOptional)
+				if needs := !optional || o.NeedsRoot(); needs != (v.want[rank] > 0) {
+					t.Errorf("rank %d of %d: NeedsRoot %v, want %v", rank, size, needs, v.want[rank] > 0)
+				}
+				before := roots
+				if err := r.Start(nil); err != nil {
+					t.Fatal(err)
+				}
+				if got := roots - before; v.want[rank] >= 0 && got != v.want[rank] {
+					t.Errorf("rank %d of %d: Start built the root %d times, want %d", rank, size, got, v.want[rank])
+				}
+			}
+		})
+	}
+	for _, info := range lb.Balancers() {
+		if !seen[info.Name] {
+			t.Errorf("balancer %s: not in the table: which of its ranks need the root?", info.Name)
+		}
+	}
+}

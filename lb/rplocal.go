@@ -30,6 +30,7 @@ func newRPLocal(env Env) (Balancer, error) {
 		l.growth = 2
 	}
 	l.requestFrom = l.pick
+	l.needsRoot = true // every rank starts from a piece of the root
 	// Rank r starts with the fast-initialisation piece of the virtual rank
 	// v = π⁻¹(r), π shared by all ranks; with OrderedInit, v = r.
 	l.initial = func(root Task) []Task {

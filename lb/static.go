@@ -152,6 +152,10 @@ func newStatic(env Env) (Balancer, error) {
 	return b, nil
 }
 
+// NeedsRoot reports that static's ranks start from their shares, built
+// with the balancer, not from the root (RootOptional).
+func (b *static) NeedsRoot() bool { return false }
+
 func (b *static) Start(Task) { b.progress() }
 
 func (b *static) Task() Task {

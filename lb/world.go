@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -496,6 +497,7 @@ func (s *Stats) UnmarshalBinary(b []byte) error {
 // statistics, the seconds, then the suspension, the incumbent and the open
 // tasks (AppendTasks).
 func (f *Finish) AppendBinary(b []byte) ([]byte, error) {
+	b = slices.Grow(b, 2*binary.MaxVarintLen64+len(f.Result)+StatsSize+9) // one allocation, not one a doubling
 	b = binary.AppendUvarint(b, uint64(len(f.Result)))
 	b = append(b, f.Result...)
 	b, _ = f.Stats.AppendBinary(b)

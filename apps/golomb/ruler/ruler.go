@@ -88,22 +88,32 @@ type Problem struct {
 // In Shortest mode the search looks for rulers of length ≤ maxLen and then
 // shorter ones; in Count mode it counts the rulers of length ≤ maxLen.
 func NewProblem(n int, g []int, mode Mode, maxLen int) (*Problem, error) {
+	p := new(Problem)
+	if err := p.reset(n, g, mode, maxLen); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// reset makes p what NewProblem(n, g, mode, maxLen) returns, reusing the
+// storage of its g.
+func (p *Problem) reset(n int, g []int, mode Mode, maxLen int) error {
 	if n < 2 || n > MaxMarks {
-		return nil, fmt.Errorf("ruler: %d marks: need 2 to %d", n, MaxMarks)
+		return fmt.Errorf("ruler: %d marks: need 2 to %d", n, MaxMarks)
 	}
 	if len(g) < n {
-		return nil, fmt.Errorf("ruler: %d marks need the lengths of shorter rulers up to %d marks, got %d", n, n-1, len(g)-1)
+		return fmt.Errorf("ruler: %d marks need the lengths of shorter rulers up to %d marks, got %d", n, n-1, len(g)-1)
 	}
 	if maxLen < 1 || maxLen > MaxLength {
-		return nil, fmt.Errorf("ruler: maximum length %d out of 1..%d", maxLen, MaxLength)
+		return fmt.Errorf("ruler: maximum length %d out of 1..%d", maxLen, MaxLength)
 	}
-	p := &Problem{n: n, mode: mode, g: slices.Clone(g[:n])}
+	*p = Problem{n: n, mode: mode, g: append(p.g[:0], g[:n]...)}
 	p.setMaxLen(maxLen)
 	p.lim0 = p.lim
 	if mode == Shortest {
 		p.near = nearLevel(n)
 	}
-	return p, nil
+	return nil
 }
 
 // nearLevel returns how deep Split of a branch-and-bound search for n marks
@@ -692,14 +702,28 @@ func Valid(marks []int) bool {
 	if len(marks) == 0 || marks[0] != 0 {
 		return false
 	}
-	seen := map[int]bool{}
+	var small bitset // the distances up to 255, without a map (issue 23)
+	var seen map[int]bool
 	for i := range marks {
 		for j := i + 1; j < len(marks); j++ {
 			d := marks[j] - marks[i]
-			if d <= 0 || seen[d] {
+			switch {
+			case d <= 0:
 				return false
+			case d < 256:
+				if small.has(uint(d)) {
+					return false
+				}
+				small.set(uint(d))
+			default:
+				if seen[d] {
+					return false
+				}
+				if seen == nil {
+					seen = map[int]bool{}
+				}
+				seen[d] = true
 			}
-			seen[d] = true
 		}
 	}
 	return true

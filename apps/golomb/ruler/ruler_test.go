@@ -148,3 +148,28 @@ func TestCountDigest(t *testing.T) {
 		t.Error("KnownBounds beyond MaxMarks")
 	}
 }
+
+// TestValid: Valid accepts Golomb rulers and refuses repeated, zero and
+// negative distances, below 256 (its bit set) and above (its map).
+func TestValid(t *testing.T) {
+	for _, c := range []struct {
+		marks []int
+		want  bool
+	}{
+		{[]int{0}, true},
+		{[]int{0, 1, 4, 6}, true},
+		{[]int{0, 1, 2}, false},        // 1 twice
+		{[]int{0, 2, 2}, false},        // 0
+		{[]int{0, 3, 1}, false},        // negative
+		{[]int{1, 2, 4}, false},        // not from 0
+		{nil, false},                   //
+		{[]int{0, 300, 700}, true},     // 300, 400, 700
+		{[]int{0, 300, 600}, false},    // 300 twice
+		{[]int{0, 1, 301, 601}, false}, // 300 twice, above the bit set
+		{[]int{0, 255, 510}, false},    // 255 twice, the bit set's last
+	} {
+		if got := Valid(c.marks); got != c.want {
+			t.Errorf("Valid(%v) = %v, want %v", c.marks, got, c.want)
+		}
+	}
+}

@@ -42,13 +42,25 @@ func Solve(n int) ([]Step, error) {
 // bound alone, so that branch-and-bound starts tight whatever order a
 // balancer explores the tree in.
 func Dive(m int, g []int) (int, int64, error) {
-	p, err := NewProblem(m, g, Shortest, MaxLength)
-	if err != nil {
+	return new(diver).dive(m, g)
+}
+
+// diver dives with the same storage every time: SolveFrom dives once a step
+// on every rank, and a Search is 5 KB (issue 23).
+type diver struct {
+	p Problem
+	s Search
+}
+
+func (d *diver) dive(m int, g []int) (int, int64, error) {
+	p, s := &d.p, &d.s
+	if err := p.reset(m, g, Shortest, MaxLength); err != nil {
 		return 0, 0, err
 	}
-	t := p.Root()
-	for p.best == nil && !t.Empty() {
-		t.Work(1)
+	s.p = p
+	s.rootFrame()
+	for p.best == nil && !s.Empty() {
+		s.Work(1)
 	}
 	if p.best == nil {
 		return 0, 0, fmt.Errorf("ruler: no %d-mark ruler up to length %d", m, MaxLength)
@@ -85,8 +97,9 @@ func SolveFrom(n int, done []Step, search func(*Problem, []Step) (Outcome, error
 		}
 		steps = slices.Clone(done)
 	}
+	var d diver
 	for m := len(steps) + 1; m <= n; m++ {
-		bound, diveNodes, err := Dive(m, g)
+		bound, diveNodes, err := d.dive(m, g)
 		if err != nil {
 			return nil, err
 		}
