@@ -262,7 +262,8 @@ func NewRand(seed uint64, rank int) *rand.Rand {
 // Its methods are called by one driver goroutine; it is not safe for
 // concurrent use.
 type Balancer interface {
-	// Start begins the search with the root task (every rank gets it).
+	// Start begins the search with the root task: every rank gets it, but
+	// for the ranks of a RootOptional balancer that do not need it (nil).
 	Start(root Task)
 	// Deliver hands over one message addressed to this rank.
 	Deliver(m Msg)

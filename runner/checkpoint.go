@@ -660,7 +660,7 @@ func setCheckpointing[I any](r *Run, signalled *atomic.Bool, k *Checkpoint, in I
 		r.ckpt.instance = k.Instance
 	}
 	if r.Rank() == 0 && r.ckpt.instance == nil {
-		r.ckpt.instance, _ = encodeInstance(in) // it travelled from rank 0 with gob already
+		r.ckpt.instance, _ = encodeInstance(in) // every app's instance encodes with gob: its checkpoint tests write it
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -375,6 +377,77 @@ func TestWarnRing(t *testing.T) {
 		code := Execute(app, append([]string{"t"}, strings.Fields(tc.args)...))
 		if got := strings.Contains(errs.String(), "warning: koso"); code != 0 || got != tc.warn {
 			t.Errorf("%q: status %d, stderr %q; want a warning: %v", tc.args, code, errs.String(), tc.warn)
+		}
+	}
+}
+
+// binaryOnly encodes itself only in binary: JSON sees no exported fields.
+type binaryOnly struct{ n int }
+
+func (b binaryOnly) MarshalBinary() ([]byte, error) { return []byte{byte(b.n)}, nil }
+func (b *binaryOnly) UnmarshalBinary(d []byte) error {
+	if len(d) != 1 {
+		return errors.New("binaryOnly: want one byte")
+	}
+	b.n = int(d[0])
+	return nil
+}
+
+// checkInput sends v as rank 0 would and checks that it comes back equal,
+// encoded as kind.
+func checkInput[T any](t *testing.T, name string, v T, kind byte) {
+	t.Helper()
+	b, err := marshalInput(v)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if b[0] != kind {
+		t.Errorf("%s: sent as %q, want %q", name, b[0], kind)
+	}
+	var got T
+	if err := unmarshalInput(b, &got); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if !reflect.DeepEqual(got, v) {
+		t.Errorf("%s: got %+v back, want %+v", name, got, v)
+	}
+}
+
+// TestMarshalInput: the instance rank 0 sends comes back equal on every
+// rank, as JSON when JSON gives it back exactly and is short, with gob
+// otherwise (infinities and NaNs, fields only binary encodings carry, long
+// instances).
+func TestMarshalInput(t *testing.T) {
+	type inner struct {
+		W []int64
+		M map[string]float64
+	}
+	type inst struct {
+		Marks int
+		Name  string
+		X     float64
+		In    inner
+		P     *inner
+	}
+	long := make([]int64, 2000)
+	for i := range long {
+		long[i] = int64(i) * 1e15
+	}
+	checkInput(t, "small", inst{Marks: 12, Name: "x", X: 0.1 + 0.2, In: inner{W: []int64{1 << 62, -3}, M: map[string]float64{"a": 1e-300}}, P: &inner{}}, instanceJSON)
+	checkInput(t, "long", inst{In: inner{W: long}}, instanceGob)
+	checkInput(t, "infinity", inst{X: math.Inf(1)}, instanceGob)
+	checkInput(t, "binary only", binaryOnly{n: 7}, instanceGob)
+	b, err := marshalInput(inst{X: math.NaN()})
+	if err != nil || b[0] != instanceGob {
+		t.Fatalf("NaN: sent as %q (%v), want gob", b[0], err)
+	}
+	var v inst
+	if err := unmarshalInput(b, &v); err != nil || !math.IsNaN(v.X) {
+		t.Errorf("NaN: got %+v back (%v)", v, err)
+	}
+	for _, bad := range [][]byte{nil, {'x', '{'}, {instanceJSON, '{'}, {instanceGob, 1, 2}} {
+		if err := unmarshalInput(bad, &v); err == nil {
+			t.Errorf("%q: decoded", bad)
 		}
 	}
 }

@@ -591,22 +591,39 @@ func gatherStats(c *mpi.Comm, own lb.Stats) ([]lb.Stats, error) {
 }
 
 // Bcast broadcasts b, a byte string of any length, from root and returns it
-// on every rank (b is used on root only). It is collective: two broadcasts,
-// the length and the bytes.
+// on every rank (b is used on root only). It is collective: one broadcast of
+// bcastHead bytes, the length and, when they fit, the bytes; else a second
+// broadcast of the bytes.
 func Bcast(c *mpi.Comm, b []byte, root int) ([]byte, error) {
-	n := make([]byte, 8)
-	binary.LittleEndian.PutUint64(n, uint64(len(b)))
-	if err := c.Bcast(n, root); err != nil {
+	head := make([]byte, bcastHead)
+	binary.LittleEndian.PutUint64(head, uint64(len(b)))
+	if c.Rank() == root && len(b) <= bcastHead-8 {
+		copy(head[8:], b)
+	}
+	if err := c.Bcast(head, root); err != nil {
 		return nil, fmt.Errorf("lb: %w", err)
 	}
+	n := binary.LittleEndian.Uint64(head)
+	if n <= bcastHead-8 {
+		if c.Rank() == root {
+			return b, nil
+		}
+		return head[8 : 8+n : 8+n], nil
+	}
 	if c.Rank() != root {
-		b = make([]byte, binary.LittleEndian.Uint64(n))
+		b = make([]byte, n)
 	}
 	if err := c.Bcast(b, root); err != nil {
 		return nil, fmt.Errorf("lb: %w", err)
 	}
 	return b, nil
 }
+
+// bcastHead is the size of Bcast's first broadcast: a search's result and
+// statistics, and the instances of most runs, fit in it, so that one
+// broadcast carries them (a broadcast wakes every rank: 65536 goroutines in
+// the embedded world, issue 23).
+const bcastHead = 1024
 
 // deal hands out the open tasks of a suspended search: rank 0 checks that
 // every task decodes and sends each rank its share (lb.Suspended.Share), or

@@ -1,10 +1,12 @@
 package driver_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -242,6 +244,45 @@ func TestPoolModes(t *testing.T) {
 			})
 			if err != nil {
 				t.Errorf("pool mode %d, P=%d: %v", mode, p, err)
+			}
+		}
+	}
+}
+
+// TestBcast: every rank gets root's bytes, whether they fit in the first
+// broadcast or take a second, and the ranks that are not root get a copy of
+// their own.
+func TestBcast(t *testing.T) {
+	if mpi.WorldName != "embedded" {
+		t.Skip("runs an embedded world of 5 ranks")
+	}
+	for _, n := range []int{0, 1, 1015, 1016, 1017, 5000} {
+		want := make([]byte, n)
+		for i := range want {
+			want[i] = byte(i*7 + n)
+		}
+		got := make([][]byte, 5)
+		err := mpi.Run(5, func(c *mpi.Comm) error {
+			var b []byte
+			if c.Rank() == 2 {
+				b = slices.Clone(want)
+			}
+			b, err := driver.Bcast(c, b, 2)
+			got[c.Rank()] = b
+			return err
+		})
+		if err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		for r, b := range got {
+			if !bytes.Equal(b, want) {
+				t.Errorf("%d bytes: rank %d got %d bytes, not root's", n, r, len(b))
+			}
+		}
+		if n > 0 {
+			got[0][0]++
+			if got[1][0] == got[0][0] {
+				t.Errorf("%d bytes: ranks 0 and 1 share their bytes", n)
 			}
 		}
 	}
