@@ -623,7 +623,7 @@ func Bcast(c *mpi.Comm, b []byte, root int) ([]byte, error) {
 // statistics, and the instances of most runs, fit in it, so that one
 // broadcast carries them (a broadcast wakes every rank: 65536 goroutines in
 // the embedded world, issue 23).
-const bcastHead = 1024
+const bcastHead = 512
 
 // deal hands out the open tasks of a suspended search: rank 0 checks that
 // every task decodes and sends each rank its share (lb.Suspended.Share), or
