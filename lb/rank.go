@@ -177,8 +177,9 @@ func (r *Rank) Load() int {
 
 // Start begins the search: from the root, or, when the job resumes a
 // suspended search (Config.Resume), from share, this rank's part of its
-// open tasks (Suspended.Share, dealt by the world). Its messages are in the
-// outbox.
+// open tasks (Suspended.Share, dealt by the world). It builds the root
+// (App.Root) only when the balancer starts from it on this rank
+// (RootOptional). Its messages are in the outbox.
 func (r *Rank) Start(share [][]byte) error {
 	if r.x.job.Config.Resume != nil {
 		if err := StartShare(r.b, r.x.app, share); err != nil {
