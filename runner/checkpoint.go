@@ -43,9 +43,11 @@ const ExitCheckpointed = 3
 // Version 4: the balancer's options are its own (lb.OptionValues by flag
 // name), not one struct shared by all balancers; golomb's and fifteen's
 // states are encoded once (ruler.State, parallel.State).
+// Version 5: the partial results of uts and integrate are in their own
+// binary encodings too (tree.Counts, quad.Result, alphatree.Result).
 const (
 	checkpointMagic   = "TREELBCK"
-	checkpointVersion = 4
+	checkpointVersion = 5
 	checkpointHeader  = len(checkpointMagic) + 4 + 8
 )
 

@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -14,9 +15,9 @@ import (
 // BenchmarkEmbeddedScale runs one small exhaustive tree (lbtest's, depth
 // 16: about 10⁵ nodes, a few milliseconds of work) by random polling on P
 // goroutine ranks of the embedded world, P from 1024 to 65536, and reports
-// the wall time per rank (ns/rank): the run is all start, work
-// distribution and termination, so the figure shows what a rank costs the
-// process. Flat means linear in P; before issue 23 it grew with P beyond
+// the wall time per rank (ns/rank) and the bytes allocated per rank
+// (B/rank): the run is all start, work distribution and termination, so
+// the figures show what a rank costs the process. Flat means linear in P; before issue 23 it grew with P beyond
 // 2000 ranks per core (the request-throttling pause had an upper bound, so
 // the idle ranks' requests grew with P and starved the busy ones). It takes
 // minutes at the top sizes:
@@ -27,6 +28,8 @@ func BenchmarkEmbeddedScale(b *testing.B) {
 	for _, p := range []int{1024, 4096, 16384, 65536} {
 		b.Run(fmt.Sprintf("P=%d", p), func(b *testing.B) {
 			var per time.Duration
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			for range b.N {
 				start := time.Now()
 				err := mpi.Run(p, func(c *mpi.Comm) error {
@@ -41,7 +44,9 @@ func BenchmarkEmbeddedScale(b *testing.B) {
 				}
 				per += time.Since(start) / time.Duration(p)
 			}
+			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(per.Nanoseconds())/float64(b.N), "ns/rank")
+			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N*p), "B/rank")
 		})
 	}
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/treelb/treelb/apps/integrate/internal/nodestack"
 	"github.com/treelb/treelb/hashtable"
+	"github.com/treelb/treelb/internal/wire"
 )
 
 // SeedAlphas returns seed 003's values of α (§4.1), a new slice on every
@@ -111,6 +112,27 @@ type Result struct {
 	Leaves int64  // nodes that did not spawn (Nodes = 2·Leaves − 1 for a whole tree)
 	Height int64  // the deepest level expanded; the root is level 0
 	Digest uint64 // the sum of the expanded nodes' hashes, modulo 2^64
+}
+
+// MarshalBinary encodes r in 32 bytes (nodes, leaves, height, digest: a
+// wire tally), the encoding lb's reductions and checkpoints use.
+func (r Result) MarshalBinary() ([]byte, error) {
+	b, err := wire.AppendTally(make([]byte, 0, 32), r.Digest, r.Nodes, r.Leaves, r.Height)
+	if err != nil {
+		return nil, fmt.Errorf("alphatree: result: %w", err)
+	}
+	return b, nil
+}
+
+// UnmarshalBinary decodes what MarshalBinary encoded; any other bytes are
+// an error.
+func (r *Result) UnmarshalBinary(b []byte) error {
+	var v Result
+	if err := wire.Tally(b, &v.Digest, &v.Nodes, &v.Leaves, &v.Height); err != nil {
+		return fmt.Errorf("alphatree: malformed result: %w", err)
+	}
+	*r = v
+	return nil
 }
 
 // merge adds o's counts to r; the height is the larger.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/treelb/treelb/apps/integrate/internal/bagsched"
+	"github.com/treelb/treelb/lb/lbtest"
 )
 
 // fuzzApp is the tree the fuzzed tasks belong to.
@@ -27,5 +28,22 @@ func FuzzUnmarshal(f *testing.F) {
 		if err := bagsched.CheckDecoded(fuzzApp(t), b, MaxLevel); err != nil {
 			t.Fatal(err)
 		}
+	})
+}
+
+// FuzzResult: Result's binary encoding (lb's reductions and checkpoints
+// use it) is canonical: bytes either fail to decode with "alphatree: " or
+// decode to a result that encodes back to them.
+func FuzzResult(f *testing.F) {
+	for _, r := range []Result{{}, {Nodes: 2e6 - 1, Leaves: 1e6, Height: 45, Digest: 1<<64 - 1}} {
+		b, err := r.MarshalBinary()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lbtest.CanonicalEncoding[Result](t, "alphatree: ", data)
 	})
 }

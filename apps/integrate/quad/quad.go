@@ -45,6 +45,7 @@ import (
 
 	"github.com/treelb/treelb/apps/integrate/internal/nodestack"
 	"github.com/treelb/treelb/cert"
+	"github.com/treelb/treelb/internal/wire"
 )
 
 // Rule says how the accuracy test's threshold is set.
@@ -229,6 +230,31 @@ func (r *Result) Value() float64 { return r.Sum.Value() }
 
 // Finite reports whether every leaf's value was finite.
 func (r *Result) Finite() bool { return r.Sum.Finite() }
+
+// MarshalBinary encodes r: a wire tally of 40 bytes (nodes, leaves,
+// height, replayed, digest), then the sum (Sum.AppendBinary), the encoding
+// lb's reductions and checkpoints use.
+func (r Result) MarshalBinary() ([]byte, error) {
+	b, err := wire.AppendTally(make([]byte, 0, 64), r.Digest, r.Nodes, r.Leaves, r.Height, r.Replayed)
+	if err != nil {
+		return nil, fmt.Errorf("quad: result: %w", err)
+	}
+	return r.Sum.AppendBinary(b)
+}
+
+// UnmarshalBinary decodes what MarshalBinary encoded.
+func (r *Result) UnmarshalBinary(b []byte) error {
+	var v Result
+	rest, err := wire.TallyPrefix(b, &v.Digest, &v.Nodes, &v.Leaves, &v.Height, &v.Replayed)
+	if err != nil {
+		return fmt.Errorf("quad: malformed result: %w", err)
+	}
+	if err := v.Sum.UnmarshalBinary(rest); err != nil {
+		return err
+	}
+	*r = v
+	return nil
+}
 
 // merge adds o's counts and sum to r; the height is the larger.
 func (r *Result) merge(o *Result) {

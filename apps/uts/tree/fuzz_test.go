@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/lbtest"
 )
 
 // fuzzArgs is the tree of FuzzUnmarshal: a hybrid tree, geometric at
@@ -97,5 +98,22 @@ func FuzzUnmarshal(f *testing.F) {
 		if done1 && done2 && (whole.Result() != pieces.Result() || n1 != n2 || n1 != whole.Result().Nodes) {
 			t.Fatalf("task %x: whole %+v (Work %d), in pieces %+v (Work %d)", b, whole.Result(), n1, pieces.Result(), n2)
 		}
+	})
+}
+
+// FuzzCounts: Counts' binary encoding (lb's reductions and checkpoints use
+// it) is canonical: bytes either fail to decode with "uts: " or decode to
+// counts that encode back to them; every value round-trips.
+func FuzzCounts(f *testing.F) {
+	for _, c := range []Counts{{}, {Nodes: 111345631, Leaves: 89076904, Depth: 17844, Digest: 0x03282364ba5afd7b}} {
+		b, err := c.MarshalBinary()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lbtest.CanonicalEncoding[Counts](t, "uts: ", data)
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/treelb/treelb/internal/wire"
 )
 
 // Counts are the statistics of a tree or of the part of it a rank
@@ -19,6 +21,32 @@ type Counts struct {
 	// bits of each leaf's state, a SHA-1 digest. It does not depend on
 	// which rank generated which leaf.
 	Digest uint64
+}
+
+// MarshalBinary encodes c in 32 bytes (nodes, leaves, depth, digest: a
+// wire tally), the encoding lb's reductions and checkpoints use.
+func (c Counts) MarshalBinary() ([]byte, error) {
+	b, err := wire.AppendTally(make([]byte, 0, 32), c.Digest, c.Nodes, c.Leaves, int64(c.Depth))
+	if err != nil {
+		return nil, fmt.Errorf("uts: counts: %w", err)
+	}
+	return b, nil
+}
+
+// UnmarshalBinary decodes what MarshalBinary encoded; any other bytes are
+// an error.
+func (c *Counts) UnmarshalBinary(b []byte) error {
+	var v Counts
+	var depth int64
+	if err := wire.Tally(b, &v.Digest, &v.Nodes, &v.Leaves, &depth); err != nil {
+		return fmt.Errorf("uts: malformed counts: %w", err)
+	}
+	if depth > math.MaxInt {
+		return fmt.Errorf("uts: malformed counts: depth %d", depth)
+	}
+	v.Depth = int(depth)
+	*c = v
+	return nil
 }
 
 // Add returns the statistics of two disjoint parts of a tree together.
