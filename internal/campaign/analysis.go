@@ -384,9 +384,7 @@ func WriteSummary(path string, t *Table, gs []Group) error {
 		for _, c := range prov {
 			var vals []string
 			for _, i := range rows[gk{g.World, g.Instance, g.Balancer, g.NP}] {
-				if v := t.Get(i, c); !slices.Contains(vals, v) {
-					vals = append(vals, v)
-				}
+				vals = addNew(vals, t.Get(i, c))
 			}
 			rec = append(rec, strings.Join(vals, "; "))
 		}
@@ -512,4 +510,13 @@ func Seconds(v float64) string {
 		return Number(v*1e3) + " ms"
 	}
 	return Number(v) + " s"
+}
+
+// addNew appends v to s unless s holds it already: the distinct values in
+// the order first met.
+func addNew[T comparable](s []T, v T) []T {
+	if slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
 }

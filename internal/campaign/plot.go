@@ -44,9 +44,7 @@ func Plots(prefix, label string, pts []Point) ([]string, error) {
 	}
 	var pList []int
 	for _, g := range gs {
-		if !slices.Contains(pList, g.NP) {
-			pList = append(pList, g.NP)
-		}
+		pList = addNew(pList, g.NP)
 	}
 	slices.Sort(pList)
 	name := func(g Group, instance bool) string {
@@ -198,18 +196,10 @@ func Title(label string, pts []Point) string {
 	var apps, instances, machines []string
 	var ps []int
 	for _, p := range pts {
-		if a := App(p.Instance); !slices.Contains(apps, a) {
-			apps = append(apps, a)
-		}
-		if !slices.Contains(instances, p.Instance) {
-			instances = append(instances, p.Instance)
-		}
-		if !slices.Contains(machines, p.Machine) {
-			machines = append(machines, p.Machine)
-		}
-		if !slices.Contains(ps, p.NP) {
-			ps = append(ps, p.NP)
-		}
+		apps = addNew(apps, App(p.Instance))
+		instances = addNew(instances, p.Instance)
+		machines = addNew(machines, p.Machine)
+		ps = addNew(ps, p.NP)
 	}
 	slices.Sort(ps)
 	set := fmt.Sprintf("%s, %d instances", strings.Join(apps, ", "), len(instances))

@@ -224,9 +224,7 @@ func simTargetsPreset() Preset {
 					return Setup{}, err
 				}
 				for _, k := range more {
-					if !slices.Contains(keys, k) {
-						keys = append(keys, k)
-					}
+					keys = addNew(keys, k)
 				}
 			}
 			return Setup{Keys: keys, Report: func(w io.Writer, t *Table) error {
@@ -254,12 +252,8 @@ func SimTargetsReport(w io.Writer, t *Table) error {
 	var worlds, balancers, rps []string // rps: the rp variants
 	for _, p := range pts {
 		by[simKey{p.World, p.Balancer, p.Instance, p.NP}] = p
-		if !slices.Contains(nps, p.NP) {
-			nps = append(nps, p.NP)
-		}
-		if !slices.Contains(worlds, p.World) {
-			worlds = append(worlds, p.World)
-		}
+		nps = addNew(nps, p.NP)
+		worlds = addNew(worlds, p.World)
 		if !slices.Contains(balancers, p.Balancer) {
 			balancers = append(balancers, p.Balancer)
 			if strings.Fields(p.Balancer)[0] == "rp" {

@@ -408,9 +408,7 @@ func criticalT(p, df float64) float64 {
 func ringSizes(ts []trial) []int {
 	var ps []int
 	for _, t := range ts {
-		if !slices.Contains(ps, t.p) {
-			ps = append(ps, t.p)
-		}
+		ps = addNew(ps, t.p)
 	}
 	slices.Sort(ps)
 	return ps
@@ -420,9 +418,7 @@ func ringSizes(ts []trial) []int {
 func trialParams(ts []trial) []float64 {
 	var out []float64
 	for _, t := range ts {
-		if !slices.Contains(out, t.param) {
-			out = append(out, t.param)
-		}
+		out = addNew(out, t.param)
 	}
 	return out
 }

@@ -29,3 +29,20 @@ func CanonicalEncoding[T encoding.BinaryMarshaler, PT interface {
 		t.Fatalf("%x decodes to %+v, which encodes to %x (%v)", data, v, b, err)
 	}
 }
+
+// FuzzCanonicalEncoding runs CanonicalEncoding as f's fuzz target, with the
+// encodings of seeds and a few bytes of junk in the corpus.
+func FuzzCanonicalEncoding[T encoding.BinaryMarshaler, PT interface {
+	*T
+	encoding.BinaryUnmarshaler
+}](f *testing.F, prefix string, seeds ...T) {
+	for _, v := range seeds {
+		b, err := v.MarshalBinary()
+		if err != nil {
+			f.Fatalf("seed %+v: %v", v, err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, data []byte) { CanonicalEncoding[T, PT](t, prefix, data) })
+}

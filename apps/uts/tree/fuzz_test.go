@@ -103,17 +103,7 @@ func FuzzUnmarshal(f *testing.F) {
 
 // FuzzCounts: Counts' binary encoding (lb's reductions and checkpoints use
 // it) is canonical: bytes either fail to decode with "uts: " or decode to
-// counts that encode back to them; every value round-trips.
+// counts that encode back to them.
 func FuzzCounts(f *testing.F) {
-	for _, c := range []Counts{{}, {Nodes: 111345631, Leaves: 89076904, Depth: 17844, Digest: 0x03282364ba5afd7b}} {
-		b, err := c.MarshalBinary()
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	f.Add([]byte{1, 2, 3})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		lbtest.CanonicalEncoding[Counts](t, "uts: ", data)
-	})
+	lbtest.FuzzCanonicalEncoding(f, "uts: ", Counts{}, Counts{Nodes: 111345631, Leaves: 89076904, Depth: 17844, Digest: 0x03282364ba5afd7b})
 }
