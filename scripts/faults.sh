@@ -151,8 +151,14 @@ expect() { # expect STATUS WANT CMD...: CMD must exit with STATUS saying WANT, w
 	fi
 }
 # The crafted header: the current format version (runner's checkpointVersion,
-# 4) and a size of nearly 2^64 bytes.
-printf 'TREELBCK\004\000\000\000\340\377\377\377\377\377\377\377' >"$work/crafted.ckpt"
+# read from the source) and a size of nearly 2^64 bytes.
+version=$(sed -n 's/^[[:space:]]*checkpointVersion *= *\([0-9][0-9]*\)$/\1/p' runner/checkpoint.go)
+[ -n "$version" ] && [ "$version" -lt 256 ] || { echo "faults.sh: no checkpointVersion in runner/checkpoint.go" >&2; exit 1; }
+{
+	printf 'TREELBCK'
+	printf "\\$(printf %03o "$version")"
+	printf '\000\000\000\340\377\377\377\377\377\377\377'
+} >"$work/crafted.ckpt"
 mkfifo "$work/fifo"
 expect 2 "more than the" "$bin/golomb" --restart "$work/crafted.ckpt"
 expect 2 "a character device" "$bin/golomb" --restart /dev/zero

@@ -123,7 +123,9 @@ mpi_fault_tests() {
 }
 
 # run_mpi_fault APP NP STATUS WANT HOW ARGS...: a launcher fault, mpirun -np
-# NP APP ARGS with HOW: skip-init (rank 2 runs sleep 300 instead of APP),
+# NP APP ARGS with HOW: skip-init (rank 2 runs a stand-in instead of APP:
+# sleep 300, copied to the work directory so that it is found by its own
+# path, never another program's sleep),
 # closed-stdin (mpirun's standard input closed), closed-stdout (mpirun's
 # standard output a pipe that is closed after its first line) or sigstop
 # (rank 2 gets SIGSTOP once a --progress line says the search runs). The job must
@@ -139,7 +141,8 @@ run_mpi_fault() {
 		return
 	fi
 	t0=$SECONDS
-	printf '#!/bin/sh\n[ "${OMPI_COMM_WORLD_RANK:-$PMI_RANK}" = 2 ] && exec sleep 300\nexec "$@"\n' >"$work/skip-init.sh"
+	cp "$(command -v sleep)" "$work/stand-in"
+	printf '#!/bin/sh\n[ "${OMPI_COMM_WORLD_RANK:-$PMI_RANK}" = 2 ] && exec "%s" 300\nexec "$@"\n' "$work/stand-in" >"$work/skip-init.sh"
 	chmod +x "$work/skip-init.sh"
 	case $how in
 	skip-init) timeout -k 10 60 $(impl_mpirun "$impl") -np "$np" "$work/skip-init.sh" "$bin" "$@" >"$work/log" 2>&1 || rc=$? ;;
@@ -189,7 +192,7 @@ run_mpi_fault() {
 	# under heavy load Open MPI's mpirun has left it running (2 runs of
 	# about 10 at a load of 10-16, none of 8 at a load below 5); say so,
 	# and end it.
-	stray=$(pgrep -f "sleep 300" | tr '\n' ' ' || true)
+	stray=$(pgrep -f "$work/stand-in" | tr '\n' ' ' || true)
 	if [ -n "$stray" ]; then
 		echo "NOTE $impl's mpirun left the stand-in of the rank that never started running (pid $stray); killing it"
 		# shellcheck disable=SC2086 # the pids are word-split on purpose
