@@ -7,7 +7,8 @@
 # run's wall and CPU seconds (user + system), maximum resident set and the
 # load average before it. The summary gives, for wall and CPU time, the
 # medians of the small and the large runs, their ratio, and each round's
-# ratio (its large run against the median of the small runs around it):
+# ratio (its large run against the median of the small runs around it;
+# medians as every measurement takes them, scripts/campaign --spread):
 # the spread of those is how far the machine's speed moved during the
 # measurement. docs/reliability.md ("Scale: 65 536 ranks in one process")
 # has the figures measured so far.
@@ -43,6 +44,7 @@ done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/campaign" ./scripts/campaign
 if [ -z "$bin" ]; then
 	go build -o "$tmp/golomb" ./apps/golomb
 	bin=$tmp/golomb
@@ -73,23 +75,24 @@ for r in $(seq "$rounds"); do
 	for _ in $(seq "$reps"); do one "$r" "$small"; done
 done
 
-awk -v small="$small" -v large="$large" '
-function median(a, n,    i, j, t) {
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-	return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
-}
-{
-	if ($2 == small) { sw[++ns] = $3; sc[ns] = $4; rw[$1, ++rn[$1]] = $3; rc[$1, rn[$1]] = $4 }
-	else { lw[++nl] = $3; lc[nl] = $4; bw[$1] = $3; bc[$1] = $4 }
-	if ($1 > rounds) rounds = $1
+# The medians are gonum's, the one every measurement uses (scripts/campaign
+# --spread: lines "KEY VALUE" in, "KEY n median min max" out; of an even
+# number of runs, the lower middle one).
+awk -v small="$small" '{
+	size = $2 == small ? "small" : "large"
+	printf "%s.wall %s\n%s.cpu %s\nround%d.%s.wall %s\nround%d.%s.cpu %s\n", size, $3, size, $4, $1, size, $3, $1, size, $4
+}' "$runs" | "$tmp/campaign" --spread >"$tmp/spread"
+awk -F'\t' -v small="$small" -v large="$large" -v rounds="$rounds" '
+{ n[$1] = $2; m[$1] = $3; lo[$1] = $4; hi[$1] = $5 }
+function line(what, k) {
+	printf "%-5s %d ranks: median %.3f s (%.3f-%.3f, %d runs); %d ranks: median %.2f s (%.2f-%.2f, %d runs): %.1fx\n", what,
+		small, m["small." k], lo["small." k], hi["small." k], n["small." k],
+		large, m["large." k], lo["large." k], hi["large." k], n["large." k], m["large." k] / m["small." k]
 }
 END {
 	printf "# summary: %d against %d ranks; linear is %.0fx (issue 23: 65536 against 1024 at most 70x)\n", large, small, large / small
-	mw = median(sw, ns); mc = median(sc, ns); Lw = median(lw, nl); Lc = median(lc, nl)
-	printf "wall: median %.3f s (%d runs) and %.2f s (%d runs): %.1fx\n", mw, ns, Lw, nl, Lw / mw
-	printf "CPU:  median %.3f s and %.2f s: %.1fx\n", mc, Lc, Lc / mc
-	for (r = 1; r <= rounds; r++) {
-		n = rn[r]; for (i = 1; i <= n; i++) { x[i] = rw[r, i]; y[i] = rc[r, i] }
-		printf "round %s: wall %.1fx, CPU %.1fx\n", r, bw[r] / median(x, n), bc[r] / median(y, n)
-	}
-}' "$runs"
+	line("wall:", "wall")
+	line("CPU:", "cpu")
+	for (r = 1; r <= rounds; r++)
+		printf "round %d: wall %.1fx, CPU %.1fx\n", r, m["round" r ".large.wall"] / m["round" r ".small.wall"], m["round" r ".large.cpu"] / m["round" r ".small.cpu"]
+}' "$tmp/spread"
