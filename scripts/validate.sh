@@ -2,13 +2,15 @@
 # validate.sh: the simulator against real runs (docs/simulator.md,
 # "Validation against real runs"). For each real world (the embedded world,
 # and mpirun with Open MPI and with MPICH), each instance and each budget
-# Δt, it calibrates a model on this machine (the command's --calibrate
-# --budget Δt, 2 ranks of that world: the loop's cost per slice depends on
-# Δt) and right after it runs that configuration of the campaign preset
-# `validate`: the instance at every P, --repeats times in the real world
-# and once simulated with the model just calibrated, so that the machine's
-# drift over minutes falls between configurations, not between a model and
-# its runs. Then the preset, over every configuration (all its runs are in
+# Δt, it runs that configuration of the campaign preset `validate`: the
+# instance at every P, --repeats times in the real world, each repeat right
+# after a calibration of a model on this machine (the command's
+# --calibrate --budget Δt, 2 ranks of that world: the loop's cost per slice
+# depends on Δt); then once simulated with the median of those models, cost
+# by cost (campaign --median-machine), so that the model samples the
+# machine's speed over the minute its runs take (it drifts by up to 2× within
+# minutes), and the drift over longer times falls between configurations,
+# not between a model and its runs. Then the preset, over every configuration (all its runs are in
 # the CSV by then: nothing runs again), writes the comparison (measured
 # median seconds with their spread, the load before and after, simulated
 # virtual seconds, the error, and the counters that say which cost explains
@@ -163,14 +165,22 @@ for w in "${ws[@]}"; do
 		mapfile -t a < <(args "$in")
 		IFS=, read -ra bs <<<"$budgets"
 		for b in "${bs[@]}"; do
-			echo "validate.sh: $w: $app, Δt = $b: calibrating, then the runs (load $(load))" >&2
 			m=$out/machines/$w-$app-b$b.json
-			if [ "$w" = embedded ]; then
-				"$bin/$app" --calibrate --np 2 --budget "$b" "${a[@]}" >"$m"
-			else
-				"${launch[@]}" "$bin/$app" --calibrate --budget "$b" "${a[@]}" >"$m"
-			fi
-			campaign --set budgets="$b" --instance "$in" >/dev/null
+			cals=()
+			for r in $(seq "$repeats"); do
+				echo "validate.sh: $w: $app, Δt = $b: calibration $r of $repeats, then repeat $r of the runs (load $(load))" >&2
+				cals+=("$tmp/calibration-$r.json")
+				if [ "$w" = embedded ]; then
+					"$bin/$app" --calibrate --np 2 --budget "$b" "${a[@]}" >"${cals[-1]}"
+				else
+					"${launch[@]}" "$bin/$app" --calibrate --budget "$b" "${a[@]}" >"${cals[-1]}"
+				fi
+				if [ "$r" -lt "$repeats" ]; then
+					campaign --repeats "$r" --set simulate=no --set budgets="$b" --instance "$in" >/dev/null
+				fi
+			done
+			"$tmp/campaign" --median-machine "${cals[@]}" >"$m"
+			campaign --set budgets="$b" --instance "$in" >/dev/null # the last repeat, then the simulated runs
 		done
 	done
 	ins=()

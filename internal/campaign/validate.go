@@ -8,9 +8,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/treelb/treelb/lb"
 )
 
 // The validation of the simulator against real runs (preset validate,
@@ -51,6 +54,46 @@ func MachineFile(dir, world, app string, budget int64) string {
 	return filepath.Join(dir, fmt.Sprintf("%s-%s-b%d.json", world, app, budget))
 }
 
+// MedianMachine returns the model whose every cost (each float64 field of
+// lb.Machine) is the median (Median) of that cost in ms, the models of
+// repeated calibrations of one configuration: scripts/validate.sh
+// calibrates before each repeat of the real runs, so that the model follows
+// the machine's speed over the minutes the runs take, not over the seconds
+// of one calibration. The other fields (name, topology, switches) must agree;
+// the source names every calibration.
+func MedianMachine(ms []lb.Machine) (lb.Machine, error) {
+	if len(ms) == 0 {
+		return lb.Machine{}, errors.New("campaign: the median of no models")
+	}
+	out := ms[0]
+	v := reflect.ValueOf(&out).Elem()
+	sources := make([]string, len(ms))
+	for i, m := range ms {
+		sources[i] = m.Source
+	}
+	for f := range v.NumField() {
+		field := v.Type().Field(f)
+		if field.Name == "Source" {
+			continue
+		}
+		if field.Type.Kind() != reflect.Float64 {
+			for i, m := range ms[1:] {
+				if w := reflect.ValueOf(m).Field(f); !w.Equal(v.Field(f)) {
+					return lb.Machine{}, fmt.Errorf("campaign: model %d of %d has %s %v, the first %v", i+2, len(ms), field.Name, w, v.Field(f))
+				}
+			}
+			continue
+		}
+		xs := make([]float64, len(ms))
+		for i, m := range ms {
+			xs[i] = reflect.ValueOf(m).Field(f).Float()
+		}
+		v.Field(f).SetFloat(Median(xs))
+	}
+	out.Source = fmt.Sprintf("the median, cost by cost, of %d calibrations: %s", len(ms), strings.Join(sources, "; then "))
+	return out, out.Validate()
+}
+
 func validatePreset() Preset {
 	return Preset{Name: "validate", Doc: "the simulator against real runs: every instance at each P and budget in one real world (--set world), " +
 		"and simulated with that world's calibrated model (--set machines: DIR/WORLD-APP-bBUDGET.json, from the command's --calibrate --budget BUDGET; scripts/validate.sh does it all)",
@@ -59,6 +102,7 @@ func validatePreset() Preset {
 			{"machines", "results/validate/machines", "directory of the calibrated models, WORLD-APP-bBUDGET.json"},
 			{"budgets", "10,100,1000,10000", "the budgets Δt in nodes, comma-separated"},
 			{"table", "", "also write the comparison as CSV to this `FILE`"},
+			{"simulate", "yes", "no: leave the simulated runs out (scripts/validate.sh's runs between two calibrations, before the model, the median of them, is made)"},
 			{"provenance", "", "what made the campaign (scripts/validate.sh's command line, commit, machine): the table's \"campaign\" column, before the provenance.* columns of each row's runs"}},
 		CSV: "results/validate/validate.csv", Title: "the simulator against real runs",
 		Make: validateKeys}
@@ -100,6 +144,10 @@ func validateKeys(plan Plan, p Params) (Setup, error) {
 			return Setup{}, fmt.Errorf("--set budgets: %d: need at least 1 node", b)
 		}
 	}
+	simulate := p["simulate"]
+	if simulate != "yes" && simulate != "no" {
+		return Setup{}, fmt.Errorf("--set simulate=%s: want yes or no", simulate)
+	}
 	machines := p["machines"]
 	if strings.ContainsAny(machines, " \t\n") {
 		return Setup{}, fmt.Errorf("--set machines=%q: a directory without blanks (world specs split at blanks)", machines)
@@ -132,6 +180,9 @@ func validateKeys(plan Plan, p Params) (Setup, error) {
 		}
 	}
 	for _, in := range instances {
+		if simulate == "no" {
+			break
+		}
 		// The sequential row checks the node cost alone: the first
 		// budget's model.
 		if err := add(Key{World: "sim:" + MachineFile(machines, world, App(in), budgets[0]), NP: 1, Balancer: Seq, Instance: in}); err != nil {
@@ -151,6 +202,12 @@ func validateKeys(plan Plan, p Params) (Setup, error) {
 		}
 	}
 	table, prov := p["table"], p["provenance"]
+	if simulate == "no" {
+		return Setup{Keys: keys, NoPlots: true, Report: func(w io.Writer, _ *Table) error {
+			_, err := fmt.Fprintln(w, "### The real runs only (--set simulate=no): no comparison")
+			return err
+		}}, nil
+	}
 	return Setup{Keys: keys, NoPlots: true, Report: func(w io.Writer, t *Table) error {
 		rows, err := Validation(t)
 		if err != nil {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/treelb/treelb/lb"
 )
 
 // The validate preset runs every configuration Repeats times in the real
@@ -77,6 +79,77 @@ func TestValidateKeys(t *testing.T) {
 	plan.Worlds = []string{"embedded"}
 	if _, err := p.Setup(plan, params); err == nil {
 		t.Error("--world with the validate preset: no error")
+	}
+}
+
+// With --set simulate=no (scripts/validate.sh's runs between two
+// calibrations) the preset plans the real runs only and reports no
+// comparison; any other value than yes or no is refused.
+func TestValidateKeysRealOnly(t *testing.T) {
+	p, err := LookupPreset("validate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := p.Defaults
+	plan.Instances = []string{"golomb 10"}
+	plan.Repeats = 2
+	params, err := p.Resolve([]string{"world=mpich", "budgets=100", "simulate=no"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := p.Setup(plan, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 2 * (1 + 2); len(s.Keys) != want { // 2 repeats × (the baseline + 2 P)
+		t.Errorf("%d runs, want %d: %v", len(s.Keys), want, s.Keys)
+	}
+	for _, k := range s.Keys {
+		if w, err := ParseWorld(k.World); err != nil || !w.Real() {
+			t.Errorf("%s: a simulated run with simulate=no (%v)", k, err)
+		}
+	}
+	var out bytes.Buffer
+	if err := s.Report(&out, &Table{}); err != nil || !strings.Contains(out.String(), "no comparison") {
+		t.Errorf("report: %q, %v", out.String(), err)
+	}
+	bad, err := p.Resolve([]string{"simulate=maybe"})
+	if err == nil {
+		_, err = p.Setup(plan, bad)
+	}
+	if err == nil {
+		t.Error("simulate=maybe: no error")
+	}
+}
+
+// MedianMachine takes each cost's median over the models (the middle of
+// three, the lower middle of two, as every median of the repository),
+// keeps the fields that are no costs, names every calibration in the
+// source, and refuses models that disagree on anything but costs.
+func TestMedianMachine(t *testing.T) {
+	a := lb.Machine{Name: "calibrated-mpi", Source: "one", NodeNS: 16, LatencyNS: 500, PollNS: 100, SendNS: 900, SliceNS: 250}
+	b := lb.Machine{Name: "calibrated-mpi", Source: "two", NodeNS: 20, LatencyNS: 400, PollNS: 300, SendNS: 700, SliceNS: 260}
+	c := lb.Machine{Name: "calibrated-mpi", Source: "three", NodeNS: 17, LatencyNS: 450, PollNS: 90, SendNS: 800, SliceNS: 1000}
+	m, err := MedianMachine([]lb.Machine{a, b, c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := lb.Machine{Name: "calibrated-mpi", Source: m.Source, NodeNS: 17, LatencyNS: 450, PollNS: 100, SendNS: 800, SliceNS: 260}
+	if m != want {
+		t.Errorf("median of three:\n%+v\nwant\n%+v", m, want)
+	}
+	if !strings.Contains(m.Source, "3 calibrations: one; then two; then three") {
+		t.Errorf("source %q", m.Source)
+	}
+	if m, err := MedianMachine([]lb.Machine{a, b}); err != nil || m.NodeNS != 16 || m.PollNS != 100 || m.LatencyNS != 400 {
+		t.Errorf("median of two (the lower middle): %+v, %v", m, err)
+	}
+	d := c
+	d.MeshWidth = 4
+	for _, bad := range [][]lb.Machine{nil, {a, b, d}, {{Name: "x", NodeNS: -1}}} {
+		if m, err := MedianMachine(bad); err == nil {
+			t.Errorf("%+v: no error, %+v", bad, m)
+		}
 	}
 }
 

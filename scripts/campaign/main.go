@@ -23,6 +23,7 @@
 //	go run ./scripts/campaign --csv results/x.csv --plot-only        # summary and plots of a CSV
 //	campaign --csv out.csv --world mpi --bin-dir bin/openmpi --launcher 'srun -n {np}' --np 1,2,4 --instance 'golomb 10'
 //	... | go run ./scripts/campaign --spread                        # median, min, max of "KEY VALUE" lines
+//	go run ./scripts/campaign --median-machine m1.json m2.json m3.json # the median model of repeated calibrations
 //
 // Without --bin-dir the commands the instances name are built once (go
 // build -buildvcs=auto ./apps/APP, with -tags) into a temporary directory,
@@ -34,6 +35,7 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -47,6 +49,7 @@ import (
 	"time"
 
 	"github.com/treelb/treelb/internal/campaign"
+	"github.com/treelb/treelb/lb"
 )
 
 func main() {
@@ -92,9 +95,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	plotOnly := fs.Bool("plot-only", false, "run nothing: summarize and plot the CSV")
 	dry := fs.Bool("dry-run", false, "print the command lines still to run, and run nothing")
 	spread := fs.Bool("spread", false, "read lines 'KEY VALUE' on stdin and print per key (in order of appearance) the number of values, their median, min and max")
+	medianMachine := fs.Bool("median-machine", false, "read the machine models (JSON, as --calibrate prints them) in the files named after the flags and print their median, cost by cost")
 	fs.Usage = func() { usage(fs, stderr) }
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *medianMachine {
+		return medianMachines(fs.Args(), stdout)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -310,6 +317,34 @@ func build(ctx context.Context, dir, tags string, keys []campaign.Key, stderr io
 	}
 	fmt.Fprintf(stderr, "campaign: built in %s\n", time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// medianMachines prints, as JSON, the median of the machine models in the
+// files (campaign.MedianMachine).
+func medianMachines(files []string, w io.Writer) error {
+	if len(files) == 0 {
+		return errors.New("--median-machine: name the models' files")
+	}
+	ms := make([]lb.Machine, len(files))
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("--median-machine: %w", err)
+		}
+		if ms[i], err = lb.ParseMachine(b); err != nil {
+			return fmt.Errorf("--median-machine: %s: %w", f, err)
+		}
+	}
+	m, err := campaign.MedianMachine(ms)
+	if err != nil {
+		return fmt.Errorf("--median-machine: %w", err)
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
 }
 
 // spreads reads "KEY VALUE" lines (blank lines and lines starting with #

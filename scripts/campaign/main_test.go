@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/treelb/treelb/internal/campaign"
+	"github.com/treelb/treelb/lb"
 )
 
 // commands builds the commands the tests run into a temporary directory,
@@ -171,6 +173,38 @@ func TestSpread(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"--spread"}, strings.NewReader("x y\n"), &o, &bytes.Buffer{}); err == nil {
 		t.Error("a value that is no number accepted")
+	}
+}
+
+// TestMedianMachine: --median-machine prints the median of the models in
+// the files named, as JSON that the commands' --machine loads, and fails
+// on a missing or malformed file.
+func TestMedianMachine(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for i, ns := range []string{"16", "20", "17"} {
+		f := filepath.Join(dir, fmt.Sprintf("m%d.json", i))
+		if err := os.WriteFile(f, []byte(`{"name": "calibrated-embedded", "node_ns": `+ns+`, "overhead_ns": 0, "latency_ns": 50, "gap_ns": 0, "byte_ns": 1}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	var o bytes.Buffer
+	if err := run(context.Background(), append([]string{"--median-machine"}, files...), strings.NewReader(""), &o, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := lb.ParseMachine(o.Bytes())
+	if err != nil || m.NodeNS != 17 || m.LatencyNS != 50 || m.Name != "calibrated-embedded" {
+		t.Errorf("--median-machine: %+v, %v\n%s", m, err, o.String())
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"node_ns": "fast"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{}, {filepath.Join(dir, "none.json")}, {files[0], bad}} {
+		if err := run(context.Background(), append([]string{"--median-machine"}, args...), strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
+			t.Errorf("--median-machine %q: no error", args)
+		}
 	}
 }
 
