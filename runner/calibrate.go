@@ -519,12 +519,22 @@ func (r *Run) calibrateWorld(sample func() (lb.App, error)) error {
 			task.SliceNS, bad = r.calibrateSlice(r.Comm, sample, task.NodeNS, comm.PollNS)
 		}
 	}
-	// Rank 0's verdict for all.
+	// Rank 0's verdict for all. The others wait for it yielding their
+	// cores: a rank that spins meanwhile (MPICH's blocking calls do, and
+	// MPI ranks that have a core each) makes rank 0 measure its nodes and
+	// slices with both cores busy, the busy node's cost (up to 1.2× the
+	// idle machine's on the development VM, for uts), which the model
+	// already has as busy_node_ns.
 	msg := []byte{0}
 	if bad != nil {
 		msg = append([]byte{byte(exitCode(bad))}, bad.Error()...)
 	}
-	if msg, err = driver.Bcast(r.Comm, msg, 0); err != nil {
+	// (Every rank: a blocking broadcast does not match a non-blocking one.)
+	idle := r.Comm.Idle()
+	r.Comm.SetIdle(mpi.IdleYield)
+	msg, err = driver.Bcast(r.Comm, msg, 0)
+	r.Comm.SetIdle(idle)
+	if err != nil {
 		return err
 	}
 	if msg[0] != 0 {

@@ -88,6 +88,9 @@ mpi_tests() {
 	run_mpi_bad_input knapsack 2 2 apps/knapsack/testdata/missing.txt
 	run_mpi_bad_input knapsack 2 2 - < <(printf '2\n1 2\n3 -4\n5\n')
 	run_mpi_cmd uts 2 '"nodes":4130071,"depth":10,"leaves":3305118,"certificate":"6bd41af42e5d2282",' --tree T1 --json
+	# --calibrate: the ranks measure together, then rank 0 alone while the
+	# others wait yielding (a broadcast all ranks make non-blocking).
+	run_mpi_cmd golomb 2 '"name": "calibrated-mpi",' --calibrate --budget 1000 --count 50 10
 	run_mpi_cmd uts 2 '"nodes":4112897,"depth":1572,"leaves":3599034,' --tree T3 --json -b koso
 	# Periodic checkpoints of uts and integrate, and a restart on -np 3.
 	rm -f "$work/uts.ckpt" "$work/integrate.ckpt"
