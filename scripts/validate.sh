@@ -16,7 +16,7 @@
 # virtual seconds, the error, and the counters that say which cost explains
 # a miss).
 #
-#   scripts/validate.sh                                  # P = 1,2, 3 worlds, 4 apps: about 19 min on 2 idle cores
+#   scripts/validate.sh                                  # P = 1,2, 3 worlds, 4 apps: about 24 min on 2 idle cores
 #   scripts/validate.sh --np 4,8,16                      # on a 16-core machine, unchanged otherwise
 #   scripts/validate.sh --worlds embedded,openmpi --apps golomb,uts --out /tmp/v   # a short run
 #   scripts/validate.sh --instance 'golomb --count 50 10' --repeats 1 --out /tmp/v # tiny, for debugging
