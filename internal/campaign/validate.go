@@ -179,10 +179,13 @@ func validateKeys(plan Plan, p Params) (Setup, error) {
 			}
 		}
 	}
+	if simulate == "no" {
+		return Setup{Keys: keys, NoPlots: true, Report: func(w io.Writer, _ *Table) error {
+			_, err := fmt.Fprintln(w, "### The real runs only (--set simulate=no): no comparison")
+			return err
+		}}, nil
+	}
 	for _, in := range instances {
-		if simulate == "no" {
-			break
-		}
 		// The sequential row checks the node cost alone: the first
 		// budget's model.
 		if err := add(Key{World: "sim:" + MachineFile(machines, world, App(in), budgets[0]), NP: 1, Balancer: Seq, Instance: in}); err != nil {
@@ -202,12 +205,6 @@ func validateKeys(plan Plan, p Params) (Setup, error) {
 		}
 	}
 	table, prov := p["table"], p["provenance"]
-	if simulate == "no" {
-		return Setup{Keys: keys, NoPlots: true, Report: func(w io.Writer, _ *Table) error {
-			_, err := fmt.Fprintln(w, "### The real runs only (--set simulate=no): no comparison")
-			return err
-		}}, nil
-	}
 	return Setup{Keys: keys, NoPlots: true, Report: func(w io.Writer, t *Table) error {
 		rows, err := Validation(t)
 		if err != nil {
