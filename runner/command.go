@@ -208,6 +208,10 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			n = 1
 		}
 		var verdict error
+		stopGC := func() {}
+		if mpi.WorldName != "mpi" {
+			stopGC = gcFloorFor(c.App.Metadata, n) // the ranks share the heap
+		}
 		err := mpi.RunWith(n, mpi.Options{StartupTimeout: cm.StartupTimeout}, func(comm *mpi.Comm) (err error) {
 			defer recoverRank(CommandPath(c), comm.Rank(), &err)
 			comm.SetIdle(cm.Idle)
@@ -271,6 +275,7 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			}
 			return err
 		})
+		stopGC()
 		if err != nil {
 			return err
 		}

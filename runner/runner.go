@@ -413,6 +413,7 @@ func Main(app *cli.App) {
 	}
 	app.Metadata[MetaEarlySignal] = early
 	app.Metadata[metaSilentGrace] = silentTaskGrace
+	app.Metadata[metaGCFloor] = true
 	setMemoryLimit()
 	app.Writer = newChecked(os.Stdout, "standard output")
 	if mpi.WorldName == "mpi" && !mpi.DetectLauncher(os.Getenv).Speaks() {
