@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""Medians of the runs in diag-*.tsv and gcfloor-*.tsv (one run per line:
+tag, 1-minute load before or the copies run at once, start, end, the
+command's JSON). Prints per tag: runs, the median (lower middle) and
+extremes of the command's seconds, the median of the ranks' work seconds
+(--stats), and for the E1 tags the ratio of the concurrent copies' median
+to the lone runs' median: how much slower a core runs when all are busy.
+
+    python3 results/scaling-16/summarize.py results/scaling-16/gcfloor-7df98af.tsv
+"""
+import collections
+import json
+import sys
+
+
+def lower_median(xs):
+    xs = sorted(xs)
+    return xs[(len(xs) - 1) // 2]
+
+
+for path in sys.argv[1:]:
+    runs = collections.defaultdict(list)
+    for line in open(path):
+        tag, _, _, _, out = line.rstrip("\n").split("\t", 4)
+        d = json.loads(out)
+        work = d.get("stats", {}).get("total", {}).get("work_seconds", 0.0)
+        runs[tag].append((d["seconds"], work))
+    print(path)
+    for tag, rs in runs.items():
+        secs = [r[0] for r in rs]
+        line = "  %-58s %2d  %.3f s (%.3f–%.3f)" % (tag, len(rs), lower_median(secs), min(secs), max(secs))
+        if any(r[1] for r in rs):
+            line += "  work %.2f s" % lower_median([r[1] for r in rs])
+        if tag.startswith("e1 conc"):
+            lone = runs.get(tag.replace("e1 conc", "e1 lone"))
+            if lone:
+                line += "  × %.2f of the lone runs'" % (lower_median(secs) / lower_median([r[0] for r in lone]))
+        print(line)
