@@ -8,7 +8,7 @@ GO      ?= go
 # worktree; it overrides a -buildvcs=false in `go env`, not in the environment.
 export GOFLAGS ?= -buildvcs=auto
 
-.PHONY: all build install run test test-short test-go test-examples test-race test-fuzz test-mpi test-slurm test-clone test-docs test-faults vet bench mpi slurm-up slurm-down slurm-status clean
+.PHONY: all build install run test test-short test-go test-examples test-race test-fuzz test-mpi test-slurm test-clone test-docs test-faults test-allcore vet bench mpi slurm-up slurm-down slurm-status clean
 
 all: build
 
@@ -34,7 +34,7 @@ vet:
 	$(GO) vet -tags aborttest ./mpi/internal/aborttest
 	$(GO) vet -tags tools ./scripts/theorem1 ./scripts/seed003figures ./scripts/idalast
 
-test: vet test-clone test-go test-fuzz test-mpi test-slurm test-docs test-faults
+test: vet test-clone test-go test-fuzz test-mpi test-slurm test-docs test-faults test-allcore
 
 # The edit loop: every package's tests in their -short form (small
 # instances, the diagonal of the variant table, no command builds), about a
@@ -51,6 +51,12 @@ test-faults:
 
 # Every fuzz test of a decoder of outside bytes, a few seconds each on top of
 # its committed corpus (which every go test runs).
+# scripts/allcore.sh, the machine's all-core penalty (docs/scaling.md),
+# once on small instances: it runs, and its summary names both.
+test-allcore:
+	bash scripts/allcore.sh --copies 2 --rounds 1 'golomb 9' 'uts --tree T1' >/tmp/allcore-test.txt
+	grep -q '^golomb 9: lone .*x$$' /tmp/allcore-test.txt && grep -q '^uts --tree T1: lone .*x$$' /tmp/allcore-test.txt
+
 test-fuzz:
 	bash scripts/fuzz.sh
 
