@@ -399,7 +399,10 @@ func (cm Common) Config() lb.Config {
 // Execute. A closed pipe on standard output or error is an error of the
 // write (exit status ExitOutput), not a SIGPIPE that kills the process
 // silently; standard output is closed before the exit, so that a failure
-// the close reports (a full NFS disk) is not lost either.
+// the close reports (a full NFS disk) is not lost either. Main also sets
+// Go's soft memory limit below the process's limit, and while an embedded
+// world runs keeps its heap goal at 4 MiB per rank that can run at once
+// unless GOGC is set (docs/reliability.md, Memory); Execute does neither.
 func Main(app *cli.App) {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	// A SIGUSR1 that comes before the command has parsed --checkpoint
