@@ -49,14 +49,14 @@ test-short:
 test-faults:
 	bash scripts/faults.sh
 
-# Every fuzz test of a decoder of outside bytes, a few seconds each on top of
-# its committed corpus (which every go test runs).
 # scripts/allcore.sh, the machine's all-core penalty (docs/scaling.md),
 # once on small instances: it runs, and its summary names both.
 test-allcore:
 	bash scripts/allcore.sh --copies 2 --rounds 1 'golomb 9' 'uts --tree T1' >/tmp/allcore-test.txt
 	grep -q '^golomb 9: lone .*x$$' /tmp/allcore-test.txt && grep -q '^uts --tree T1: lone .*x$$' /tmp/allcore-test.txt
 
+# Every fuzz test of a decoder of outside bytes, a few seconds each on top of
+# its committed corpus (which every go test runs).
 test-fuzz:
 	bash scripts/fuzz.sh
 
