@@ -77,7 +77,7 @@ func startGCFloor(floor uint64, getenv func(string) string) (stop func()) {
 	if floor == 0 || getenv("GOGC") != "" {
 		return func() {}
 	}
-	base := debug.SetGCPercent(100)
+	base := debug.SetGCPercent(100) // GOGC now: the runtime has no getter
 	debug.SetGCPercent(base)
 	f := &gcFloor{floor: floor, base: base, samples: []metrics.Sample{
 		{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"}}}

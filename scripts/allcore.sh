@@ -90,11 +90,12 @@ for r in $(seq "$rounds"); do
 done
 
 # Medians as every measurement takes them (campaign --spread: gonum's, the
-# lower middle of an even number).
-sed 's/ /_/g; s/_\([0-9.eE+-]*\)$/ \1/' "$runs" | "$bindir/campaign" --spread >"$tmp/spread"
+# lower middle of an even number; a key may hold blanks, the value is the
+# last field).
+"$bindir/campaign" --spread <"$runs" >"$tmp/spread"
 echo "# summary: $copies copies at once against one alone, medians (min-max) of the runs' seconds"
 awk -F'\t' '
-{ split($1, k, "|"); in_ = k[1]; gsub(/_/, " ", in_); if (!(in_ in seen)) { seen[in_] = 1; order[++n] = in_ }
+{ split($1, k, "|"); in_ = k[1]; if (!(in_ in seen)) { seen[in_] = 1; order[++n] = in_ }
   m[in_, k[2]] = $3; lo[in_, k[2]] = $4; hi[in_, k[2]] = $5; c[in_, k[2]] = $2 }
 END { for (i = 1; i <= n; i++) { x = order[i]
 	printf "%s: lone %.4g s (%.4g-%.4g, %d runs); copies %.4g s (%.4g-%.4g, %d runs): %.2fx\n", x,
