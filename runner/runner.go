@@ -402,7 +402,10 @@ func (cm Common) Config() lb.Config {
 // the close reports (a full NFS disk) is not lost either. Main also sets
 // Go's soft memory limit below the process's limit, and while an embedded
 // world runs keeps its heap goal at 4 MiB per rank that can run at once
-// unless GOGC is set (docs/reliability.md, Memory); Execute does neither.
+// unless GOGC is set (docs/reliability.md, Memory). In the MPI build it
+// gives each process of a launch that did not bind it its share of the
+// node's CPUs as GOMAXPROCS, unless GOMAXPROCS is set (setMPIProcs).
+// Execute does none of these.
 func Main(app *cli.App) {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	// A SIGUSR1 that comes before the command has parsed --checkpoint
@@ -418,6 +421,9 @@ func Main(app *cli.App) {
 	app.Metadata[metaSilentGrace] = silentTaskGrace
 	app.Metadata[metaGCFloor] = true
 	setMemoryLimit()
+	if mpi.WorldName == "mpi" {
+		setMPIProcs()
+	}
 	app.Writer = newChecked(os.Stdout, "standard output")
 	if mpi.WorldName == "mpi" && !mpi.DetectLauncher(os.Getenv).Speaks() {
 		// Help and --version come before any world starts, from every

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"time"
 
 	"github.com/treelb/treelb/lb"
@@ -44,8 +43,8 @@ const (
 func Calibrate(c *mpi.Comm, d time.Duration) (lb.Machine, error) {
 	var m lb.Machine
 	if throttles(c) {
-		m.PauseNS = float64(tickFor(c.Size(), runtime.GOMAXPROCS(0)).Nanoseconds())
-		m.MaxPauseNS = float64(maxPauseFor(c.Size(), runtime.GOMAXPROCS(0)).Nanoseconds())
+		m.PauseNS = float64(tickFor(c.Size(), throttleCores()).Nanoseconds())
+		m.MaxPauseNS = float64(maxPauseFor(c.Size(), throttleCores()).Nanoseconds())
 	}
 	peer := 0
 	if c.Size() > 1 {

@@ -139,7 +139,7 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 	cfg := job.Config
 	throttle, tick := 0, minTick
 	if throttles(c) {
-		cores := runtime.GOMAXPROCS(0)
+		cores := throttleCores()
 		tick = tickFor(c.Size(), cores)
 		throttle = int(maxPauseFor(c.Size(), cores) / tick)
 	}
@@ -332,6 +332,18 @@ func Throttling(size, cores int) (first, longest time.Duration, ok bool) {
 		return 0, 0, false
 	}
 	return tickFor(size, cores), maxPauseFor(size, cores), true
+}
+
+// throttleCores returns the cores that throttling divides the ranks by:
+// the embedded world's GOMAXPROCS, and for an MPI process the CPUs it may
+// run on (runtime.NumCPU, its affinity at start). Main gives an unbound
+// MPI process its share of them as GOMAXPROCS (runner's setMPIProcs), one
+// search thread, which says nothing of the ranks per core.
+func throttleCores() int {
+	if mpi.WorldName == "embedded" {
+		return runtime.GOMAXPROCS(0)
+	}
+	return runtime.NumCPU()
 }
 
 // maxPauseFor returns the longest pause for size ranks on cores cores.
