@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Medians of the runs in diag-*.tsv and gcfloor-*.tsv (one run per line:
-tag, 1-minute load before or the copies run at once, start, end, the
-command's JSON). Prints per tag: runs, the median (lower middle) and
-extremes of the command's seconds, the median of the ranks' work seconds
-(--stats), and for the E1 tags the ratio of the concurrent copies' median
-to the lone runs' median: how much slower a core runs when all are busy.
+"""Medians of the runs in diag-*.tsv, gcfloor-*.tsv and mpiprocs-*.tsv (one
+run per line: tag, 1-minute load before or the copies run at once, start,
+end, the command's JSON). Prints per tag: runs, the median (lower middle)
+and extremes of the command's seconds, the medians of the ranks' work and
+idle seconds (--stats), the GOMAXPROCS the runs had; for the E1 tags the
+ratio of the concurrent copies' median to the lone runs' median (how much
+slower a core runs when all are busy), and for mpiprocs' mpirun tags
+("m mpi-auto ...") the ratio of their median to the embedded runs' ("m
+emb ...") of the same instance.
 
     python3 results/scaling-16/summarize.py results/scaling-16/gcfloor-7df98af.tsv
 """
@@ -23,16 +26,25 @@ for path in sys.argv[1:]:
     for line in open(path):
         tag, _, _, _, out = line.rstrip("\n").split("\t", 4)
         d = json.loads(out)
-        work = d.get("stats", {}).get("total", {}).get("work_seconds", 0.0)
-        runs[tag].append((d["seconds"], work))
+        total = d.get("stats", {}).get("total", {})
+        procs = d.get("provenance", {}).get("gomaxprocs")
+        runs[tag].append((d["seconds"], total.get("work_seconds", 0.0), total.get("idle_seconds", 0.0), procs))
     print(path)
     for tag, rs in runs.items():
         secs = [r[0] for r in rs]
         line = "  %-58s %2d  %.3f s (%.3f–%.3f)" % (tag, len(rs), lower_median(secs), min(secs), max(secs))
         if any(r[1] for r in rs):
-            line += "  work %.2f s" % lower_median([r[1] for r in rs])
+            line += "  work %.2f s  idle %.2f s" % (lower_median([r[1] for r in rs]), lower_median([r[2] for r in rs]))
+        procs = sorted({r[3] for r in rs if r[3] is not None})
+        if procs:
+            line += "  GOMAXPROCS %s" % ",".join(map(str, procs))
         if tag.startswith("e1 conc"):
             lone = runs.get(tag.replace("e1 conc", "e1 lone"))
             if lone:
                 line += "  × %.2f of the lone runs'" % (lower_median(secs) / lower_median([r[0] for r in lone]))
+        words = tag.split(" ", 2)
+        if len(words) == 3 and words[1].startswith("mpi-"):
+            emb = runs.get("%s emb %s" % (words[0], words[2]))
+            if emb:
+                line += "  × %.3f of embedded" % (lower_median(secs) / lower_median([r[0] for r in emb]))
         print(line)
