@@ -76,7 +76,7 @@ func TestAbortUnderMpirun(t *testing.T) {
 				t.Skipf("SKIPPED: the MPI build needs cgo: %s", why)
 			}
 			bin := build(t, impl.tags)
-			for _, mode := range append(abortModes, "late") {
+			for _, mode := range append(abortModes, "late", "stall") {
 				runAbortTest(t, mode, mpirun, append(slices.Clone(impl.mpirunArgs), "-np", "3", bin)...)
 			}
 		})
@@ -103,6 +103,10 @@ func noCgo(goTool string) string {
 }
 
 var abortModes = []string{"error", "panic", "abort", "pending"}
+
+// stallStatus is lb/driver's ExitStall (75), which package mpi cannot
+// import: the status of mode stall.
+const stallStatus = 75
 
 // runAbortTest runs one job and checks that it ends: with a non-zero status
 // when a rank failed, with 0 in mode pending.
@@ -137,6 +141,11 @@ func runAbortTest(t *testing.T, mode, name string, args ...string) {
 	if mode == "late" {
 		if !strings.Contains(out.String(), "have not started after 3s: rank 1 (--startup-timeout)") {
 			t.Errorf("mode late: output does not name rank 1 as missing:\n%s", out.String())
+		}
+	} else if mode == "stall" {
+		// Ranks 0 and 2 wait in the barrier; the exit status is theirs.
+		if ee.ExitCode() != stallStatus || !strings.Contains(out.String(), "in the barrier that starts a search, for a rank that does not come") {
+			t.Errorf("mode stall: exit status %d, want %d and the watchdog's message:\n%s", ee.ExitCode(), stallStatus, out.String())
 		}
 	} else if mode != "abort" && !strings.Contains(out.String(), "rank 1: ") {
 		t.Errorf("mode %s: output does not name rank 1's failure:\n%s", mode, out.String())

@@ -25,7 +25,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/treelb/treelb/lb"
@@ -106,13 +108,13 @@ type StallError struct {
 	State   lb.RankState  // the rank's state when the watchdog fired
 	Quiet   time.Duration // how long it had done no work and heard nothing
 	Timeout time.Duration // Options.StallTimeout
-	Waiting string        // after the search: what it waited for
+	Waiting string        // after the search or between searches: what it waited for
 }
 
 func (e *StallError) Error() string {
 	what := e.State.String()
 	if e.Waiting != "" {
-		what = fmt.Sprintf("rank %d of %d: the search is done, %s", e.State.Rank, e.State.Size, e.Waiting)
+		what = fmt.Sprintf("rank %d of %d: %s", e.State.Rank, e.State.Size, e.Waiting)
 	}
 	return fmt.Sprintf("stalled: no work and no news of the search for %v (--stall-timeout %v): %s; a rank it waits for may be stopped, hung or gone; ending the run",
 		e.Quiet.Round(time.Millisecond), e.Timeout, what)
@@ -154,7 +156,7 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 			return nil, err
 		}
 	}
-	if err := c.Barrier(); err != nil {
+	if err := w.watched("in the barrier that starts a search", c.Barrier); err != nil {
 		return nil, fmt.Errorf("lb: %w", err)
 	}
 	p := pace{r: r, tick: tick, stall: w.opt.StallTimeout}
@@ -534,7 +536,10 @@ func (w *World) finish(job lb.Job, app lb.App, f *lb.Finish) (*lb.Outcome, error
 			return nil, err
 		}
 	}
-	all, err := Bcast(c, all, 0)
+	err := w.watched("the search is done, in the broadcast of its result", func() (err error) {
+		all, err = Bcast(c, all, 0)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -547,7 +552,11 @@ func (w *World) finish(job lb.Job, app lb.App, f *lb.Finish) (*lb.Outcome, error
 	}
 	var ranks []lb.Stats
 	if job.Config.RankStats {
-		if ranks, err = gatherStats(c, own); err != nil {
+		err = w.watched("the search is done, in the gathering of the ranks' statistics", func() (err error) {
+			ranks, err = gatherStats(c, own)
+			return err
+		})
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -571,10 +580,56 @@ func (w *World) probe(src, tag int, what string) (mpi.Status, error) {
 	}
 	if !ok {
 		return st, &StallError{State: lb.RankState{Rank: w.c.Rank(), Size: w.c.Size()}, Quiet: w.opt.StallTimeout,
-			Timeout: w.opt.StallTimeout, Waiting: fmt.Sprintf(what, src)}
+			Timeout: w.opt.StallTimeout, Waiting: "the search is done, " + fmt.Sprintf(what, src)}
 	}
 	return st, nil
 }
+
+// watched runs collective, one of the blocking collectives around a search
+// (the barrier that starts it, the broadcast of its result, the gathering
+// of statistics), under the stall watchdog (Options.StallTimeout) in the
+// MPI world: a rank stopped, hung or gone outside the search would keep the
+// others in it for ever, and MPI has no blocking collective with a
+// deadline. If collective has not returned after the timeout, the rank
+// prints a *StallError that says what it waits in and ends its process
+// with ExitStall; the launcher then ends every rank, the stopped one
+// included. It cannot call MPI_Abort, whose thread is in the collective.
+// The embedded world's ranks share one process, which a signal stops as a
+// whole, and its collectives return when the world is aborted: there
+// collective runs unwatched, as it does with the watchdog off.
+func (w *World) watched(what string, collective func() error) error {
+	d := w.opt.StallTimeout
+	if d <= 0 || mpi.WorldName != "mpi" {
+		return collective()
+	}
+	var mu sync.Mutex
+	done := false
+	start := time.Now()
+	t := time.AfterFunc(d, func() {
+		mu.Lock() // held until the exit: a collective that returns now waits
+		if done {
+			mu.Unlock()
+			return
+		}
+		err := &StallError{State: lb.RankState{Rank: w.c.Rank(), Size: w.c.Size()}, Quiet: time.Since(start), Timeout: d,
+			Waiting: what + ", for a rank that does not come"}
+		fmt.Fprintf(os.Stderr, "rank %d: %v\n", w.c.Rank(), err)
+		time.Sleep(stallExitGrace)
+		w.c.Abort(ExitStall) // ends the process
+		os.Exit(ExitStall)
+	})
+	err := collective()
+	mu.Lock()
+	done = true
+	mu.Unlock()
+	t.Stop()
+	return err
+}
+
+// stallExitGrace is how long a rank whose watched collective stalled waits
+// between printing why and ending its process, so that the launcher
+// forwards the message before it ends the other ranks.
+const stallExitGrace = 200 * time.Millisecond
 
 // gatherStats gathers every rank's own statistics on rank 0, indexed by
 // rank; nil elsewhere.

@@ -15,6 +15,11 @@
 // the exit status is 0. In mode late (MPI only) every rank initialises MPI
 // but rank 1 enters mpi.RunWith a minute late, after the others' start-up
 // deadline of 3 s: rank 0 must name rank 1 and end the job (ExitStartup).
+// In mode stall (MPI only) every rank runs two searches of lb's driver
+// with a stall timeout of 2 s, but rank 1 sleeps a minute after the first
+// instead of starting the second, as a rank stopped between searches
+// would: the others, in the barrier that starts the second search, must
+// say so and end the job with the watchdog's status (driver.ExitStall).
 package main
 
 import (
@@ -24,11 +29,14 @@ import (
 	"os"
 	"time"
 
+	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/driver"
+	"github.com/treelb/treelb/lb/lbtest"
 	"github.com/treelb/treelb/mpi"
 )
 
 func main() {
-	mode := flag.String("mode", "error", "how rank 1 fails: error, panic or abort; or pending")
+	mode := flag.String("mode", "error", "how rank 1 fails: error, panic or abort; or pending, late or stall")
 	np := flag.Int("np", 3, "number of ranks in the embedded world (0 under mpirun)")
 	flag.Parse()
 	if mpi.WorldName == "mpi" {
@@ -45,6 +53,9 @@ func main() {
 		err := mpi.RunWith(*np, mpi.Options{StartupTimeout: 3 * time.Second}, func(*mpi.Comm) error { return nil })
 		fmt.Fprintln(os.Stderr, "aborttest: every rank started:", err)
 		os.Exit(3)
+	}
+	if *mode == "stall" {
+		os.Exit(stall(*np))
 	}
 	if *mode == "pending" {
 		if err := mpi.Run(*np, pending); err != nil {
@@ -88,4 +99,25 @@ func pending(c *mpi.Comm) error {
 	}
 	_, err := c.Irecv(make([]byte, 100000), (c.Rank()+1)%c.Size(), 43)
 	return err
+}
+
+// stall runs mode stall and returns the exit status: 3 if both searches
+// ended, which they must not.
+func stall(np int) int {
+	err := mpi.Run(np, func(c *mpi.Comm) error {
+		w := driver.NewWith(c, driver.Options{StallTimeout: 2 * time.Second})
+		for search := range 2 {
+			if search == 1 && c.Rank() == 1 {
+				time.Sleep(time.Minute)
+			}
+			if _, _, err := lb.Run(w, lb.Config{Seed: 1, Budget: 50}, func() lb.Reducer[lbtest.TreeResult] {
+				return lbtest.NewTree(3, 8, lbtest.Count)
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	fmt.Fprintln(os.Stderr, "aborttest: both searches ended:", err)
+	return 3
 }
