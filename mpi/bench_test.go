@@ -10,6 +10,7 @@ package mpi_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -70,22 +71,33 @@ func timed(b *testing.B, c *mpi.Comm, body func(n int) error) (time.Duration, er
 	return d, c.Barrier()
 }
 
-func benchPingPong(b *testing.B, size int) {
+// benchPingPong: round trips of size bytes; with within > 0 each receive
+// waits first in ProbeWithin(within).
+func benchPingPong(b *testing.B, size int, within time.Duration) {
 	b.SetBytes(int64(2 * size))
 	benchRun(b, func(c *mpi.Comm) error {
 		buf := make([]byte, size)
 		me := c.Rank()
+		recv := func(src int) error {
+			if within > 0 {
+				if _, ok, err := c.ProbeWithin(src, 0, within); err != nil || !ok {
+					return fmt.Errorf("ProbeWithin(%v): found %v, %v", within, ok, err)
+				}
+			}
+			_, err := c.Recv(buf, src, 0)
+			return err
+		}
 		d, err := timed(b, c, func(n int) error {
 			for range n {
 				if me == 0 {
 					if err := c.Send(buf, 1, 0); err != nil {
 						return err
 					}
-					if _, err := c.Recv(buf, 1, 0); err != nil {
+					if err := recv(1); err != nil {
 						return err
 					}
 				} else {
-					if _, err := c.Recv(buf, 0, 0); err != nil {
+					if err := recv(0); err != nil {
 						return err
 					}
 					if err := c.Send(buf, 0, 0); err != nil {
@@ -104,10 +116,17 @@ func benchPingPong(b *testing.B, size int) {
 
 // BenchmarkPingPong8: one op is a round trip of 8 bytes between ranks 0
 // and 1; ns/oneway is half of it.
-func BenchmarkPingPong8(b *testing.B) { benchPingPong(b, 8) }
+func BenchmarkPingPong8(b *testing.B) { benchPingPong(b, 8, 0) }
 
 // BenchmarkPingPong64K: the same with 64 KiB messages.
-func BenchmarkPingPong64K(b *testing.B) { benchPingPong(b, 64<<10) }
+func BenchmarkPingPong64K(b *testing.B) { benchPingPong(b, 64<<10, 0) }
+
+// BenchmarkPingPongWithin8: BenchmarkPingPong8 with each receive waiting
+// first in ProbeWithin with a deadline of a second, as an idle rank of lb's
+// driver waits when it has a deadline of its own (the stall watchdog, rank
+// 0's progress and checkpoint polls); its ns/oneway against PingPong8's is
+// what that wait adds to a message's latency.
+func BenchmarkPingPongWithin8(b *testing.B) { benchPingPong(b, 8, time.Second) }
 
 // BenchmarkIprobeEmpty: one op is an Iprobe on rank 0 that finds nothing.
 func BenchmarkIprobeEmpty(b *testing.B) {

@@ -1129,8 +1129,13 @@ func (c *Comm) Probe(source, tag int) (Status, error) {
 // ProbeWithin is Probe that gives up after d: it reports false when no
 // message from source with tag arrived in time. It is not an MPI call but
 // what an idle rank needs that waits for messages and for a moment of its
-// own (lb's driver holding back a request): MPI_Iprobe polled with the
-// back-off of IdleYield until the deadline, whatever the idle policy.
+// own (lb's driver holding back a request, rank 0's progress and
+// checkpoint polls, the stall watchdog): MPI_Iprobe polled until the
+// deadline, back to back under IdleSpin as MPI_Probe spins, and with the
+// back-off of IdleYield under IdleYield. (Go's timers sleep a millisecond
+// at the least in a process with nothing else to run, so the back-off
+// under IdleSpin made such a rank notice a message up to a millisecond
+// late: a steal's answer, in work slices of 0.1–1 ms.)
 func (c *Comm) ProbeWithin(source, tag int, d time.Duration) (Status, bool, error) {
 	const fn = "MPI_Iprobe"
 	if err := c.check(fn, source, tag, true); err != nil {
@@ -1150,7 +1155,9 @@ func (c *Comm) ProbeWithin(source, tag int, d time.Duration) (Status, bool, erro
 		if !time.Now().Before(deadline) {
 			return Status{}, false, nil
 		}
-		b.pause()
+		if c.yield {
+			b.pause()
+		}
 	}
 }
 

@@ -96,6 +96,7 @@ table() { # table COLUMN TITLE: COLUMN 4 is the median, 5 the best run
 		print head " | " sprintf("%9s", "embedded")
 		row("PingPong8", "ns/oneway")
 		row("PingPong64K", "ns/oneway")
+		row("PingPongWithin8", "ns/oneway")
 		row("IprobeEmpty", "ns/op")
 		row("AllreduceInt64", "ns/op")
 		for (r = 2; r <= 64; r *= 2) if (("embedded", "MessageRate/ranks=" r, "msgs/s") in m)
