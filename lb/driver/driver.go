@@ -591,10 +591,13 @@ func (w *World) probe(src, tag int, what string) (mpi.Status, error) {
 // MPI world: a rank stopped, hung or gone outside the search would keep the
 // others in it for ever, and MPI has no blocking collective with a
 // deadline. If collective has not returned after the timeout, the rank
-// prints a *StallError that says what it waits in and ends its process
-// with ExitStall; the launcher then ends every rank, the stopped one
-// included. It cannot call MPI_Abort, whose thread is in the collective.
-// The embedded world's ranks share one process, which a signal stops as a
+// prints a *StallError that says what it waits in and calls
+// MPI_Abort(ExitStall), which ends every rank, the stopped one included.
+// It calls it from the timer's goroutine, since MPI's thread is in the
+// collective: MPI_THREAD_FUNNELED does not promise that this works, but
+// Open MPI and MPICH end the job with the status (mpi's
+// TestAbortUnderMpirun, mode stall), where an exit of the process alone
+// left MPICH's mpiexec reporting another rank's SIGKILL. The embedded world's ranks share one process, which a signal stops as a
 // whole, and its collectives return when the world is aborted: there
 // collective runs unwatched, as it does with the watchdog off.
 func (w *World) watched(what string, collective func() error) error {
@@ -615,8 +618,7 @@ func (w *World) watched(what string, collective func() error) error {
 			Waiting: what + ", for a rank that does not come"}
 		fmt.Fprintf(os.Stderr, "rank %d: %v\n", w.c.Rank(), err)
 		time.Sleep(stallExitGrace)
-		w.c.Abort(ExitStall) // ends the process
-		os.Exit(ExitStall)
+		_ = w.c.Abort(ExitStall) // MPI_Abort, then the process's exit: it does not return
 	})
 	err := collective()
 	mu.Lock()
