@@ -197,17 +197,30 @@ func (f memoryFiles) check(need float64, what string) error {
 // its cgroup's limit or its address-space limit (debug.SetMemoryLimit at
 // nine tenths of it), rather than outgrow it between two collections.
 // The machine's own available memory sets no limit: it changes with the
-// other processes.
+// other processes. GOMEMLIMIT in the environment wins, as in any Go program.
 func setMemoryLimit() {
+	if n, ok := softMemoryLimit(MemoryLimits(), os.Getenv); ok {
+		debug.SetMemoryLimit(n)
+	}
+}
+
+// softMemoryLimit returns setMemoryLimit's limit for the process's limits,
+// false for none: GOMEMLIMIT is set (getenv), or no limit but the
+// machine's available memory binds the process.
+func softMemoryLimit(all []MemoryLimit, getenv func(string) string) (int64, bool) {
+	if getenv("GOMEMLIMIT") != "" {
+		return 0, false
+	}
 	var limits []MemoryLimit
-	for _, l := range MemoryLimits() {
+	for _, l := range all {
 		if l.Source != "MemAvailable" {
 			limits = append(limits, l)
 		}
 	}
 	if l, ok := tightest(limits); ok && l.Bytes < math.MaxInt64/10*9 {
-		debug.SetMemoryLimit(int64(l.Bytes / 10 * 9))
+		return int64(l.Bytes / 10 * 9), true
 	}
+	return 0, false
 }
 
 // FormatBytes formats a byte count with a binary unit (KiB … TiB).

@@ -400,7 +400,8 @@ func (cm Common) Config() lb.Config {
 // write (exit status ExitOutput), not a SIGPIPE that kills the process
 // silently; standard output is closed before the exit, so that a failure
 // the close reports (a full NFS disk) is not lost either. Main also sets
-// Go's soft memory limit below the process's limit, and while an embedded
+// Go's soft memory limit below the process's limit unless GOMEMLIMIT is
+// set, and while an embedded
 // world runs keeps its heap goal at 4 MiB per rank that can run at once
 // unless GOGC is set (docs/reliability.md, Memory). In the MPI build it
 // gives each process of a launch that did not bind it its share of the
