@@ -401,9 +401,9 @@ func (cm Common) Config() lb.Config {
 // silently; standard output is closed before the exit, so that a failure
 // the close reports (a full NFS disk) is not lost either. Main also sets
 // Go's soft memory limit below the process's limit unless GOMEMLIMIT is
-// set, and while an embedded
-// world runs keeps its heap goal at 4 MiB per rank that can run at once
-// unless GOGC is set (docs/reliability.md, Memory). In the MPI build it
+// set, and while an embedded world runs keeps its heap goal at 4 MiB per
+// rank that can run at once unless GOGC is set (docs/reliability.md,
+// Memory; docs/usage.md, the Go runtime's settings). In the MPI build it
 // gives each process of a launch that did not bind it its share of the
 // node's CPUs as GOMAXPROCS, unless GOMAXPROCS is set (setMPIProcs).
 // Execute does none of these.
