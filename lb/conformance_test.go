@@ -28,7 +28,7 @@ func simulate(v lbtest.Variant, p int, netSeed uint64, budget int64, seed uint64
 // themselves). Exhaustive counts must equal the sequential count exactly,
 // nodes and the digest of the leaves (no lost or duplicated work): this is
 // the synthetic tree's row of the table of exhaustive counts
-// (docs/counts.md). lb.Rank itself fails on a message after termination or
+// (docs/counts.md); and each rank's times must add up (lbtest.CheckTimes). lb.Rank itself fails on a message after termination or
 // a rank that terminates twice (Done going back to false), and the
 // simulator on a rank that never terminates.
 func TestConformance(t *testing.T) {
@@ -46,7 +46,9 @@ func TestConformance(t *testing.T) {
 			lbtest.EachVariantOn(t, world.Name, lbtest.Ranks("sim"), func(t *testing.T, v lbtest.Variant, p int) {
 				for seed := uint64(1); seed <= seeds; seed++ {
 					err := world.Run(p, seed*77, func(w lb.World) error {
-						got, out, err := lb.Run(w, v.Config(50, seed), func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(seed, depth, lbtest.Count) })
+						cfg := v.Config(50, seed)
+						cfg.RankStats = true // lbtest.Check checks each rank's times
+						got, out, err := lb.Run(w, cfg, func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(seed, depth, lbtest.Count) })
 						if err != nil {
 							return err
 						}

@@ -339,19 +339,23 @@ func (k *KindCounts) Total() int64 {
 // Stats counts what a rank did. Balancers count nodes, slices and messages;
 // drivers fill in the times. The zero value counts nothing.
 type Stats struct {
-	Rank           int     `json:"rank"`
-	WorkSeconds    float64 `json:"work_seconds"`
-	IdleSeconds    float64 `json:"idle_seconds"`
-	Nodes          int64   `json:"nodes"`
-	Slices         int64   `json:"slices"`
-	RequestsSent   int64   `json:"requests_sent"`
-	RequestsRecv   int64   `json:"requests_received"`
-	RequestsReject int64   `json:"requests_rejected"`
-	Splits         int64   `json:"splits"`
-	TasksSent      int64   `json:"tasks_sent"`
-	MessagesSent   int64   `json:"messages_sent"`
-	BytesSent      int64   `json:"bytes_sent"`
-	MaxQueue       int64   `json:"max_queue"`
+	Rank        int     `json:"rank"`
+	WorkSeconds float64 `json:"work_seconds"`
+	IdleSeconds float64 `json:"idle_seconds"`
+	// IdleStartSeconds and IdleEndSeconds are the parts of IdleSeconds
+	// before the rank's first work slice and after its last (Times).
+	IdleStartSeconds float64 `json:"idle_start_seconds"`
+	IdleEndSeconds   float64 `json:"idle_end_seconds"`
+	Nodes            int64   `json:"nodes"`
+	Slices           int64   `json:"slices"`
+	RequestsSent     int64   `json:"requests_sent"`
+	RequestsRecv     int64   `json:"requests_received"`
+	RequestsReject   int64   `json:"requests_rejected"`
+	Splits           int64   `json:"splits"`
+	TasksSent        int64   `json:"tasks_sent"`
+	MessagesSent     int64   `json:"messages_sent"`
+	BytesSent        int64   `json:"bytes_sent"`
+	MaxQueue         int64   `json:"max_queue"`
 	// Messages counts the messages sent by kind; they sum to MessagesSent.
 	Messages KindCounts `json:"messages_by_kind"`
 }
@@ -360,6 +364,8 @@ type Stats struct {
 func (s *Stats) Add(o *Stats) {
 	s.WorkSeconds += o.WorkSeconds
 	s.IdleSeconds += o.IdleSeconds
+	s.IdleStartSeconds += o.IdleStartSeconds
+	s.IdleEndSeconds += o.IdleEndSeconds
 	s.Nodes += o.Nodes
 	s.Slices += o.Slices
 	s.RequestsSent += o.RequestsSent

@@ -24,15 +24,17 @@ import (
 //	send(r.Outbox())
 //	for !r.Done() {
 //		if nodes, ok := r.Work(); ok {  // one work slice of Config.Budget nodes
+//			split.Busy(idle so far)
 //			charge(nodes, r.Splits())
 //		} else {
+//			split.Idle(idle so far)
 //			wait for a message, or r.NextTick() ticks of the world's clock
 //			r.Tick(ticks elapsed)
 //		}
 //		send(r.Outbox())
 //		for each message m that arrived { r.Step(m); send(r.Outbox()) }
 //	}
-//	f, _ := r.End(workSeconds, idleSeconds, seconds)  // then reduce the Finishes
+//	f, _ := r.End(times)  // the world's times (Times, IdleSplit); then reduce the Finishes
 //
 // Ticks are the world's clock as the rank sees it: a logical idle tick of a
 // length the world chooses (the driver 20 µs of wall time or more, the simulator
@@ -423,7 +425,7 @@ func (r *Rank) LastProgress() Progress { return r.x.last }
 // its result (Result): its statistics with the world's times, whether the
 // search ended suspended with the rank's open tasks, and its incumbent. It
 // fails when the rank is not done.
-func (r *Rank) End(workSeconds, idleSeconds, seconds float64) (Finish, error) {
+func (r *Rank) End(t Times) (Finish, error) {
 	if !r.b.Done() {
 		return Finish{}, fmt.Errorf("lb: rank %d ended before it was done", r.rank)
 	}
@@ -431,12 +433,67 @@ func (r *Rank) End(workSeconds, idleSeconds, seconds float64) (Finish, error) {
 		return Finish{}, fmt.Errorf("lb: rank %d done with a request to rank %d held back", r.rank, r.x.held.To)
 	}
 	st := *r.b.Stats()
-	st.WorkSeconds, st.IdleSeconds = workSeconds, idleSeconds
-	f := Finish{Stats: st, Seconds: seconds}
+	st.WorkSeconds, st.IdleSeconds = t.Work, t.Idle
+	st.IdleStartSeconds, st.IdleEndSeconds = t.IdleStart, t.IdleEnd
+	f := Finish{Stats: st, Seconds: t.Seconds}
 	if err := f.SetEnd(r.x.app, r.b); err != nil {
 		return Finish{}, err
 	}
 	return f, nil
+}
+
+// Times is what a world measured of one rank's search, in seconds of its
+// clock (wall time, or the simulator's virtual time), for Rank.End.
+type Times struct {
+	Work float64 // in work slices
+	Idle float64 // the rest of the search: waiting, and handling messages
+	// IdleStart is the part of Idle before the rank's first work slice
+	// (all of it when the rank never worked): the search's start, until
+	// work reached the rank. IdleEnd is the part after its last work
+	// slice: the search's end, until termination was detected. The rest of
+	// Idle fell between two slices: waiting for work stolen mid-search.
+	IdleStart, IdleEnd float64
+	Seconds            float64 // the search's length on the rank
+}
+
+// IdleSplit splits a rank's idle time into the part before its first work
+// slice, the part after its last and the rest (Times). A world tells it
+// the rank's idle time so far, in any unit, when the rank works a slice
+// (Busy) and when it finds no work (Idle); repeated calls are cheap, and
+// only the changes between working and not count, so a world may make them
+// on every slice and every empty poll, or only when the rank's state
+// changes. The zero value is a rank that has not worked.
+type IdleSplit struct {
+	worked, busy bool
+	first, last  float64 // the idle time so far at the first slice, and when the rank last stopped working
+}
+
+// Busy records that the rank works a slice after idle units of idle time.
+func (s *IdleSplit) Busy(idle float64) {
+	if !s.worked {
+		s.worked, s.first = true, idle
+	}
+	s.busy = true
+}
+
+// Idle records that the rank found no work after idle units of idle time.
+func (s *IdleSplit) Idle(idle float64) {
+	if s.busy {
+		s.busy, s.last = false, idle
+	}
+}
+
+// Times returns the rank's Times: work, idle and seconds in the unit given
+// to Busy and Idle, each multiplied by scale to make seconds.
+func (s *IdleSplit) Times(work, idle, seconds, scale float64) Times {
+	t := Times{Work: work * scale, Idle: idle * scale, IdleStart: idle * scale, Seconds: seconds * scale}
+	if s.worked {
+		t.IdleStart = s.first * scale
+		if !s.busy {
+			t.IdleEnd = (idle - s.last) * scale
+		}
+	}
+	return t
 }
 
 // Result returns the rank's encoded result (Job.Result of its app).

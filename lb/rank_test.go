@@ -87,11 +87,12 @@ func TestRankAlone(t *testing.T) {
 	if _, ok := r.Work(); ok {
 		t.Fatal("worked after done")
 	}
-	f, err := r.End(1, 2, 3)
+	f, err := r.End(lb.Times{Work: 1, Idle: 2, IdleStart: 0.5, IdleEnd: 0.25, Seconds: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Stats.Nodes != 1000 || f.Stats.Slices != 10 || f.Stats.WorkSeconds != 1 || f.Stats.IdleSeconds != 2 || f.Seconds != 3 || f.Suspended {
+	if st := f.Stats; st.Nodes != 1000 || st.Slices != 10 || st.WorkSeconds != 1 || st.IdleSeconds != 2 ||
+		st.IdleStartSeconds != 0.5 || st.IdleEndSeconds != 0.25 || f.Seconds != 3 || f.Suspended {
 		t.Fatalf("end %+v", f)
 	}
 	res, err := r.Result()
@@ -326,7 +327,7 @@ func TestRankCheckpoint(t *testing.T) {
 	if nodes != 200 || !r.Done() {
 		t.Fatalf("worked %d nodes, done %v; want 2 slices, then the suspension", nodes, r.Done())
 	}
-	f, err := r.End(0, 0, 0)
+	f, err := r.End(lb.Times{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,7 +447,7 @@ func TestRankProtocolErrors(t *testing.T) {
 	if err := r.Step(lb.Msg{Kind: lb.Kind(lb.NumKinds)}); err == nil {
 		t.Error("a message of kind NumKinds accepted")
 	}
-	if _, err := r.End(0, 0, 0); err == nil {
+	if _, err := r.End(lb.Times{}); err == nil {
 		t.Error("a rank ended before it was done")
 	}
 	r.Work()
@@ -524,5 +525,35 @@ func TestRankRootOnlyWhereNeeded(t *testing.T) {
 		if !seen[info.Name] {
 			t.Errorf("balancer %s: not in the table: which of its ranks need the root?", info.Name)
 		}
+	}
+}
+
+// TestIdleSplit: the idle time before the first slice and after the last,
+// from the idle time so far as the rank starts and stops working; a rank
+// that never worked was idle at the start all along, and one that ended
+// working was not idle at the end.
+func TestIdleSplit(t *testing.T) {
+	var s lb.IdleSplit
+	s.Idle(1)
+	if got, want := s.Times(0, 7, 7, 2), (lb.Times{Idle: 14, IdleStart: 14, Seconds: 14}); got != want {
+		t.Errorf("never worked: %+v, want %+v", got, want)
+	}
+	// Idle 3 units, work, idle 2, work twice, find nothing three times
+	// after 5, 6 and 8 units of idle time: 3 before the first slice, 5 after
+	// the last (since the rank found no work at 5), 2 between.
+	s.Idle(2)
+	s.Busy(3)
+	s.Idle(3)
+	s.Busy(5)
+	s.Busy(5)
+	s.Idle(5)
+	s.Idle(6)
+	s.Idle(8)
+	if got, want := s.Times(8, 10, 18, 0.5), (lb.Times{Work: 4, Idle: 5, IdleStart: 1.5, IdleEnd: 2.5, Seconds: 9}); got != want {
+		t.Errorf("worked: %+v, want %+v", got, want)
+	}
+	s.Busy(10)
+	if got, want := s.Times(9, 10, 19, 1), (lb.Times{Work: 9, Idle: 10, IdleStart: 3, Seconds: 19}); got != want {
+		t.Errorf("ended working: %+v, want %+v", got, want)
 	}
 }

@@ -456,9 +456,9 @@ func (f *Finish) Outcome(ranks []Stats) *Outcome {
 		suspended: f.Suspended, open: f.Tasks, incumbent: f.Incumbent, hasInc: f.HasIncumbent}
 }
 
-// statsWords is the number of 8-byte words of an encoded Stats: 13
+// statsWords is the number of 8-byte words of an encoded Stats: 15
 // counters and the messages by kind.
-const statsWords = 13 + NumKinds - 1
+const statsWords = 15 + NumKinds - 1
 
 // StatsSize is the length of an encoded Stats (Stats.AppendBinary).
 const StatsSize = 8 * statsWords
@@ -468,7 +468,7 @@ func (s *Stats) AppendBinary(b []byte) ([]byte, error) {
 	for _, x := range []uint64{uint64(s.Rank), math.Float64bits(s.WorkSeconds), math.Float64bits(s.IdleSeconds),
 		uint64(s.Nodes), uint64(s.Slices), uint64(s.RequestsSent), uint64(s.RequestsRecv),
 		uint64(s.RequestsReject), uint64(s.Splits), uint64(s.TasksSent), uint64(s.MessagesSent),
-		uint64(s.BytesSent), uint64(s.MaxQueue)} {
+		uint64(s.BytesSent), uint64(s.MaxQueue), math.Float64bits(s.IdleStartSeconds), math.Float64bits(s.IdleEndSeconds)} {
 		b = binary.LittleEndian.AppendUint64(b, x)
 	}
 	for _, n := range s.Messages[1:] {
@@ -486,9 +486,10 @@ func (s *Stats) UnmarshalBinary(b []byte) error {
 	*s = Stats{Rank: int(w(0)), WorkSeconds: math.Float64frombits(w(1)), IdleSeconds: math.Float64frombits(w(2)),
 		Nodes: int64(w(3)), Slices: int64(w(4)), RequestsSent: int64(w(5)), RequestsRecv: int64(w(6)),
 		RequestsReject: int64(w(7)), Splits: int64(w(8)), TasksSent: int64(w(9)), MessagesSent: int64(w(10)),
-		BytesSent: int64(w(11)), MaxQueue: int64(w(12))}
+		BytesSent: int64(w(11)), MaxQueue: int64(w(12)), IdleStartSeconds: math.Float64frombits(w(13)),
+		IdleEndSeconds: math.Float64frombits(w(14))}
 	for k := 1; k < NumKinds; k++ {
-		s.Messages[k] = int64(w(12 + k))
+		s.Messages[k] = int64(w(14 + k))
 	}
 	return nil
 }

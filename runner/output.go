@@ -65,16 +65,19 @@ func writeRecord(w io.Writer, v any, p version.Provenance) error {
 }
 
 // PrintStats writes the per-rank statistics of an outcome as a table,
-// with the totals last; nil is a sequential run's.
+// with the totals last; nil is a sequential run's. Of each rank's idle
+// seconds, "at start" were before its first work slice and "at end" after
+// its last (lb.Times).
 func PrintStats(w io.Writer, o *lb.Outcome) {
 	if o == nil {
 		fmt.Fprintln(w, "no balancer statistics (sequential run)")
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rank\twork s\tidle s\tnodes\treq sent\treq recv\trejected\tsplits\tmsgs\tbytes\t")
+	fmt.Fprintln(tw, "rank\twork s\tidle s\tat start\tat end\tnodes\treq sent\treq recv\trejected\tsplits\tmsgs\tbytes\t")
 	row := func(name string, s *lb.Stats) {
-		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", name, s.WorkSeconds, s.IdleSeconds, s.Nodes,
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", name, s.WorkSeconds, s.IdleSeconds,
+			s.IdleStartSeconds, s.IdleEndSeconds, s.Nodes,
 			s.RequestsSent, s.RequestsRecv, s.RequestsReject, s.Splits, s.MessagesSent, s.BytesSent)
 	}
 	for i := range o.Ranks {

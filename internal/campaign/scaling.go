@@ -88,7 +88,8 @@ func scalingPresets() []Preset {
 // speedup (T_seq over T_par, the baseline's median in the same campaign),
 // the efficiency (median speedup / P), the search overhead (nodes over the
 // sequential nodes), the idle fraction (the ranks' idle seconds over
-// P·T_par, with --stats), the per-core node rate (nodes over the ranks'
+// P·T_par, with --stats) and its parts before the ranks' first work slices
+// and after their last (lb.Times), the per-core node rate (nodes over the ranks'
 // work seconds with --stats, else over P·T_par) relative to the sequential
 // solver's (its nodes over T_seq), and the highest load average before a
 // run. The rates' ratio is what issue 22 asks to keep within 10 % at 16
@@ -102,10 +103,17 @@ func ScalingReport(w io.Writer, t *Table) error {
 	if err != nil {
 		return err
 	}
-	work := map[Key]float64{} // the ranks' work seconds, with --stats
+	// The ranks' work seconds, and of their idle seconds those before their
+	// first work slice and after their last, with --stats.
+	work, idleStart, idleEnd := map[Key]float64{}, map[Key]float64{}, map[Key]float64{}
 	for i, k := range keys {
-		if v, ok := t.Float(i, "stats.total.work_seconds"); ok {
-			work[k] = v
+		for _, c := range []struct {
+			col string
+			m   map[Key]float64
+		}{{"stats.total.work_seconds", work}, {"stats.total.idle_start_seconds", idleStart}, {"stats.total.idle_end_seconds", idleEnd}} {
+			if v, ok := t.Float(i, c.col); ok {
+				c.m[k] = v
+			}
 		}
 	}
 	type gk struct {
@@ -122,16 +130,24 @@ func ScalingReport(w io.Writer, t *Table) error {
 		runs[k] = append(runs[k], p)
 	}
 	fmt.Fprintln(w, "\nScaling: medians (min–max) over the runs; speedup against the sequential solver's median time in the same campaign;"+
-		" idle: the ranks' idle time over P·T_par; rate: nodes per second per core over the sequential solver's (1 = no per-core slowdown)")
+		" idle: the ranks' idle time over P·T_par, and of it (same scale) the part before each rank's first work slice (at start) and after its last (at end);"+
+		" rate: nodes per second per core over the sequential solver's (1 = no per-core slowdown)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "world\tinstance\tbalancer\tP\truns\tspeedup\tefficiency\tsearch overhead\tidle\trate\tload\t")
+	fmt.Fprintln(tw, "world\tinstance\tbalancer\tP\truns\tspeedup\tefficiency\tsearch overhead\tidle\tat start\tat end\trate\tload\t")
 	for _, k := range order {
 		m := runs[k]
-		var par, over, idle, rate, load []float64
+		var par, over, idle, atStart, atEnd, rate, load []float64
 		for _, p := range m {
 			par = append(par, p.Par)
 			over = append(over, p.Overhead)
-			idle = append(idle, p.Idle/(p.Par*float64(p.NP)))
+			pt := p.Par * float64(p.NP)
+			idle = append(idle, p.Idle/pt)
+			if v, ok := idleStart[p.Key]; ok {
+				atStart = append(atStart, v/pt)
+			}
+			if v, ok := idleEnd[p.Key]; ok {
+				atEnd = append(atEnd, v/pt)
+			}
 			seqRate := p.SeqNodes / p.Seq
 			busy := p.Par * float64(p.NP)
 			if ws, ok := work[p.Key]; ok && ws > 0 {
@@ -147,9 +163,9 @@ func ScalingReport(w io.Writer, t *Table) error {
 		if ps.N == 0 || math.IsNaN(seq) {
 			sp = SpreadOf(nil)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", k.world, k.instance, k.balancer, k.np, len(m),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", k.world, k.instance, k.balancer, k.np, len(m),
 			sp.Format("%.3g"), num3(sp.Median/float64(k.np)), SpreadOf(over).Format("%.3f"), SpreadOf(idle).Format("%.3f"),
-			SpreadOf(rate).Format("%.3f"), num3(SpreadOf(load).Max))
+			SpreadOf(atStart).Format("%.3f"), SpreadOf(atEnd).Format("%.3f"), SpreadOf(rate).Format("%.3f"), num3(SpreadOf(load).Max))
 	}
 	return tw.Flush()
 }

@@ -56,23 +56,24 @@ func TestScalingPresets(t *testing.T) {
 // 5 s on P = 2.
 func TestScalingReport(t *testing.T) {
 	var tb Table
-	add := func(k Key, seconds, nodes, work, idle string) {
+	add := func(k Key, seconds, nodes, work, idle, start, end string) {
 		f := []Field{}
 		for i, c := range RunColumns()[:6] {
 			f = append(f, Field{c, k.Values()[i]})
 		}
 		f = append(f, Field{ColLoadBefore, "0.5"}, Field{"seconds", seconds}, Field{"nodes", nodes})
 		if work != "" {
-			f = append(f, Field{"stats.total.work_seconds", work}, Field{"stats.total.idle_seconds", idle})
+			f = append(f, Field{"stats.total.work_seconds", work}, Field{"stats.total.idle_seconds", idle},
+				Field{"stats.total.idle_start_seconds", start}, Field{"stats.total.idle_end_seconds", end})
 		}
 		if _, err := tb.Add(f); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for r, x := range []struct{ seq, par, nodes, work, idle string }{
-		{"10", "5.5", "1100", "11", "0.55"}, {"12", "6", "1100", "12", "0.6"}, {"11", "5", "1210", "11", "0.5"}} {
-		add(Key{World: "embedded --stats", NP: 1, Balancer: Seq, Instance: "golomb 9", Repeat: r}, x.seq, "1000", "", "")
-		add(Key{World: "embedded --stats", NP: 2, Balancer: "rp", Instance: "golomb 9", Seed: 1, Repeat: r}, x.par, x.nodes, x.work, x.idle)
+	for r, x := range []struct{ seq, par, nodes, work, idle, start, end string }{
+		{"10", "5.5", "1100", "11", "0.55", "0.11", "0.22"}, {"12", "6", "1100", "12", "0.6", "0.12", "0.36"}, {"11", "5", "1210", "11", "0.5", "0.1", "0.1"}} {
+		add(Key{World: "embedded --stats", NP: 1, Balancer: Seq, Instance: "golomb 9", Repeat: r}, x.seq, "1000", "", "", "", "")
+		add(Key{World: "embedded --stats", NP: 2, Balancer: "rp", Instance: "golomb 9", Seed: 1, Repeat: r}, x.par, x.nodes, x.work, x.idle, x.start, x.end)
 	}
 	var b strings.Builder
 	if err := ScalingReport(&b, &tb); err != nil {
@@ -85,9 +86,9 @@ func TestScalingReport(t *testing.T) {
 		}
 	}
 	// world (2 words) instance (2) balancer P runs speedup (2) efficiency
-	// overhead (2) idle rate (2) load
+	// overhead (2) idle (2) at start (2) at end (2) rate (2) load
 	want := []string{"embedded", "--stats", "golomb", "9", "rp", "2", "3", "2", "(1.83–2.2)", "1.000", "1.100", "(1.100–1.210)",
-		"0.050", "(0.050–0.050)", "1.100", "(1.008–1.210)", "0.500"} // idle: equal but for rounding
+		"0.050", "(0.050–0.050)", "0.010", "0.020", "(0.010–0.030)", "1.100", "(1.008–1.210)", "0.500"} // idle: equal but for rounding; at start: equal
 	if !slices.Equal(row, want) {
 		t.Errorf("report row\n%q\nwant\n%q\n%s", row, want, b.String())
 	}

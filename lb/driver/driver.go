@@ -179,7 +179,7 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 		// The world names the rank (mpi.Run: "rank 1: lb: …").
 		return nil, fmt.Errorf("lb: %w", err)
 	}
-	f, err := r.End(p.work.Seconds(), p.idle.Seconds(), time.Since(start).Seconds())
+	f, err := r.End(p.split.Times(float64(p.work), float64(p.idle), float64(time.Since(start)), 1e-9))
 	if err != nil {
 		return nil, err
 	}
@@ -219,6 +219,15 @@ type pace struct {
 	next   time.Time     // and when the next is due
 	stall  time.Duration // Options.StallTimeout, 0 for no watchdog
 	heard  time.Time     // the last work slice or news of the search
+	split  lb.IdleSplit  // idle before the first slice and after the last
+}
+
+// worked notes a work slice that ran from t0 to now.
+func (p *pace) worked(t0, now time.Time) {
+	p.split.Busy(float64(p.idle))
+	p.work += now.Sub(t0)
+	p.heard = now
+	p.advance(now) // so that a request held after this slice waits its whole pause
 }
 
 // begin starts the clock at now.
@@ -383,10 +392,7 @@ func (d *loop) run(share [][]byte) error {
 		d.progress(time.Now())
 		t0 := time.Now()
 		if _, ok := d.r.Work(); ok {
-			now := time.Now()
-			d.work += now.Sub(t0)
-			d.heard = now
-			d.advance(now) // so that a request held after this slice waits its whole pause
+			d.worked(t0, time.Now())
 			if err := d.flush(); err != nil {
 				return err
 			}
@@ -404,6 +410,7 @@ func (d *loop) run(share [][]byte) error {
 			}
 			continue
 		}
+		d.split.Idle(float64(d.idle))
 		if err := d.flush(); err != nil { // the poll of the checkpoint may have suspended
 			return err
 		}

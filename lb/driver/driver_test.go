@@ -234,6 +234,9 @@ func TestPoolModes(t *testing.T) {
 					return fmt.Errorf("got %+v, want %+v", got, want)
 				}
 				if c.Rank() == 0 {
+					if err := lbtest.CheckTimes(out); err != nil {
+						return err
+					}
 					for _, s := range out.Ranks {
 						if s.WorkSeconds <= 0 && s.Nodes > 0 || s.WorkSeconds+s.IdleSeconds > out.Seconds*1.01+0.001 {
 							return fmt.Errorf("rank %d: %d nodes, work %g s, idle %g s of a run of %g s", s.Rank, s.Nodes, s.WorkSeconds, s.IdleSeconds, out.Seconds)

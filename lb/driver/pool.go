@@ -295,10 +295,9 @@ func (s *session) turn(i int, in []lb.Msg, out *[]lb.Msg) (what int, err error) 
 	t0 := time.Now()
 	_, worked := r.Work()
 	if worked {
-		t1 := time.Now()
-		sl.work += t1.Sub(t0)
-		sl.heard = t1
-		sl.advance(t1) // so that a request held after this slice waits its whole pause
+		sl.worked(t0, time.Now())
+	} else {
+		sl.split.Idle(float64(sl.idle))
 	}
 	if err := outbox(r, out); err != nil { // the slice's messages, or the poll of the checkpoint's
 		return turnDone, err

@@ -327,6 +327,34 @@ func Check(got TreeResult, out *lb.Outcome, seed uint64, depth int, mode Mode) e
 	if out.Total.Nodes != got.Nodes {
 		return fmt.Errorf("the statistics count %d nodes, the result %d", out.Total.Nodes, got.Nodes)
 	}
+	return CheckTimes(out)
+}
+
+// CheckTimes checks the times of out's statistics, in total and of each
+// rank it has: none negative, and the idle time before the first work
+// slice and after the last (Stats.IdleStartSeconds, IdleEndSeconds) parts
+// of the idle time; a rank that never worked was idle at the start all
+// along.
+func CheckTimes(out *lb.Outcome) error {
+	check := func(name string, s *lb.Stats) error {
+		slack := 1e-9 * (s.IdleSeconds + 1)
+		switch {
+		case s.WorkSeconds < 0 || s.IdleSeconds < 0 || s.IdleStartSeconds < 0 || s.IdleEndSeconds < 0,
+			s.IdleStartSeconds+s.IdleEndSeconds > s.IdleSeconds+slack,
+			s.Slices == 0 && (s.IdleEndSeconds != 0 || math.Abs(s.IdleStartSeconds-s.IdleSeconds) > slack):
+			return fmt.Errorf("%s: %d slices, work %g s, idle %g s of which %g s before the first slice and %g s after the last",
+				name, s.Slices, s.WorkSeconds, s.IdleSeconds, s.IdleStartSeconds, s.IdleEndSeconds)
+		}
+		return nil
+	}
+	if err := check("all ranks", &out.Total); err != nil {
+		return err
+	}
+	for i := range out.Ranks {
+		if err := check(fmt.Sprintf("rank %d", out.Ranks[i].Rank), &out.Ranks[i]); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -140,6 +140,7 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 		return nil, err
 	}
 	slices := make([]int64, w.p)
+	splits := make([]lb.IdleSplit, w.p)
 	var steps int64
 	for ; ; steps++ {
 		if steps >= w.cfg.MaxSteps {
@@ -153,7 +154,10 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 			done = false
 			if _, ok := rk.Work(); ok {
 				worked = true
+				splits[r].Busy(float64(steps - slices[r]))
 				slices[r]++
+			} else {
+				splits[r].Idle(float64(steps - slices[r]))
 			}
 			if err := send(rk); err != nil {
 				return nil, err
@@ -169,11 +173,11 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 			return nil, err
 		}
 	}
-	return w.finish(job, ranks, slices, steps, report)
+	return w.finish(job, ranks, slices, splits, steps, report)
 }
 
 // finish ends every rank and combines their results and statistics.
-func (w *World) finish(job lb.Job, ranks []*lb.Rank, slices []int64, steps int64, report func(lb.Progress)) (*lb.Outcome, error) {
+func (w *World) finish(job lb.Job, ranks []*lb.Rank, slices []int64, splits []lb.IdleSplit, steps int64, report func(lb.Progress)) (*lb.Outcome, error) {
 	step := w.cfg.StepSeconds
 	var total lb.Finish
 	var per []lb.Stats
@@ -182,7 +186,7 @@ func (w *World) finish(job lb.Job, ranks []*lb.Rank, slices []int64, steps int64
 	}
 	apps := make([]lb.App, w.p)
 	for r, rk := range ranks {
-		f, err := rk.End(float64(slices[r])*step, float64(steps-slices[r])*step, float64(steps)*step)
+		f, err := rk.End(splits[r].Times(float64(slices[r]), float64(steps-slices[r]), float64(steps), step))
 		if err != nil {
 			return nil, err
 		}

@@ -117,6 +117,7 @@ type rank struct {
 	cpu         bool     // the CPU runs a slice or handles messages until an event of classCPU
 	startQueued bool     // an event of classStart is pending
 	done        bool     // Done was seen and its last messages sent
+	busy        bool     // its last kick worked a slice (sim.splits knows the changes)
 	head, tail  int32    // the inbox: messages that arrived while the CPU was busy
 	slice       int64    // nodes of the slice in progress, -1 while handling messages
 	work        int64    // time spent on slices
@@ -150,6 +151,7 @@ type sim struct {
 	jitter   *rand.Rand
 	ranks    []rank
 	times    []times
+	splits   []lb.IdleSplit // each rank's idle time at start and end, told as it starts and stops working
 	q        eventHeap
 	msgs     []message
 	free     []int32
@@ -179,7 +181,7 @@ func (w *world) Run(job lb.Job) (*lb.Outcome, error) {
 	t0 := time.Now()
 	p := w.p
 	s := &sim{m: &w.m, p: p, jitter: rand.New(rand.NewPCG(w.cfg.Seed, 0x5eed)),
-		ranks: make([]rank, p), times: make([]times, p), limit: w.cfg.MaxEvents,
+		ranks: make([]rank, p), times: make([]times, p), splits: make([]lb.IdleSplit, p), limit: w.cfg.MaxEvents,
 		instant: w.m.overhead == 0 && w.m.latency == 0 && w.m.send == 0 && w.m.recv == 0}
 	if w.m.width > 0 && w.m.Contention {
 		s.links = make([]int64, 4*w.m.width*w.m.height)
@@ -430,6 +432,10 @@ func (s *sim) kick(r int) error {
 	rk := &s.ranks[r].Rank
 	n, ok := rk.Work()
 	if !ok {
+		if sr.busy {
+			sr.busy = false
+			s.splits[r].Idle(float64(s.now - sr.work))
+		}
 		if r != 0 || !s.dueSet {
 			s.waitTick(r)
 			return nil
@@ -452,6 +458,10 @@ func (s *sim) kick(r int) error {
 		return fmt.Errorf("lb: rank %d: a work slice of %d nodes", r, n)
 	}
 	d := n * s.m.node
+	if !sr.busy {
+		sr.busy = true
+		s.splits[r].Busy(float64(s.now - sr.work))
+	}
 	sr.work += d
 	if s.m.split > 0 {
 		d += rk.Splits() * s.m.split // static placement halves in Task and Work
@@ -619,7 +629,7 @@ func (s *sim) finish(job lb.Job, t0 time.Time) (*lb.Outcome, error) {
 			return nil, fmt.Errorf("lb: simulation ran dry at %.9f s with rank %d not done (lost work or deadlock)", float64(s.now)/1e12, r)
 		}
 		doneAt := s.times[r].doneAt
-		f, err := sr.End(float64(sr.work)/1e12, float64(doneAt-sr.work)/1e12, float64(doneAt)/1e12)
+		f, err := sr.End(s.splits[r].Times(float64(sr.work), float64(doneAt-sr.work), float64(doneAt), 1e-12))
 		if err != nil {
 			return nil, err
 		}

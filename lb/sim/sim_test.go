@@ -300,3 +300,21 @@ func TestSimThrottling(t *testing.T) {
 	}
 	t.Logf("requests %d → %d, virtual %g → %g s", free.Total.RequestsSent, held.Total.RequestsSent, free.Seconds, held.Seconds)
 }
+
+// TestSimIdleSplit: on a network of 2 µs latency, rank 0 works from the
+// start; every other rank waits for its first task at least a request's
+// and a task's latency, and every rank waits at least a latency after its
+// last slice, for the news of termination (lb.Times).
+func TestSimIdleSplit(t *testing.T) {
+	m := lb.Machine{Name: "split", NodeNS: 10, LatencyNS: 2000}
+	out := rangeRun(t, 4, m, "rp", nil, 100, 100_000)
+	if err := lbtest.CheckTimes(out); err != nil {
+		t.Fatal(err)
+	}
+	lat := m.LatencyNS * 1e-9
+	for _, s := range out.Ranks {
+		if s.Rank == 0 && s.IdleStartSeconds != 0 || s.Rank > 0 && s.IdleStartSeconds < 2*lat || s.IdleEndSeconds < lat {
+			t.Errorf("rank %d: idle %g s, %g s before its first slice and %g s after its last", s.Rank, s.IdleSeconds, s.IdleStartSeconds, s.IdleEndSeconds)
+		}
+	}
+}
