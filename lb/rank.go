@@ -446,12 +446,13 @@ func (r *Rank) End(t Times) (Finish, error) {
 // clock (wall time, or the simulator's virtual time), for Rank.End.
 type Times struct {
 	Work float64 // in work slices
-	Idle float64 // the rest of the search: waiting, and handling messages
+	Idle float64 // waiting for work or messages (the simulator: all but the nodes' cost)
 	// IdleStart is the part of Idle before the rank's first work slice
 	// (all of it when the rank never worked): the search's start, until
-	// work reached the rank. IdleEnd is the part after its last work
-	// slice: the search's end, until termination was detected. The rest of
-	// Idle fell between two slices: waiting for work stolen mid-search.
+	// work reached the rank. IdleEnd is the part after the rank last found
+	// no work following its last slice: the search's end, until
+	// termination was detected. The rest of Idle fell between two slices:
+	// waiting for work stolen mid-search.
 	IdleStart, IdleEnd float64
 	Seconds            float64 // the search's length on the rank
 }
