@@ -28,9 +28,10 @@ func simulate(v lbtest.Variant, p int, netSeed uint64, budget int64, seed uint64
 // themselves). Exhaustive counts must equal the sequential count exactly,
 // nodes and the digest of the leaves (no lost or duplicated work): this is
 // the synthetic tree's row of the table of exhaustive counts
-// (docs/counts.md); and each rank's times must add up (lbtest.CheckTimes). lb.Rank itself fails on a message after termination or
-// a rank that terminates twice (Done going back to false), and the
-// simulator on a rank that never terminates.
+// (docs/counts.md); and each rank's times must add up
+// (lbtest.CheckTimes). lb.Rank itself fails on a message after
+// termination or a rank that terminates twice (Done going back to false),
+// and the simulator on a rank that never terminates.
 func TestConformance(t *testing.T) {
 	const depth = 17
 	if n := lbtest.Sequential(1, depth, lbtest.Count).Nodes; n < 1000 {
