@@ -604,9 +604,10 @@ func (w *World) probe(src, tag int, what string) (mpi.Status, error) {
 // collective: MPI_THREAD_FUNNELED does not promise that this works, but
 // Open MPI and MPICH end the job with the status (mpi's
 // TestAbortUnderMpirun, mode stall), where an exit of the process alone
-// left MPICH's mpiexec reporting another rank's SIGKILL. The embedded world's ranks share one process, which a signal stops as a
-// whole, and its collectives return when the world is aborted: there
-// collective runs unwatched, as it does with the watchdog off.
+// left MPICH's mpiexec reporting another rank's SIGKILL. The embedded
+// world's ranks share one process, which a signal stops as a whole, and
+// its collectives return when the world is aborted: there collective runs
+// unwatched, as it does with the watchdog off.
 func (w *World) watched(what string, collective func() error) error {
 	d := w.opt.StallTimeout
 	if d <= 0 || mpi.WorldName != "mpi" {
