@@ -17,6 +17,7 @@ import (
 	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/mpi"
 	"github.com/treelb/treelb/version"
+	"gonum.org/v1/gonum/stat"
 )
 
 // calibrationTime is how long --calibrate runs each measurement.
@@ -67,9 +68,9 @@ func cpuTime() time.Duration {
 
 // CalibrateApp measures what app's tasks cost on this machine, as the
 // simulator's machine model charges it: NodeNS, a node of its root's
-// search (the CPU time of the calibrating thread: the least of three
-// passes over the nodes the first expands in d/3, each from a fresh root,
-// as a busy machine's other work only adds to it); SplitNS, a Split that
+// search (the CPU time of the calibrating thread: the median of three
+// passes over the nodes the first expands in d/3, each from a fresh root;
+// calibrateNodes says why not the least); SplitNS, a Split that
 // gives a piece, of a task in the middle of the search (between slices of
 // 1000 nodes);
 // SendByteNS and RecvByteNS, encoding a split-off piece (AppendBinary) and
@@ -123,8 +124,15 @@ func CalibrateApp(app lb.App, d time.Duration) (lb.Machine, error) {
 }
 
 // calibrateNodes returns the CPU nanoseconds per node of app's search: the
-// least of three passes over the same nodes from the root, the first for
-// about d/3 (CalibrateApp).
+// median of three passes over the same nodes from the root, the first for
+// about d/3 (CalibrateApp). The median, not the least: the model predicts
+// runs of seconds on the same machine, and a shared VM's speed swings by
+// up to 1.6× within seconds (golomb 12 timed in chunks of 5·10⁶ nodes
+// read 17–29 ns a node within one search); the least of six passes of
+// 0.1 s picked its fast moments and put golomb's and knapsack's runs
+// 16–26 % above every model of a validation run (results/validate). A slow
+// stretch that spans one calibration is outvoted by the median of the
+// calibrations that validate.sh makes (campaign --median-machine).
 func calibrateNodes(app lb.App, d time.Duration) (float64, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -137,16 +145,21 @@ func calibrateNodes(app lb.App, d time.Duration) (float64, error) {
 		spent, n := timeNodes(app.Root(), 0, nodes)
 		ns = append(ns, float64(spent.Nanoseconds())/float64(n))
 	}
-	return slices.Min(ns), nil
+	return medianOf(ns), nil
+}
+
+// medianOf returns the median of xs (gonum's empirical quantile at 0.5, as
+// every measurement of the repository takes it), sorting xs.
+func medianOf(xs []float64) float64 {
+	slices.Sort(xs)
+	return stat.Quantile(0.5, stat.Empirical, xs, nil)
 }
 
 // recheckNodes times the node cost of a fresh app of the instance again
-// (calibrateNodes) and keeps the lesser of that and task's: --calibrate
+// (calibrateNodes) and keeps the mean of that and task's: --calibrate
 // measures it once at its start and once more at its end, a second or
-// two later, so that a slow stretch of a shared machine that
-// spans the first three passes (0.3 s) does not set the model's node cost:
-// the development VM has such stretches, and one calibration in four read
-// 20–40 % high before (results/validate).
+// two later, so that the model samples the machine's speed over the whole
+// calibration rather than its first 0.3 s (results/validate).
 func recheckNodes(newApp func() (lb.App, error), task *lb.Machine) error {
 	app, err := newApp()
 	if err != nil {
@@ -156,7 +169,7 @@ func recheckNodes(newApp func() (lb.App, error), task *lb.Machine) error {
 	if err != nil {
 		return err
 	}
-	task.NodeNS = min(task.NodeNS, ns)
+	task.NodeNS = (task.NodeNS + ns) / 2
 	return nil
 }
 
@@ -164,14 +177,15 @@ func recheckNodes(newApp func() (lb.App, error), task *lb.Machine) error {
 // the app's search while every rank of c searches at once
 // (lb.Machine.BusyNodeNS): each rank times three passes of about d/3 from
 // a fresh root of its own app (newApp), a barrier before each so that the
-// ranks' passes overlap, and keeps its least; rank 0 returns their mean,
+// ranks' passes overlap, and keeps their median (calibrateNodes says why);
+// rank 0 returns the ranks' mean,
 // the other ranks 0. It is collective; a rank whose app fails reports it
 // to rank 0, which returns the error.
 func calibrateBusy(c *mpi.Comm, newApp func() (lb.App, error), d time.Duration) (float64, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	app, err := newApp()
-	best := math.Inf(1)
+	var passes []float64
 	for range 3 {
 		if err := c.Barrier(); err != nil {
 			return 0, fmt.Errorf("calibrating the busy node cost: %w", err)
@@ -180,11 +194,12 @@ func calibrateBusy(c *mpi.Comm, newApp func() (lb.App, error), d time.Duration) 
 			continue
 		}
 		if spent, n := timeNodes(app.Root(), d/3, 0); n > 0 {
-			best = min(best, float64(spent.Nanoseconds())/float64(n))
+			passes = append(passes, float64(spent.Nanoseconds())/float64(n))
 		}
 	}
-	if err != nil || math.IsInf(best, 1) {
-		best = math.NaN() // the sum says a rank failed
+	best := math.NaN() // the sum says a rank failed
+	if err == nil && len(passes) > 0 {
+		best = medianOf(passes)
 	}
 	// The sum of the ranks' figures, to rank 0.
 	sum := make([]float64, 1)
