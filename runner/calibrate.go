@@ -129,10 +129,11 @@ func CalibrateApp(app lb.App, d time.Duration) (lb.Machine, error) {
 // runs of seconds on the same machine, and a shared VM's speed swings by
 // up to 1.6× within seconds (golomb 12 timed in chunks of 5·10⁶ nodes
 // read 17–29 ns a node within one search); the least of six passes of
-// 0.1 s picked its fast moments and put golomb's and knapsack's runs
-// 16–26 % above every model of a validation run (results/validate). A slow
-// stretch that spans one calibration is outvoted by the median of the
-// calibrations that validate.sh makes (campaign --median-machine).
+// 0.1 s picked its fast moments: in a validation run with it
+// (results/validate/least) every miss had the model too fast, golomb's and
+// knapsack's runs by 16–26 %. A slow stretch that spans one calibration is
+// outvoted by the median of the calibrations that validate.sh makes
+// (campaign --median-machine).
 func calibrateNodes(app lb.App, d time.Duration) (float64, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

@@ -16,7 +16,7 @@
 # virtual seconds, the error, and the counters that say which cost explains
 # a miss).
 #
-#   scripts/validate.sh                                  # P = 1,2, 3 worlds, 4 apps: about 24 min on 2 idle cores
+#   scripts/validate.sh                                  # P = 1,2, 3 worlds, 4 apps: about 40 min on 2 idle cores
 #   scripts/validate.sh --np 4,8,16                      # on a 16-core machine, unchanged otherwise
 #   scripts/validate.sh --worlds embedded,openmpi --apps golomb,uts --out /tmp/v   # a short run
 #   scripts/validate.sh --instance 'golomb --count 50 10' --repeats 1 --out /tmp/v # tiny, for debugging
@@ -25,7 +25,7 @@
 # default all three), --apps LIST (golomb, fifteen, uts, knapsack: which of
 # the default instances; default all), --instance SPEC (repeatable: replaces
 # the default instances, a campaign instance spec), --budgets LIST (default
-# 10,100,1000,10000), --repeats N (default 3), --out DIR (default
+# 10,100,1000,10000), --repeats N (default 5), --out DIR (default
 # results/validate), -h/--help.
 #
 # Writes into DIR: machines/WORLD-APP-bΔt.json (the calibrated models),
@@ -44,7 +44,7 @@ np=1,2
 worlds=embedded,openmpi,mpich
 apps=golomb,fifteen,uts,knapsack
 budgets=10,100,1000,10000
-repeats=3
+repeats=5
 out=results/validate
 instances=()
 while [ $# -gt 0 ]; do
