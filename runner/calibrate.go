@@ -179,9 +179,8 @@ func recheckNodes(newApp func() (lb.App, error), task *lb.Machine) error {
 // (lb.Machine.BusyNodeNS): each rank times three passes of about d/3 from
 // a fresh root of its own app (newApp), a barrier before each so that the
 // ranks' passes overlap, and keeps their median (calibrateNodes says why);
-// rank 0 returns the ranks' mean,
-// the other ranks 0. It is collective; a rank whose app fails reports it
-// to rank 0, which returns the error.
+// rank 0 returns the ranks' mean, the other ranks 0. It is collective; a
+// rank whose app fails reports it to rank 0, which returns the error.
 func calibrateBusy(c *mpi.Comm, newApp func() (lb.App, error), d time.Duration) (float64, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
