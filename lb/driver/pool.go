@@ -245,8 +245,9 @@ func (s *session) turn(i int, in []lb.Msg, out *[]lb.Msg) (what int, err error) 
 	}
 	sl := &s.slots[i]
 	r := sl.r
-	now := time.Now()
+	var now time.Time
 	if !sl.started {
+		now = time.Now()
 		sl.started = true
 		sl.begin(now)
 		if err := r.Start(sl.share); err != nil {
@@ -254,6 +255,7 @@ func (s *session) turn(i int, in []lb.Msg, out *[]lb.Msg) (what int, err error) 
 		}
 		sl.share = nil
 	} else {
+		now = sl.now()
 		if !sl.idleAt.IsZero() {
 			sl.idle += now.Sub(sl.idleAt)
 			sl.idleAt = time.Time{}
@@ -292,10 +294,10 @@ func (s *session) turn(i int, in []lb.Msg, out *[]lb.Msg) (what int, err error) 
 		*out = (*out)[:0]
 	}
 	sl.progress(now)
-	t0 := time.Now()
+	t0 := sl.now()
 	_, worked := r.Work()
 	if worked {
-		sl.worked(t0, time.Now())
+		sl.worked(t0, sl.now())
 	} else {
 		sl.split.Idle(float64(sl.idle))
 	}
@@ -308,7 +310,7 @@ func (s *session) turn(i int, in []lb.Msg, out *[]lb.Msg) (what int, err error) 
 	case worked:
 		return turnBusy, nil
 	}
-	if err := sl.stalled(time.Now()); err != nil {
+	if err := sl.stalled(sl.now()); err != nil {
 		return turnDone, err
 	}
 	sl.idleAt = now
