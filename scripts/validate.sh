@@ -87,7 +87,11 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 load_start=$(load)
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
-# The commands: the campaign runner, the embedded build, each MPI build.
+# The commands: the campaign runner, the embedded build, each MPI build,
+# all stamped with the commit (-buildvcs=auto, also for mpi-build.sh's go
+# build, through GOFLAGS: a `go env -w GOFLAGS=-buildvcs=false` would
+# otherwise leave the MPI rows' provenance.commit "unknown").
+export GOFLAGS=-buildvcs=auto
 go build -buildvcs=auto -o "$tmp/campaign" ./scripts/campaign
 pkgs=()
 for in in "${instances[@]}"; do
