@@ -88,11 +88,11 @@ load_start=$(load)
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
 # The commands: the campaign runner, the embedded build, each MPI build,
-# all stamped with the commit (-buildvcs=auto, also for mpi-build.sh's go
-# build, through GOFLAGS: a `go env -w GOFLAGS=-buildvcs=false` would
-# otherwise leave the MPI rows' provenance.commit "unknown").
-export GOFLAGS=-buildvcs=auto
-go build -buildvcs=auto -o "$tmp/campaign" ./scripts/campaign
+# all stamped with the commit (-buildvcs=auto through GOFLAGS, so that
+# mpi-build.sh's go build gets it too: a `go env -w GOFLAGS=-buildvcs=false`
+# left the MPI rows' provenance.commit "unknown").
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-buildvcs=auto"
+go build -o "$tmp/campaign" ./scripts/campaign
 pkgs=()
 for in in "${instances[@]}"; do
 	p=./apps/${in%% *}
@@ -102,7 +102,7 @@ done
 bindir() { echo "$tmp/bin/$1"; }
 for w in "${ws[@]}"; do
 	if [ "$w" = embedded ]; then
-		go build -buildvcs=auto -o "$(bindir embedded)/" "${pkgs[@]}"
+		go build -o "$(bindir embedded)/" "${pkgs[@]}"
 	else
 		scripts/mpi-build.sh --mpi "$w" --out "$(bindir "$w")" "${pkgs[@]}" >&2
 	fi

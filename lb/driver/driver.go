@@ -220,7 +220,7 @@ type pace struct {
 	stall  time.Duration // Options.StallTimeout, 0 for no watchdog
 	heard  time.Time     // the last work slice or news of the search
 	split  lb.IdleSplit  // idle before the first slice and after the last
-	base   time.Time     // the clock's start (begin), which now reads from
+	base   time.Time     // the clock's start (begin), from which now reads
 }
 
 // now returns the time: base plus the monotonic clock's reading since base
