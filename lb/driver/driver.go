@@ -214,47 +214,49 @@ type pace struct {
 	work   time.Duration
 	idle   time.Duration
 	tick   time.Duration // the length of the rank's tick (tickFor)
-	ticked time.Time     // the wall time up to which the rank was told its ticks
+	ticked time.Duration // the time (now) up to which the rank was told its ticks
 	every  time.Duration // rank 0 with Config.Progress: the interval of snapshots
-	next   time.Time     // and when the next is due
+	next   time.Duration // and when the next is due
 	stall  time.Duration // Options.StallTimeout, 0 for no watchdog
-	heard  time.Time     // the last work slice or news of the search
+	heard  time.Duration // the last work slice or news of the search
 	split  lb.IdleSplit  // idle before the first slice and after the last
-	base   time.Time     // the clock's start (begin), from which now reads
+	base   time.Time     // the clock's origin (begin)
 }
 
-// now returns the time: base plus the monotonic clock's reading since base
-// (time.Since), which costs less than time.Now (a clock read is 40–60 ns
-// on the development VM, and the loop reads the clock twice a work
-// slice). The times it returns serve only to be compared with each other.
-func (p *pace) now() time.Time { return p.base.Add(time.Since(p.base)) }
+// now returns the time on the rank's clock: the monotonic clock's reading
+// since its origin (time.Since), which costs less than time.Now (a clock
+// read is 40–60 ns on the development VM) and needs no time.Time
+// arithmetic after it.
+func (p *pace) now() time.Duration { return time.Since(p.base) }
 
 // worked notes a work slice that ran from t0 to now.
-func (p *pace) worked(t0, now time.Time) {
+func (p *pace) worked(t0, now time.Duration) {
 	p.split.Busy(float64(p.idle))
-	p.work += now.Sub(t0)
+	p.work += now - t0
 	p.heard = now
 	p.advance(now) // so that a request held after this slice waits its whole pause
 }
 
-// begin starts the clock at now.
-func (p *pace) begin(now time.Time) {
-	p.base, p.ticked, p.heard = now, now, now
-	p.next = now.Add(p.every)
+// begin starts the clock: its origin is base, and it reads now (the
+// embedded pool's ranks share the session's origin, so that their wake-up
+// times compare).
+func (p *pace) begin(base time.Time, now time.Duration) {
+	p.base, p.ticked, p.heard = base, now, now
+	p.next = now + p.every
 }
 
 // progress asks rank 0 for a progress snapshot when one is due.
-func (p *pace) progress(now time.Time) {
-	if p.every > 0 && !now.Before(p.next) {
-		p.next = now.Add(p.every)
+func (p *pace) progress(now time.Duration) {
+	if p.every > 0 && now >= p.next {
+		p.next = now + p.every
 		p.r.RequestProgress()
 	}
 }
 
 // advance tells the rank the ticks that passed by now.
-func (p *pace) advance(now time.Time) {
-	if k := now.Sub(p.ticked) / p.tick; k > 0 {
-		p.ticked = p.ticked.Add(k * p.tick)
+func (p *pace) advance(now time.Duration) {
+	if k := (now - p.ticked) / p.tick; k > 0 {
+		p.ticked += k * p.tick
 		p.r.Tick(int(min(k, 1<<30)))
 	}
 }
@@ -262,7 +264,7 @@ func (p *pace) advance(now time.Time) {
 // hear notes a message of kind k that arrived at now: news of the search
 // for the watchdog but another rank's request, which shows only that the
 // other rank waits too.
-func (p *pace) hear(k lb.Kind, now time.Time) {
+func (p *pace) hear(k lb.Kind, now time.Duration) {
 	if k != lb.KRequest {
 		p.heard = now
 	}
@@ -270,32 +272,32 @@ func (p *pace) hear(k lb.Kind, now time.Time) {
 
 // stalled returns the watchdog's *StallError when the rank has done no
 // work and heard no news for Options.StallTimeout by now, else nil.
-func (p *pace) stalled(now time.Time) error {
+func (p *pace) stalled(now time.Duration) error {
 	if p.stall > 0 {
-		if quiet := now.Sub(p.heard); quiet >= p.stall {
+		if quiet := now - p.heard; quiet >= p.stall {
 			return &StallError{State: p.r.State(), Quiet: quiet, Timeout: p.stall}
 		}
 	}
 	return nil
 }
 
-// until returns when an idle rank must wake without a message: its next
-// tick, rank 0's next progress snapshot or the watchdog's deadline; zero
-// for never.
-func (p *pace) until() time.Time {
-	var until time.Time
+// until returns when, on the rank's clock, an idle rank must wake without
+// a message: its next tick, rank 0's next progress snapshot or the
+// watchdog's deadline; false for never.
+func (p *pace) until() (time.Duration, bool) {
+	until, ok := time.Duration(0), false
 	if n := p.r.NextTick(); n > 0 {
-		until = p.ticked.Add(time.Duration(n) * p.tick)
+		until, ok = p.ticked+time.Duration(n)*p.tick, true
 	}
-	if p.every > 0 && (until.IsZero() || p.next.Before(until)) {
-		until = p.next
+	if p.every > 0 && (!ok || p.next < until) {
+		until, ok = p.next, true
 	}
 	if p.stall > 0 {
-		if deadline := p.heard.Add(p.stall); until.IsZero() || deadline.Before(until) {
-			until = deadline
+		if deadline := p.heard + p.stall; !ok || deadline < until {
+			until, ok = deadline, true
 		}
 	}
-	return until
+	return until, ok
 }
 
 // minTick is the shortest length of the rank's logical idle tick
@@ -388,21 +390,30 @@ func throttles(c *mpi.Comm) bool {
 // (Iprobe); when idle, block until a message arrives (seed 002 Fig. 1:
 // "blockingly") or the rank's next tick is due.
 func (d *loop) run(share [][]byte) error {
-	d.begin(time.Now())
+	d.begin(time.Now(), 0)
 	if err := d.r.Start(share); err != nil {
 		return err
 	}
 	if err := d.flush(); err != nil {
 		return err
 	}
+	// t0 is the start of the next work slice when it is known: the end of
+	// the last one, when its poll found no message (so the poll counts as
+	// work, and a busy rank reads the clock once a slice).
+	t0, known := time.Duration(0), false
 	for !d.r.Done() {
-		t0 := d.now()
+		if !known {
+			t0 = d.now()
+		}
+		known = false
 		d.progress(t0)
 		if _, ok := d.r.Work(); ok {
-			d.worked(t0, d.now())
+			t1 := d.now()
+			d.worked(t0, t1)
 			if err := d.flush(); err != nil {
 				return err
 			}
+			t0, known = t1, true
 			for !d.r.Done() {
 				st, ok, err := d.c.Iprobe(mpi.AnySource, mpi.AnyTag)
 				if err != nil {
@@ -411,6 +422,7 @@ func (d *loop) run(share [][]byte) error {
 				if !ok {
 					break
 				}
+				known = false
 				if err := d.receive(st); err != nil {
 					return err
 				}
@@ -424,15 +436,18 @@ func (d *loop) run(share [][]byte) error {
 		if d.r.Done() {
 			break
 		}
-		if err := d.stalled(d.now()); err != nil {
-			return err
+		if d.stall > 0 {
+			if err := d.stalled(d.now()); err != nil {
+				return err
+			}
 		}
 		st, ok, err := d.wait()
-		d.idle += time.Since(t0)
+		t1 := d.now()
+		d.idle += t1 - t0
 		if err != nil {
 			return err
 		}
-		d.advance(d.now())
+		d.advance(t1)
 		if ok {
 			if err := d.receive(st); err != nil {
 				return err
@@ -452,12 +467,12 @@ func (d *loop) run(share [][]byte) error {
 // wait blocks until a message arrives, or until the rank's next tick, a
 // progress snapshot or the watchdog is due (ok false).
 func (d *loop) wait() (mpi.Status, bool, error) {
-	until := d.until()
-	if until.IsZero() {
+	until, ok := d.until()
+	if !ok {
 		st, err := d.c.Probe(mpi.AnySource, mpi.AnyTag)
 		return st, err == nil, err
 	}
-	return d.c.ProbeWithin(mpi.AnySource, mpi.AnyTag, time.Until(until))
+	return d.c.ProbeWithin(mpi.AnySource, mpi.AnyTag, until-d.now())
 }
 
 // receive takes the message st announces and steps the rank with it.

@@ -107,8 +107,8 @@ type slot struct {
 	wakeAt  time.Duration // its wake-up time since the session's start, in the heap; -1 for none
 	// The turn's.
 	pace
-	spare  []lb.Msg  // the inbox taken last turn, emptied
-	idleAt time.Time // when the rank went idle, zero while it works
+	spare  []lb.Msg      // the inbox taken last turn, emptied
+	idleAt time.Duration // when the rank went idle (its clock), -1 while it works
 	share  [][]byte
 	p      *pace      // the rank's goroutine's, set back at the end
 	done   chan error // the end of the rank's search, to its goroutine
@@ -151,7 +151,7 @@ func (s *session) add(i int, p *pace, share [][]byte) <-chan error {
 		return done
 	}
 	sl := &s.slots[i]
-	sl.pace, sl.p, sl.share, sl.done, sl.wakeAt = *p, p, share, done, -1
+	sl.pace, sl.p, sl.share, sl.done, sl.wakeAt, sl.idleAt = *p, p, share, done, -1, -1
 	s.enqueue(i)
 	return done
 }
@@ -245,20 +245,23 @@ func (s *session) turn(i int, in []lb.Msg, out *[]lb.Msg) (what int, err error) 
 	}
 	sl := &s.slots[i]
 	r := sl.r
-	var now time.Time
+	// The rank's clock is the session's: its wake-up times are on it.
+	var now time.Duration
+	stale := len(in) > 0 // the slice does not start at now: set when the turn does more before it
 	if !sl.started {
-		now = time.Now()
+		stale = true
+		now = time.Since(s.t0)
 		sl.started = true
-		sl.begin(now)
+		sl.begin(s.t0, now)
 		if err := r.Start(sl.share); err != nil {
 			return turnDone, err
 		}
 		sl.share = nil
 	} else {
 		now = sl.now()
-		if !sl.idleAt.IsZero() {
-			sl.idle += now.Sub(sl.idleAt)
-			sl.idleAt = time.Time{}
+		if sl.idleAt >= 0 {
+			sl.idle += now - sl.idleAt
+			sl.idleAt = -1
 		}
 		sl.advance(now)
 	}
@@ -292,9 +295,13 @@ func (s *session) turn(i int, in []lb.Msg, out *[]lb.Msg) (what int, err error) 
 		}
 		clear(*out)
 		*out = (*out)[:0]
+		stale = true
 	}
 	sl.progress(now)
-	t0 := sl.now()
+	t0 := now
+	if stale && r.Balancer().Task() != nil { // a rank without a task works no slice
+		t0 = sl.now()
+	}
 	_, worked := r.Work()
 	if worked {
 		sl.worked(t0, sl.now())
@@ -310,13 +317,15 @@ func (s *session) turn(i int, in []lb.Msg, out *[]lb.Msg) (what int, err error) 
 	case worked:
 		return turnBusy, nil
 	}
-	if err := sl.stalled(sl.now()); err != nil {
-		return turnDone, err
+	if sl.stall > 0 {
+		if err := sl.stalled(sl.now()); err != nil {
+			return turnDone, err
+		}
 	}
 	sl.idleAt = now
 	sl.wakeAt = -1
-	if until := sl.until(); !until.IsZero() {
-		sl.wakeAt = until.Sub(s.t0)
+	if until, ok := sl.until(); ok {
+		sl.wakeAt = until
 	}
 	return turnIdle, nil
 }
