@@ -425,19 +425,18 @@ func (r *Rank) LastProgress() Progress { return r.x.last }
 // its result (Result): its statistics with the world's times, whether the
 // search ended suspended with the rank's open tasks, and its incumbent. It
 // fails when the rank is not done.
-func (r *Rank) End(t Times) (Finish, error) {
+func (r *Rank) End(t Times) (*Finish, error) {
 	if !r.b.Done() {
-		return Finish{}, fmt.Errorf("lb: rank %d ended before it was done", r.rank)
+		return nil, fmt.Errorf("lb: rank %d ended before it was done", r.rank)
 	}
 	if r.holding {
-		return Finish{}, fmt.Errorf("lb: rank %d done with a request to rank %d held back", r.rank, r.x.held.To)
+		return nil, fmt.Errorf("lb: rank %d done with a request to rank %d held back", r.rank, r.x.held.To)
 	}
-	st := *r.b.Stats()
-	st.WorkSeconds, st.IdleSeconds = t.Work, t.Idle
-	st.IdleStartSeconds, st.IdleEndSeconds = t.IdleStart, t.IdleEnd
-	f := Finish{Stats: st, Seconds: t.Seconds}
+	f := &Finish{Stats: *r.b.Stats(), Seconds: t.Seconds}
+	f.Stats.WorkSeconds, f.Stats.IdleSeconds = t.Work, t.Idle
+	f.Stats.IdleStartSeconds, f.Stats.IdleEndSeconds = t.IdleStart, t.IdleEnd
 	if err := f.SetEnd(r.x.app, r.b); err != nil {
-		return Finish{}, err
+		return nil, err
 	}
 	return f, nil
 }

@@ -137,6 +137,26 @@ func (w *World) Comm() *mpi.Comm { return w.c }
 
 // Run runs job on every rank of the communicator; see lb.World.
 func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
+	// Three steps, each in a function of its own, so that their frames
+	// do not add up on the rank's goroutine stack: in the embedded world
+	// every rank is a goroutine, and its stack (16 KB when the deepest call
+	// needs more than 8) is most of a rank's memory at 65536 ranks.
+	r, p, err := w.begin(job)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if err := w.search(r, p); err != nil {
+		return nil, err
+	}
+	return w.end(job, r, p, time.Since(start))
+}
+
+// begin makes the rank's engine and clock, deals its share of a resumed
+// search and waits for every rank (the barrier that starts a search).
+//
+//go:noinline
+func (w *World) begin(job lb.Job) (*lb.Rank, *pace, error) {
 	c := w.c
 	cfg := job.Config
 	throttle, tick := 0, minTick
@@ -148,54 +168,82 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 	r, err := lb.NewRank(job, lb.RankConfig{Rank: c.Rank(), Size: c.Size(), MaxPause: throttle,
 		DueEvery: max(int(duePoll/tick), 1), ProgressBase: w.nodes})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var share [][]byte
+	p := &pace{r: r, tick: tick, stall: w.opt.StallTimeout}
 	if cfg.Resume != nil {
-		if share, err = w.deal(r.App(), cfg.Resume); err != nil {
-			return nil, err
+		if p.share, err = w.deal(r.App(), cfg.Resume); err != nil {
+			return nil, nil, err
 		}
 	}
 	if err := w.watched("in the barrier that starts a search", c.Barrier); err != nil {
-		return nil, fmt.Errorf("lb: %w", err)
+		return nil, nil, fmt.Errorf("lb: %w", err)
 	}
-	p := pace{r: r, tick: tick, stall: w.opt.StallTimeout}
 	if cfg.Progress != nil && c.Rank() == 0 {
 		p.every = lb.ProgressEvery(cfg)
 	}
-	start := time.Now()
+	return r, p, nil
+}
+
+// search runs the rank's search, on the pool or in its own loop.
+//
+//go:noinline
+func (w *World) search(r *lb.Rank, p *pace) error {
+	c := w.c
+	share := p.share
+	p.share = nil
+	var err error
 	if pooled(c, w.opt) {
-		err = runPooled(c, &p, share)
+		err = runPooled(c, p, share)
 	} else {
-		d := loop{c: c, pace: p}
+		d := loop{c: c, pace: *p}
 		err = d.run(share)
-		p = d.pace
+		*p = d.pace
 	}
 	if err != nil {
 		var se *StallError
 		if errors.As(err, &se) {
-			return nil, err // it names the rank
+			return err // it names the rank
 		}
 		// The world names the rank (mpi.Run: "rank 1: lb: …").
-		return nil, fmt.Errorf("lb: %w", err)
+		return fmt.Errorf("lb: %w", err)
 	}
-	f, err := r.End(p.split.Times(float64(p.work), float64(p.idle), float64(time.Since(start)), 1e-9))
+	return nil
+}
+
+// end ends the rank's search after seconds: its contribution, the
+// reduction of the ranks' and the last progress snapshot.
+//
+//go:noinline
+func (w *World) end(job lb.Job, r *lb.Rank, p *pace, seconds time.Duration) (*lb.Outcome, error) {
+	f, err := w.contribution(r, p, seconds)
 	if err != nil {
 		return nil, err
 	}
-	if f.Result, err = r.Result(); err != nil {
-		return nil, err
-	}
-	out, err := w.finish(job, r.App(), &f)
+	out, err := w.finish(job, r.App(), f)
 	if err != nil {
 		return nil, err
 	}
 	w.nodes += out.Total.Nodes
 	if p.every > 0 {
 		last := r.LastProgress()
-		cfg.Progress(lb.Progress{Nodes: w.nodes, Ranks: c.Size(), Incumbent: last.Incumbent, HasBound: last.HasBound})
+		job.Config.Progress(lb.Progress{Nodes: w.nodes, Ranks: w.c.Size(), Incumbent: last.Incumbent, HasBound: last.HasBound})
 	}
 	return out, nil
+}
+
+// contribution returns the rank's part of the search's outcome.
+//
+//go:noinline
+func (w *World) contribution(r *lb.Rank, p *pace, seconds time.Duration) (*lb.Finish, error) {
+	f, err := r.End(p.split.Times(float64(p.work), float64(p.idle), float64(seconds), 1e-9))
+	if err != nil {
+		return nil, err
+	}
+	if f.Result, err = r.Result(); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // loop is one rank's driver loop: the I/O around its lb.Rank.
@@ -221,6 +269,7 @@ type pace struct {
 	heard  time.Duration // the last work slice or news of the search
 	split  lb.IdleSplit  // idle before the first slice and after the last
 	base   time.Time     // the clock's origin (begin)
+	share  [][]byte      // the rank's share of a resumed search, until it starts
 }
 
 // now returns the time on the rank's clock: the monotonic clock's reading
@@ -528,22 +577,13 @@ func (d *loop) flush() error {
 // search. The combination order depends only on the number of ranks.
 // O(log P) rounds and O(1) data per rank but rank 0's statistics.
 func (w *World) finish(job lb.Job, app lb.App, f *lb.Finish) (*lb.Outcome, error) {
-	own := f.Stats
+	var own *lb.Stats // the rank's own, before the merges
+	if job.Config.RankStats {
+		own = ownStats(f)
+	}
 	c, rank, size := w.c, w.c.Rank(), w.c.Size()
 	for child := 2*rank + 1; child <= 2*rank+2 && child < size; child++ {
-		st, err := w.probe(child, tagFinish, "waiting for the results of rank %d's subtree")
-		if err != nil {
-			return nil, err
-		}
-		buf := make([]byte, st.Count)
-		if _, err := c.Recv(buf, child, tagFinish); err != nil {
-			return nil, fmt.Errorf("lb: reducing the results: %w", err)
-		}
-		var g lb.Finish
-		if err := g.UnmarshalBinary(buf); err != nil {
-			return nil, err
-		}
-		if err := f.Merge(job, app, &g); err != nil {
+		if err := w.mergeChild(job, app, f, child); err != nil {
 			return nil, err
 		}
 	}
@@ -556,8 +596,66 @@ func (w *World) finish(job lb.Job, app lb.App, f *lb.Finish) (*lb.Outcome, error
 			return nil, fmt.Errorf("lb: reducing the results: %w", err)
 		}
 	}
+	total, err := w.broadcastTotal(f)
+	if err != nil {
+		return nil, err
+	}
+	var ranks []lb.Stats
+	if job.Config.RankStats {
+		err = w.watched("the search is done, in the gathering of the ranks' statistics", func() (err error) {
+			ranks, err = gatherStats(c, *own)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return total.Outcome(ranks), nil
+}
+
+// ownStats returns a copy of f's statistics, on the heap.
+//
+//go:noinline
+func ownStats(f *lb.Finish) *lb.Stats {
+	st := f.Stats
+	return &st
+}
+
+// mergeChild merges into f the results of the subtree of rank child.
+func (w *World) mergeChild(job lb.Job, app lb.App, f *lb.Finish, child int) error {
+	g, err := w.childResults(child)
+	if err != nil {
+		return err
+	}
+	return f.Merge(job, app, g)
+}
+
+// childResults receives the results of the subtree of rank child.
+//
+//go:noinline
+func (w *World) childResults(child int) (*lb.Finish, error) {
+	st, err := w.probe(child, tagFinish, "waiting for the results of rank %d's subtree")
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, st.Count)
+	if _, err := w.c.Recv(buf, child, tagFinish); err != nil {
+		return nil, fmt.Errorf("lb: reducing the results: %w", err)
+	}
+	g := new(lb.Finish)
+	if err := g.UnmarshalBinary(buf); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// broadcastTotal broadcasts rank 0's combination f of every rank's
+// results, and returns it on every rank, the open tasks on rank 0 alone.
+//
+//go:noinline
+func (w *World) broadcastTotal(f *lb.Finish) (*lb.Finish, error) {
 	var all []byte
-	if rank == 0 {
+	if w.c.Rank() == 0 {
 		g := *f
 		g.Tasks = nil // the open tasks stay on rank 0
 		var err error
@@ -566,30 +664,20 @@ func (w *World) finish(job lb.Job, app lb.App, f *lb.Finish) (*lb.Outcome, error
 		}
 	}
 	err := w.watched("the search is done, in the broadcast of its result", func() (err error) {
-		all, err = Bcast(c, all, 0)
+		all, err = Bcast(w.c, all, 0)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	var total lb.Finish
+	total := new(lb.Finish)
 	if err := total.UnmarshalBinary(all); err != nil {
 		return nil, err
 	}
-	if rank == 0 {
+	if w.c.Rank() == 0 {
 		total.Tasks = f.Tasks
 	}
-	var ranks []lb.Stats
-	if job.Config.RankStats {
-		err = w.watched("the search is done, in the gathering of the ranks' statistics", func() (err error) {
-			ranks, err = gatherStats(c, own)
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return total.Outcome(ranks), nil
+	return total, nil
 }
 
 // probe waits for a message from rank src with tag, for at most
