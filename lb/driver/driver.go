@@ -141,12 +141,12 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 	// do not add up on the rank's goroutine stack: in the embedded world
 	// every rank is a goroutine, and its stack (16 KB when the deepest call
 	// needs more than 8) is most of a rank's memory at 65536 ranks.
-	r, p, err := w.begin(job)
+	r, p, share, err := w.begin(job)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	if err := w.search(r, p); err != nil {
+	if err := w.search(p, share); err != nil {
 		return nil, err
 	}
 	return w.end(job, r, p, time.Since(start))
@@ -156,7 +156,7 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 // search and waits for every rank (the barrier that starts a search).
 //
 //go:noinline
-func (w *World) begin(job lb.Job) (*lb.Rank, *pace, error) {
+func (w *World) begin(job lb.Job) (*lb.Rank, *pace, [][]byte, error) {
 	c := w.c
 	cfg := job.Config
 	throttle, tick := 0, minTick
@@ -168,30 +168,30 @@ func (w *World) begin(job lb.Job) (*lb.Rank, *pace, error) {
 	r, err := lb.NewRank(job, lb.RankConfig{Rank: c.Rank(), Size: c.Size(), MaxPause: throttle,
 		DueEvery: max(int(duePoll/tick), 1), ProgressBase: w.nodes})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	p := &pace{r: r, tick: tick, stall: w.opt.StallTimeout}
+	var share [][]byte
 	if cfg.Resume != nil {
-		if p.share, err = w.deal(r.App(), cfg.Resume); err != nil {
-			return nil, nil, err
+		if share, err = w.deal(r.App(), cfg.Resume); err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	if err := w.watched("in the barrier that starts a search", c.Barrier); err != nil {
-		return nil, nil, fmt.Errorf("lb: %w", err)
+		return nil, nil, nil, fmt.Errorf("lb: %w", err)
 	}
 	if cfg.Progress != nil && c.Rank() == 0 {
 		p.every = lb.ProgressEvery(cfg)
 	}
-	return r, p, nil
+	return r, p, share, nil
 }
 
-// search runs the rank's search, on the pool or in its own loop.
+// search runs the rank's search, from its share of a resumed search when
+// it has one, on the pool or in its own loop.
 //
 //go:noinline
-func (w *World) search(r *lb.Rank, p *pace) error {
+func (w *World) search(p *pace, share [][]byte) error {
 	c := w.c
-	share := p.share
-	p.share = nil
 	var err error
 	if pooled(c, w.opt) {
 		err = runPooled(c, p, share)
@@ -269,7 +269,6 @@ type pace struct {
 	heard  time.Duration // the last work slice or news of the search
 	split  lb.IdleSplit  // idle before the first slice and after the last
 	base   time.Time     // the clock's origin (begin)
-	share  [][]byte      // the rank's share of a resumed search, until it starts
 }
 
 // now returns the time on the rank's clock: the monotonic clock's reading
