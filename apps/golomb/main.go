@@ -224,19 +224,29 @@ func solve(r *runner.Run, in instance) error {
 	if in.Count > 0 {
 		return count(r, in, resumed, search)
 	}
-	out := output{Header: r.Header(), Marks: in.Marks, Count: runner.Count{NodesVary: true}}
 	start := time.Now()
 	steps, stats, err := search(in.Marks)
 	if err != nil {
 		return err
 	}
+	return printShortest(r, in, steps, stats, time.Since(start))
+}
+
+// printShortest prints the shortest ruler of in.Marks marks, the last of
+// steps, found in took. A function of its own, so that its output is not
+// in solve's frame during the search: every rank of the embedded world is
+// a goroutine, whose stack must stay within 8 KB (TestRankStack).
+//
+//go:noinline
+func printShortest(r *runner.Run, in instance, steps []ruler.Step, stats *lb.Outcome, took time.Duration) error {
+	out := output{Header: r.Header(), Marks: in.Marks, Count: runner.Count{NodesVary: true}}
 	last := steps[len(steps)-1]
 	out.Ruler, out.Length, out.Steps = last.Ruler, last.Ruler[in.Marks-1], steps
 	for _, s := range steps {
 		out.Nodes += s.Nodes
 		out.ReplayedNodes += s.Replayed
 	}
-	out.Seconds = time.Since(start).Seconds()
+	out.Seconds = took.Seconds()
 	return printOut(r, in, out, stats)
 }
 

@@ -601,15 +601,22 @@ func (w *World) finish(job lb.Job, app lb.App, f *lb.Finish) (*lb.Outcome, error
 	}
 	var ranks []lb.Stats
 	if job.Config.RankStats {
-		err = w.watched("the search is done, in the gathering of the ranks' statistics", func() (err error) {
-			ranks, err = gatherStats(c, *own)
-			return err
-		})
-		if err != nil {
+		if ranks, err = w.gather(own); err != nil {
 			return nil, err
 		}
 	}
 	return total.Outcome(ranks), nil
+}
+
+// gather gathers every rank's own statistics on rank 0.
+//
+//go:noinline
+func (w *World) gather(own *lb.Stats) (ranks []lb.Stats, err error) {
+	err = w.watched("the search is done, in the gathering of the ranks' statistics", func() (err error) {
+		ranks, err = gatherStats(w.c, *own)
+		return err
+	})
+	return ranks, err
 }
 
 // ownStats returns a copy of f's statistics, on the heap.
