@@ -141,7 +141,7 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 	// do not add up on the rank's goroutine stack: in the embedded world
 	// every rank is a goroutine, and its stack (16 KB when the deepest call
 	// needs more than 8) is most of a rank's memory at 65536 ranks.
-	r, p, share, err := w.begin(job)
+	p, share, err := w.begin(job)
 	if err != nil {
 		return nil, err
 	}
@@ -149,14 +149,15 @@ func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
 	if err := w.search(p, share); err != nil {
 		return nil, err
 	}
-	return w.end(job, r, p, time.Since(start))
+	return w.end(job, p, time.Since(start))
 }
 
-// begin makes the rank's engine and clock, deals its share of a resumed
-// search and waits for every rank (the barrier that starts a search).
+// begin makes the rank's clock with its engine (pace.r), deals its share
+// of a resumed search and waits for every rank (the barrier that starts a
+// search).
 //
 //go:noinline
-func (w *World) begin(job lb.Job) (*lb.Rank, *pace, [][]byte, error) {
+func (w *World) begin(job lb.Job) (*pace, [][]byte, error) {
 	c := w.c
 	cfg := job.Config
 	throttle, tick := 0, minTick
@@ -168,22 +169,22 @@ func (w *World) begin(job lb.Job) (*lb.Rank, *pace, [][]byte, error) {
 	r, err := lb.NewRank(job, lb.RankConfig{Rank: c.Rank(), Size: c.Size(), MaxPause: throttle,
 		DueEvery: max(int(duePoll/tick), 1), ProgressBase: w.nodes})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	p := &pace{r: r, tick: tick, stall: w.opt.StallTimeout}
 	var share [][]byte
 	if cfg.Resume != nil {
 		if share, err = w.deal(r.App(), cfg.Resume); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 	}
 	if err := w.watched("in the barrier that starts a search", c.Barrier); err != nil {
-		return nil, nil, nil, fmt.Errorf("lb: %w", err)
+		return nil, nil, fmt.Errorf("lb: %w", err)
 	}
 	if cfg.Progress != nil && c.Rank() == 0 {
 		p.every = lb.ProgressEvery(cfg)
 	}
-	return r, p, share, nil
+	return p, share, nil
 }
 
 // search runs the rank's search, from its share of a resumed search when
@@ -215,8 +216,9 @@ func (w *World) search(p *pace, share [][]byte) error {
 // reduction of the ranks' and the last progress snapshot.
 //
 //go:noinline
-func (w *World) end(job lb.Job, r *lb.Rank, p *pace, seconds time.Duration) (*lb.Outcome, error) {
-	f, err := w.contribution(r, p, seconds)
+func (w *World) end(job lb.Job, p *pace, seconds time.Duration) (*lb.Outcome, error) {
+	r := p.r
+	f, err := w.contribution(p, seconds)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +237,8 @@ func (w *World) end(job lb.Job, r *lb.Rank, p *pace, seconds time.Duration) (*lb
 // contribution returns the rank's part of the search's outcome.
 //
 //go:noinline
-func (w *World) contribution(r *lb.Rank, p *pace, seconds time.Duration) (*lb.Finish, error) {
+func (w *World) contribution(p *pace, seconds time.Duration) (*lb.Finish, error) {
+	r := p.r
 	f, err := r.End(p.split.Times(float64(p.work), float64(p.idle), float64(seconds), 1e-9))
 	if err != nil {
 		return nil, err
