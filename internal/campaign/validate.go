@@ -483,7 +483,44 @@ func ValidationMarkdown(w io.Writer, world string, rows []ValidationRow) error {
 		"Δ work / loop: the measured less the simulated seconds per rank, split into the ranks' work (nodes × node cost) and the rest "+
 		"(polls, messages, idle time, start and end); 'misses by' says which where the error exceeds the row target: "+
 		"node cost, nodes (the real search expanded other nodes than the simulated one) or loop.")
+	fmt.Fprintln(w, "\n"+validationBias(rows))
 	return nil
+}
+
+// validationBias returns the line of ValidationMarkdown that gives the
+// signed error's median by kind of row (the sequential solver's rows, and
+// the balanced runs' at each P), with the number of rows: a bias common
+// to a kind is a cost the model lacks or miscounts for it, where a spread
+// about 0 is the machine's noise (docs/simulator.md).
+func validationBias(rows []ValidationRow) string {
+	type kind struct {
+		np  int // 0: the sequential solver
+		err []float64
+	}
+	var kinds []kind
+	for _, r := range rows {
+		np := r.NP
+		if r.Budget == 0 {
+			np = 0
+		}
+		i := slices.IndexFunc(kinds, func(k kind) bool { return k.np == np })
+		if i < 0 {
+			i = len(kinds)
+			kinds = append(kinds, kind{np: np})
+		}
+		kinds[i].err = append(kinds[i].err, r.ErrorPct)
+	}
+	slices.SortFunc(kinds, func(a, b kind) int { return a.np - b.np })
+	var parts []string
+	for _, k := range kinds {
+		name := "sequential"
+		if k.np > 0 {
+			name = fmt.Sprintf("P = %d", k.np)
+		}
+		parts = append(parts, fmt.Sprintf("%s %+.1f %% (n = %d)", name, Median(k.err), len(k.err)))
+	}
+	return "The signed error's median by kind of row (+: the model slower): " + strings.Join(parts, ", ") +
+		"; a bias common to a kind is a cost the model lacks for it, a spread about 0 the machine's noise."
 }
 
 // count formats a counter compactly ("" for unknown).

@@ -234,3 +234,29 @@ func TestValidation(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestValidationBias checks the report's line of the signed error's median
+// by kind of row: the sequential rows first, then each P, whatever the
+// order of the rows.
+func TestValidationBias(t *testing.T) {
+	rows := []ValidationRow{
+		{NP: 2, Budget: 10, ErrorPct: 1},
+		{NP: 1, Budget: 10, ErrorPct: -5},
+		{NP: 1, Budget: 0, ErrorPct: 6, Balancer: Seq},
+		{NP: 1, Budget: 100, ErrorPct: -3},
+		{NP: 1, Budget: 0, ErrorPct: 4, Balancer: Seq},
+		{NP: 1, Budget: 1000, ErrorPct: -4},
+	}
+	got := validationBias(rows)
+	// Of two, the median is the lesser (gonum's empirical quantile).
+	if want := "sequential +4.0 % (n = 2), P = 1 -4.0 % (n = 3), P = 2 +1.0 % (n = 1);"; !strings.Contains(got, want) {
+		t.Errorf("got %q, want it to contain %q", got, want)
+	}
+	var md bytes.Buffer
+	if err := ValidationMarkdown(&md, "embedded", rows); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), got) {
+		t.Errorf("the report lacks the line %q:\n%s", got, md.String())
+	}
+}
