@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -493,31 +494,21 @@ func ValidationMarkdown(w io.Writer, world string, rows []ValidationRow) error {
 // to a kind is a cost the model lacks or miscounts for it, where a spread
 // about 0 is the machine's noise (docs/simulator.md).
 func validationBias(rows []ValidationRow) string {
-	type kind struct {
-		np  int // 0: the sequential solver
-		err []float64
-	}
-	var kinds []kind
+	errs := map[int][]float64{} // by P; 0: the sequential solver
 	for _, r := range rows {
 		np := r.NP
 		if r.Budget == 0 {
 			np = 0
 		}
-		i := slices.IndexFunc(kinds, func(k kind) bool { return k.np == np })
-		if i < 0 {
-			i = len(kinds)
-			kinds = append(kinds, kind{np: np})
-		}
-		kinds[i].err = append(kinds[i].err, r.ErrorPct)
+		errs[np] = append(errs[np], r.ErrorPct)
 	}
-	slices.SortFunc(kinds, func(a, b kind) int { return a.np - b.np })
 	var parts []string
-	for _, k := range kinds {
+	for _, np := range slices.Sorted(maps.Keys(errs)) {
 		name := "sequential"
-		if k.np > 0 {
-			name = fmt.Sprintf("P = %d", k.np)
+		if np > 0 {
+			name = fmt.Sprintf("P = %d", np)
 		}
-		parts = append(parts, fmt.Sprintf("%s %+.1f %% (n = %d)", name, Median(k.err), len(k.err)))
+		parts = append(parts, fmt.Sprintf("%s %+.1f %% (n = %d)", name, Median(errs[np]), len(errs[np])))
 	}
 	return "The signed error's median by kind of row (+: the model slower): " + strings.Join(parts, ", ") +
 		"; a bias common to a kind is a cost the model lacks for it, a spread about 0 the machine's noise."
