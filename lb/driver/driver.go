@@ -322,10 +322,11 @@ func (p *pace) hear(k lb.Kind, now time.Duration) {
 }
 
 // stalled returns the watchdog's *StallError when the rank has done no
-// work and heard no news for Options.StallTimeout by now, else nil.
-func (p *pace) stalled(now time.Duration) error {
+// work and heard no news for Options.StallTimeout by now, else nil. It
+// reads the clock only when the watchdog is on.
+func (p *pace) stalled() error {
 	if p.stall > 0 {
-		if quiet := now - p.heard; quiet >= p.stall {
+		if quiet := p.now() - p.heard; quiet >= p.stall {
 			return &StallError{State: p.r.State(), Quiet: quiet, Timeout: p.stall}
 		}
 	}
@@ -487,10 +488,8 @@ func (d *loop) run(share [][]byte) error {
 		if d.r.Done() {
 			break
 		}
-		if d.stall > 0 {
-			if err := d.stalled(d.now()); err != nil {
-				return err
-			}
+		if err := d.stalled(); err != nil {
+			return err
 		}
 		st, ok, err := d.wait()
 		t1 := d.now()

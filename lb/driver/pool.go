@@ -317,10 +317,8 @@ func (s *session) turn(i int, in []lb.Msg, out *[]lb.Msg) (what int, err error) 
 	case worked:
 		return turnBusy, nil
 	}
-	if sl.stall > 0 {
-		if err := sl.stalled(sl.now()); err != nil {
-			return turnDone, err
-		}
+	if err := sl.stalled(); err != nil {
+		return turnDone, err
 	}
 	sl.idleAt = now
 	sl.wakeAt = -1
