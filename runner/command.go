@@ -209,8 +209,9 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 		}
 		var verdict error
 		stopGC := func() {}
-		if mpi.WorldName != "mpi" {
-			stopGC = gcFloorFor(c.App.Metadata, n) // the ranks share the heap
+		if mpi.WorldName != "mpi" { // the ranks share the heap
+			hugeHeapFor(c.App.Metadata, n)
+			stopGC = gcFloorFor(c.App.Metadata, n)
 		}
 		err := mpi.RunWith(n, mpi.Options{StartupTimeout: cm.StartupTimeout}, func(comm *mpi.Comm) (err error) {
 			defer recoverRank(CommandPath(c), comm.Rank(), &err)

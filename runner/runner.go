@@ -421,6 +421,7 @@ func Main(app *cli.App) {
 	app.Metadata[MetaEarlySignal] = early
 	app.Metadata[metaSilentGrace] = silentTaskGrace
 	app.Metadata[metaGCFloor] = true
+	app.Metadata[metaHugeHeap] = true
 	setMemoryLimit()
 	if mpi.WorldName == "mpi" {
 		setMPIProcs()
