@@ -157,6 +157,7 @@ func TestBadConfig(t *testing.T) {
 	}
 	for name, m := range map[string]lb.Machine{
 		"node":    {Name: "x", NodeNS: -1},
+		"free":    {Name: "x", LatencyNS: 1500}, // a node that costs nothing
 		"latency": {Name: "x", LatencyNS: -5},
 		"nan":     {Name: "x", OverheadNS: math.NaN()},
 		"inf":     {Name: "x", ByteNS: math.Inf(1)},

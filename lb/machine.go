@@ -163,8 +163,16 @@ func TestNetwork() Machine {
 	return Machine{Name: "test", NodeNS: 10, LatencyNS: 2000, JitterNS: 10000}
 }
 
-// Validate reports a parameter that is negative or not a finite number.
+// Validate reports a parameter that is negative or not a finite number,
+// and a node that costs nothing: with NodeNS 0 the search takes no virtual
+// time, so the run has no time to report, and where no message costs
+// time either the simulated clock never moves while idle ranks poll (a
+// golomb run of 5 marks went on for 10⁹ events).
 func (m Machine) Validate() error {
+	name := m.Name
+	if name == "" {
+		name = "(unnamed)"
+	}
 	for _, f := range []struct {
 		name string
 		v    float64
@@ -173,17 +181,20 @@ func (m Machine) Validate() error {
 		{"poll-ns", m.PollNS}, {"slice-ns", m.SliceNS}, {"send-ns", m.SendNS}, {"recv-ns", m.RecvNS}, {"send-byte-ns", m.SendByteNS},
 		{"recv-byte-ns", m.RecvByteNS}, {"pause-ns", m.PauseNS}, {"max-pause-ns", m.MaxPauseNS}} {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
-			return fmt.Errorf("lb: machine %s: %s %g: need a finite time ≥ 0", m.Name, f.name, f.v)
+			return fmt.Errorf("lb: machine %s: %s %g: need a finite time ≥ 0", name, f.name, f.v)
 		}
 		if f.v > maxMachineNS {
-			return fmt.Errorf("lb: machine %s: %s %g: more than %g ns", m.Name, f.name, f.v, float64(maxMachineNS))
+			return fmt.Errorf("lb: machine %s: %s %g: more than %g ns", name, f.name, f.v, float64(maxMachineNS))
 		}
 	}
+	if m.NodeNS == 0 {
+		return fmt.Errorf("lb: machine %s: node-ns 0: need a node that takes some time (> 0 ns)", name)
+	}
 	if m.PauseNS > 0 && m.MaxPauseNS/m.PauseNS > 1<<30 {
-		return fmt.Errorf("lb: machine %s: max-pause-ns %g: more than 2^30 pauses of %g ns", m.Name, m.MaxPauseNS, m.PauseNS)
+		return fmt.Errorf("lb: machine %s: max-pause-ns %g: more than 2^30 pauses of %g ns", name, m.MaxPauseNS, m.PauseNS)
 	}
 	if m.MeshWidth < 0 {
-		return fmt.Errorf("lb: machine %s: mesh width %d: need 0 (no mesh) or more columns", m.Name, m.MeshWidth)
+		return fmt.Errorf("lb: machine %s: mesh width %d: need 0 (no mesh) or more columns", name, m.MeshWidth)
 	}
 	return nil
 }

@@ -119,7 +119,12 @@ func TestCalibrateMachine(t *testing.T) {
 	if err := os.WriteFile(neg, []byte(`{"name": "x", "poll_ns": -1}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	empty := filepath.Join(t.TempDir(), "empty.json")
+	if err := os.WriteFile(empty, []byte(`{}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for args, want := range map[string]string{
+		"--world sim --machine " + empty:                      "node-ns 0", // not the tests' network, nor a clock that stands still
 		"--world sim --machine " + bad:                        "warp_ns",
 		"--world sim --machine " + neg:                        "poll-ns",
 		"--world sim --machine /nonexistent/m.json":           "no such file",

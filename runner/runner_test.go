@@ -301,6 +301,7 @@ func TestSimFlags(t *testing.T) {
 		{"--machine gcel", 2, "only with --world sim"},
 		{"--trace x.csv", 2, "only with --world sim"},
 		{"--world sim --node-ns -1", 2, "node-ns"},
+		{"--world sim --machine unit --node-ns 0", 2, "node-ns 0"}, // a clock that never moves
 		{"--world sim --latency-ns Inf", 2, "latency-ns"},
 		{"--world sim --mesh -4", 2, "mesh"},
 		{"--world sim --split-ns -1", 2, "split-ns"},
