@@ -695,7 +695,7 @@ func solveCheckpointed[I any](r *Run, spec Spec[I], in I) error {
 			if r.Rank() == 0 {
 				fmt.Fprintf(errWriter(r.Context.App), "%s: %s\n", r.Context.App.Name, msg)
 				if r.JSON && code == ExitLimit {
-					if err := WriteJSON(r.Out(), r.stopRecord(s)); err != nil {
+					if err := writeRecord(r.Out(), r.stopRecord(s), version.Collect(r.WorldName())); err != nil {
 						return err
 					}
 				}
@@ -718,7 +718,7 @@ func (r *Run) suspended(s *lb.Suspended) (int, string) {
 	limit := r.ckpt.limit
 	if r.ckpt.file == "" {
 		// Only a limit suspends a search without --checkpoint.
-		return ExitLimit, fmt.Sprintf("stopped at %s after %d nodes of the search in progress, before its end; it is not saved (give --checkpoint FILE to resume it later)", limit, s.Nodes)
+		return ExitLimit, fmt.Sprintf("stopped at %s after %s, before its end; it is not saved (give --checkpoint FILE to resume it later)", limit, r.ckpt.done(s))
 	}
 	k := &Checkpoint{App: CommandPath(r.Context), Build: version.Get().String(), Instance: r.ckpt.instance,
 		Balancer: r.Balancer, Options: lb.OptionValues(r.Options), Budget: r.Budget, MinBudget: r.MinBudget, Seed: r.Seed, Ranks: r.Ranks(), World: r.WorldName(),
@@ -726,7 +726,7 @@ func (r *Run) suspended(s *lb.Suspended) (int, string) {
 	if err := WriteCheckpoint(r.ckpt.file, k); err != nil {
 		return 1, err.Error()
 	}
-	what := fmt.Sprintf("checkpoint %s: %d open tasks after %d nodes of the search in progress", r.ckpt.file, len(s.Tasks), s.Nodes)
+	what := fmt.Sprintf("checkpoint %s: %d open tasks after %s", r.ckpt.file, len(s.Tasks), r.ckpt.done(s))
 	resume := fmt.Sprintf("; resume with: %s --restart %s", CommandPath(r.Context), r.ckpt.file)
 	if limit != "" {
 		return ExitLimit, fmt.Sprintf("stopped at %s before the end of the search: %s%s", limit, what, resume)
@@ -740,14 +740,32 @@ func (r *Run) suspended(s *lb.Suspended) (int, string) {
 	return 0, ""
 }
 
+// done says the nodes done when s was suspended: those of the search in
+// progress, and with --max-nodes those of the whole run by its last
+// progress snapshot, when it had searches before this one (golomb's steps,
+// fifteen's iterations, knapsack's phases) and so did more.
+func (k *ckpt) done(s *lb.Suspended) string {
+	if k.maxNodes > 0 && k.nodes > s.Nodes {
+		return fmt.Sprintf("%d nodes of this run (%d of the search in progress)", k.nodes, s.Nodes)
+	}
+	return fmt.Sprintf("%d nodes of the search in progress", s.Nodes)
+}
+
 // stopRecord is the JSON record (--json) of a run stopped at a limit.
 type stopRecord struct {
 	Header
-	Stopped    string `json:"stopped"`    // the limit: "--max-nodes 1000"
-	Nodes      int64  `json:"nodes"`      // of the search in progress, over every run it was resumed from
+	Stopped string `json:"stopped"` // the limit: "--max-nodes 1000"
+	Nodes   int64  `json:"nodes"`   // of the search in progress, over every run it was resumed from
+	// RunNodes is, with --max-nodes, the nodes of this run by its last
+	// progress snapshot, over all its searches (0 without --max-nodes).
+	RunNodes   int64  `json:"run_nodes,omitempty"`
 	Checkpoint string `json:"checkpoint"` // the file that holds the rest, "" without --checkpoint
 }
 
 func (r *Run) stopRecord(s *lb.Suspended) stopRecord {
-	return stopRecord{Header: r.Header(), Stopped: r.ckpt.limit, Nodes: s.Nodes, Checkpoint: r.ckpt.file}
+	rec := stopRecord{Header: r.Header(), Stopped: r.ckpt.limit, Nodes: s.Nodes, Checkpoint: r.ckpt.file}
+	if r.ckpt.maxNodes > 0 {
+		rec.RunNodes = max(r.ckpt.nodes, s.Nodes)
+	}
+	return rec
 }

@@ -337,6 +337,11 @@ func TestLimits(t *testing.T) {
 		if code != ExitLimit || !strings.Contains(errOut, "stopped at "+limit[0]) || !strings.Contains(out, `"stopped":"`+limit[0]) {
 			t.Fatalf("%q: exit %d, stdout %q, stderr %q; want %d", args, code, out, errOut, ExitLimit)
 		}
+		// The record's world, at its head and in its provenance; with
+		// --max-nodes the run's nodes too.
+		if strings.Count(out, `"world":"embedded"`) != 2 || (limit[0] == "--max-nodes") != strings.Contains(out, `"run_nodes":`) {
+			t.Errorf("%q: stop record %q: want the world twice, and run_nodes with --max-nodes only", args, out)
+		}
 		code, out, errOut = run3(treeSpec(), nil, "--world", "sim", "--np", "5", "--restart", path)
 		if code != 0 || !strings.Contains(out, fmt.Sprintf("nodes=%d\n", want)) {
 			t.Fatalf("restart of %q: exit %d, %q %q; want nodes=%d", args, code, out, errOut, want)

@@ -135,6 +135,9 @@ func read(c *cli.Context, _ runner.Common) ([]instance, error) {
 	if err != nil {
 		return nil, &runner.UsageError{Err: err}
 	}
+	if len(ins) > 1 && c.IsSet("seq-nodes") {
+		return nil, runner.Usagef("--seq-nodes is the sequential nodes of one instance, and %d instances are given: give one per command", len(ins))
+	}
 	for i := range ins {
 		ins[i].Near = near
 	}

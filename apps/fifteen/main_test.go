@@ -137,6 +137,7 @@ func TestCommand(t *testing.T) {
 		{[]string{"--korf", "1", "--jitter-ns", "5"}, "only with --world sim"},
 		{[]string{"--korf", "1", "--near", "9..3"}, "--near \"9..3\""},
 		{[]string{"--korf", "1", "--near", "x"}, "want levels A..B"},
+		{[]string{"--korf", "1,2", "--world", "sim", "--seq-nodes", "1000"}, "--seq-nodes"}, // one baseline, two instances
 	} {
 		stdout, stderr, code := run(c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) || !strings.HasPrefix(stderr, "fifteen: ") || stdout != "" {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/treelb/treelb/runner"
 	"github.com/treelb/treelb/runner/runnertest"
 )
 
@@ -210,6 +211,16 @@ func simulated(t *testing.T, run func(args ...string) (string, string, int)) {
 	}
 	if stdout, _, code := run("--world", "sim", "--machine", "help"); code != 0 || !strings.Contains(stdout, "gcel") || !strings.Contains(stdout, "hop-ns") {
 		t.Errorf("--machine help: exit %d\n%s", code, stdout)
+	}
+	// --max-nodes below the first steps' nodes stops a later step at its
+	// start: the message and the record give the run's nodes, not only the
+	// 0 of the step in progress.
+	stdout, stderr, code := run("--world", "sim", "--np", "4", "--max-nodes", "50000", "--json", "11")
+	var stop struct {
+		RunNodes int64 `json:"run_nodes"`
+	}
+	if code != runner.ExitLimit || !strings.Contains(stderr, "nodes of this run") || json.Unmarshal([]byte(stdout), &stop) != nil || stop.RunNodes < 50000 {
+		t.Errorf("--max-nodes 50000 on 11 marks: exit %d, %q, %q; want %d, the run's nodes", code, stdout, stderr, runner.ExitLimit)
 	}
 }
 
