@@ -25,6 +25,12 @@ func TestFlagCategories(t *testing.T) {
 		t.Fatalf("--help: exit status %d\n%s", code, out.String())
 	}
 	help := out.String()
+	var h bytes.Buffer
+	happ := testApp(nil)
+	happ.Writer, happ.ErrWriter = &h, &h
+	if code := Execute(happ, []string{"t", "help"}); code != 0 || h.String() != help {
+		t.Errorf("help: exit status %d, %q: want --help's", code, h.String())
+	}
 	// The categories' headings in order, each followed by one of its flags.
 	at := 0
 	for _, c := range []struct{ heading, flag string }{

@@ -489,6 +489,11 @@ func orStdout(w io.Writer) io.Writer {
 }
 
 func execute(app *cli.App, args []string) int {
+	if len(args) == 2 && args[1] == "help" {
+		// `APP help` is `APP --help` in every command, as in go and git
+		// (a file or an argument named help: ./help).
+		args = []string{args[0], "--help"}
+	}
 	app.Version = version.Get().String() // --version, -v: the build and its MPI library
 	// Under a launcher that started several tasks, what every task would
 	// print alike comes from the task the launcher numbers 0 alone: in the

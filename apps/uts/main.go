@@ -116,6 +116,10 @@ func read(c *cli.Context, cm runner.Common) (instance, error) {
 	if err := p.SetArgs(strings.Fields(c.String("ref"))); err != nil {
 		return in, usage("--ref: ", err)
 	}
+	if first := c.Args().First(); first != "" && !strings.HasPrefix(first, "-") {
+		// What follows -- are the reference's flags, each with its dash.
+		return in, runner.Usagef("unexpected argument %q: uts takes no arguments, only the reference's flags after -- (see --help)", first)
+	}
 	if err := p.SetArgs(c.Args().Slice()); err != nil {
 		return in, usage("the reference's flags after --: ", err)
 	}
