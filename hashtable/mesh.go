@@ -72,27 +72,28 @@ type MeshParams struct {
 // MaxMeshP is the largest p MeshDispatch accepts: 256 × 256 ranks.
 const MaxMeshP = 1 << 16
 
-// Validate reports the first invalid parameter.
+// Validate reports the first invalid parameter, named by the flag of the
+// dht command that sets it.
 func (mp MeshParams) Validate() error {
 	ns := func(name string, v float64) error {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 3.6e12 {
-			return fmt.Errorf("%s %g: need a finite time from 0 to an hour", name, v)
+			return fmt.Errorf("--%s %g: need a finite time from 0 to an hour", name, v)
 		}
 		return nil
 	}
 	switch {
 	case mp.Q < 1:
-		return fmt.Errorf("q = %d buckets per rank, need at least 1", mp.Q)
+		return fmt.Errorf("-Q (--buckets-per-rank) %d: need at least 1 bucket per rank", mp.Q)
 	case !(mp.Beta > 0 && mp.Beta <= 1000):
-		return fmt.Errorf("load factor beta = %g, need 0 < beta ≤ 1000", mp.Beta)
+		return fmt.Errorf("--beta %g: need a load factor above 0, at most 1000", mp.Beta)
 	case mp.Alloc < Block || mp.Alloc > Balanced:
 		return fmt.Errorf("unknown allocation %d", int(mp.Alloc))
 	case mp.Rounds < 1:
-		return fmt.Errorf("%d rounds, need at least 1", mp.Rounds)
+		return fmt.Errorf("--rounds %d: need at least 1", mp.Rounds)
 	case mp.Bytes < 1 || mp.Bytes > 1<<30:
-		return fmt.Errorf("%d bytes per message, need 1 to 2^30", mp.Bytes)
+		return fmt.Errorf("--bytes %d: need 1 to 2^30 bytes per message", mp.Bytes)
 	case mp.Workers < 0:
-		return fmt.Errorf("%d workers", mp.Workers)
+		return fmt.Errorf("--workers %d: need 0 (GOMAXPROCS) or more goroutines", mp.Workers)
 	}
 	for _, f := range []struct {
 		name string

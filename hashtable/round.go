@@ -59,17 +59,18 @@ type RoundParams struct {
 	Revisit float64
 }
 
-// Validate reports the first invalid parameter.
+// Validate reports the first invalid parameter, named by the flag of the
+// dht command that sets it.
 func (rp RoundParams) Validate() error {
 	switch {
 	case rp.Q < 1:
-		return fmt.Errorf("q = %d buckets per rank, need at least 1", rp.Q)
+		return fmt.Errorf("-Q (--buckets-per-rank) %d: need at least 1 bucket per rank", rp.Q)
 	case !(rp.Alpha >= 0) || math.IsInf(rp.Alpha, 0):
-		return fmt.Errorf("load factor alpha = %g, need a finite number ≥ 0", rp.Alpha)
+		return fmt.Errorf("--alpha %g: need a finite load factor ≥ 0", rp.Alpha)
 	case !(rp.Beta >= 0) || math.IsInf(rp.Beta, 0):
-		return fmt.Errorf("load factor beta = %g, need a finite number ≥ 0", rp.Beta)
+		return fmt.Errorf("--beta %g: need a finite load factor ≥ 0", rp.Beta)
 	case !(rp.Revisit >= 0 && rp.Revisit <= 1):
-		return fmt.Errorf("revisit probability %g, need 0 ≤ revisit ≤ 1", rp.Revisit)
+		return fmt.Errorf("--revisit %g: need a probability from 0 to 1", rp.Revisit)
 	case rp.Alloc < Block || rp.Alloc > Balanced:
 		return fmt.Errorf("unknown allocation %d", int(rp.Alloc))
 	}

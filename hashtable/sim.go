@@ -133,19 +133,20 @@ type SimParams struct {
 // ProgressEvery is how often Simulate reports progress.
 const ProgressEvery = time.Second
 
-// Validate reports the first invalid parameter.
+// Validate reports the first invalid parameter, named by the flag of the
+// dht command that sets it.
 func (sp SimParams) Validate() error {
 	switch {
 	case !(sp.Alpha > 0 && sp.Alpha <= 1000):
-		return fmt.Errorf("load factor alpha = %g, need 0 < alpha ≤ 1000 (with alpha = 0 every load of Fig. 1 is 0 and η is 0/0)", sp.Alpha)
+		return fmt.Errorf("--alpha %g: need a load factor above 0, at most 1000 (with alpha = 0 every load of Fig. 1 is 0 and η is 0/0)", sp.Alpha)
 	case !(sp.Beta > 0 && sp.Beta <= 1000):
-		return fmt.Errorf("load factor beta = %g, need 0 < beta ≤ 1000 (with beta = 0 the load XY is 0 and its η is 0/0)", sp.Beta)
+		return fmt.Errorf("--beta %g: need a load factor above 0, at most 1000 (with beta = 0 the load XY is 0 and its η is 0/0)", sp.Beta)
 	case sp.Runs < 2:
-		return fmt.Errorf("%d runs, need at least 2", sp.Runs)
+		return fmt.Errorf("--runs %d: need at least 2", sp.Runs)
 	case sp.Model != SimBernoulli && sp.Model != SimPoisson:
 		return fmt.Errorf("unknown model %d", int(sp.Model))
 	case sp.Workers < 0:
-		return fmt.Errorf("%d workers", sp.Workers)
+		return fmt.Errorf("--workers %d: need 0 (GOMAXPROCS) or more goroutines", sp.Workers)
 	case sp.Block < 0 || sp.Block == 1:
 		return fmt.Errorf("blocks of %d runs, need 0 (none) or at least 2", sp.Block)
 	}

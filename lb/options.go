@@ -63,11 +63,11 @@ type RPLocalOptions struct {
 func (o RPLocalOptions) Validate() error {
 	switch {
 	case o.Radius < 0:
-		return fmt.Errorf("lb: radius %d: must not be negative (0: the growing neighbour set)", o.Radius)
+		return fmt.Errorf("--radius %d: must not be negative (0: the growing neighbour set)", o.Radius)
 	case o.Growth != 0 && !(o.Growth > 1 && o.Growth <= 1<<20):
-		return fmt.Errorf("lb: growth %g: need a factor above 1, at most 2^20 (0: doubling)", o.Growth)
+		return fmt.Errorf("--growth %g: need a factor above 1, at most 2^20 (0: doubling)", o.Growth)
 	case o.Radius > 0 && o.Growth != 0:
-		return fmt.Errorf("lb: radius %d and growth %g: a fixed radius does not grow", o.Radius, o.Growth)
+		return fmt.Errorf("--radius %d and --growth %g: a fixed radius does not grow", o.Radius, o.Growth)
 	}
 	return validQueue(o.QueueLimit)
 }

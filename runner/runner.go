@@ -506,14 +506,14 @@ func execute(app *cli.App, args []string) int {
 		app.Writer, app.ErrWriter = io.Discard, io.Discard
 	}
 	app.ExitErrHandler = func(*cli.Context, error) {}
-	usage := func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: err} }
-	app.OnUsageError = usage
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: flagUsage(app.Flags, err)} }
 	app.HideHelpCommand = true
 	// Subcommands too: their bad flags are usage errors, and an argument
 	// "help" is theirs to read (integrate func help).
 	for _, cmd := range app.Commands {
 		if cmd.OnUsageError == nil {
-			cmd.OnUsageError = usage
+			flags := cmd.Flags
+			cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: flagUsage(flags, err)} }
 		}
 		cmd.HideHelpCommand = true
 	}

@@ -82,7 +82,7 @@ func readRounds(c *cli.Context, cm runner.Common) (rounds, error) {
 		p = 1 // each process holds its own rank's share
 	}
 	need := p*float64(rp.Q)*(100+170*rp.Alpha+100*rp.Beta) + dhtBase
-	if err := runner.CheckMemory(need, fmt.Sprintf("%g ranks with -Q %d, alpha %g and beta %g", p, rp.Q, rp.Alpha, rp.Beta)); err != nil {
+	if err := runner.CheckMemory(need, fmt.Sprintf("%g ranks with -Q %d, --alpha %g and --beta %g", p, rp.Q, rp.Alpha, rp.Beta)); err != nil {
 		return rounds{}, err
 	}
 	return rounds{Params: rp, Rounds: n}, nil

@@ -98,10 +98,22 @@ func TestBadInput(t *testing.T) {
 		{"sim", "--max-p", "2"}, {"sim", "--table-runs", "10"}, {"sim", "--alpha", "0"}, {"sim", "--beta", "0"},
 		{"sim", "--bogus"}, {"-Q", "2000000000000", "--np", "2"}, {"--alpha", "1e9", "--np", "2"},
 	} {
-		_, err := run(args...)
+		out, err := run(args...)
 		var ec mpi.ExitCoder
 		if !errors.As(err, &ec) || ec.ExitCode() != 2 {
 			t.Errorf("%q: %v, want exit code 2", args, err)
+		} else if flag := firstFlag(args); flag != "" && !strings.Contains(out, flag) {
+			t.Errorf("%q: %q: want the message to name %s", args, out, flag)
 		}
 	}
+}
+
+// firstFlag returns the first flag of args ("-Q", "--alpha"), "" for none.
+func firstFlag(args []string) string {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
 }

@@ -104,7 +104,7 @@ func runMesh(c *cli.Context) error {
 	}
 	for _, pq := range cs {
 		if float64(pq.P)*float64(pq.Q)*mp.Beta > 1<<28 {
-			return runner.Usagef("p = %d, q = %d, beta = %g: more than 2^28 elements a round", pq.P, pq.Q, mp.Beta)
+			return runner.Usagef("-Q %d and --beta %g at p = %d: more than 2^28 elements a round", pq.Q, mp.Beta, pq.P)
 		}
 	}
 	if c.Bool("progress") || (!c.Bool("quiet") && !c.Bool("json") && runner.IsTerminal(os.Stderr)) {

@@ -47,10 +47,12 @@ func TestMeshBadInput(t *testing.T) {
 		{"--byte-ns", "-1"}, {"--hop-ns", "NaN"}, {"--machine", "cray"}, {"-Q", "-1"}, {"--bytes", "0"}, {"--beta", "0"},
 		{"surplus"}, {"-Q", "1000000", "--max-p", "4096"},
 	} {
-		_, err := run(append([]string{"mesh"}, args...)...)
+		out, err := run(append([]string{"mesh"}, args...)...)
 		var ec mpi.ExitCoder
 		if !errors.As(err, &ec) || ec.ExitCode() != 2 {
 			t.Errorf("%q: %v, want exit code 2", args, err)
+		} else if flag := firstFlag(args); flag != "" && !strings.Contains(out, flag) {
+			t.Errorf("%q: %q: want the message to name %s", args, out, flag)
 		}
 	}
 }

@@ -265,7 +265,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"gen", "-m", "5", "--class", "weakly", "--range", "0"}, "--range 0"},
 		{[]string{"gen", "-m", "5", "x"}, "no arguments"},
 		{[]string{"--seed", "3", "gen", "-m", "5"}, "goes after it"},
-		{[]string{"gen", "-m", "5", "--bogus"}, "not defined"},
+		{[]string{"gen", "-m", "5", "--bogus"}, "--bogus: no such flag"},
 	} {
 		stdout, stderr, code := run("", c.args...)
 		if code != 2 || !strings.HasPrefix(stderr, "knapsack: ") || !strings.Contains(stderr, c.want) || stdout != "" {

@@ -177,7 +177,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--ref", "t 1"}, `--ref: "t": expected a flag`},
 		{[]string{"--", "-m", "2.5"}, "after --: -m 2.5"},
 		{[]string{"foo"}, `unexpected argument "foo"`},
-		{[]string{"-t", "1"}, "flag provided but not defined: -t"},
+		{[]string{"-t", "1"}, "-t: no such flag"},
 		{[]string{"--kernel", "sse"}, `unknown kernel "sse"`},
 		{[]string{"--tree", "T1", "-b", "nope"}, "unknown balancer"},
 		{[]string{"--tree", "T1", "--np", "0"}, "--np 0"},

@@ -1,0 +1,71 @@
+package runner
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// The flag package's words for a bad command line, which urfave/cli
+// passes on: a value that does not parse ("invalid value "abc" for flag
+// -np: parse error"), a boolean's ("invalid boolean value "x" for -json:
+// parse error") and an unknown flag ("flag provided but not defined: -x").
+var (
+	badValue   = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-([^:]+): (.*)$`)
+	notDefined = regexp.MustCompile(`^flag provided but not defined: -(.+)$`)
+)
+
+// flagUsage rewrites the flag package's messages for a bad command line
+// in the commands' own style, naming the flag as it is written (--np, -Q)
+// and saying what it wants: `--np "abc": need an integer`. flags are the
+// command's; any other error is returned as it is.
+func flagUsage(flags []cli.Flag, err error) error {
+	msg := err.Error()
+	if m := notDefined.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s: no such flag (see --help)", dashed(m[1]))
+	}
+	m := badValue.FindStringSubmatch(msg)
+	if m == nil {
+		return err
+	}
+	value, name, reason := m[1], m[2], m[3]
+	want := reason
+	switch flagOf(flags, name).(type) {
+	case *cli.IntFlag, *cli.Int64Flag, *cli.IntSliceFlag, *cli.Int64SliceFlag:
+		want = "need an integer"
+	case *cli.UintFlag, *cli.Uint64Flag:
+		want = "need a whole number, 0 or more"
+	case *cli.Float64Flag, *cli.Float64SliceFlag:
+		want = "need a number"
+	case *cli.DurationFlag:
+		want = "need a duration such as 90s, 10m or 1h30m"
+	case *cli.BoolFlag:
+		want = "need true or false"
+	}
+	if reason == "value out of range" {
+		want = "out of range"
+	}
+	return fmt.Errorf("%s %q: %s", dashed(name), value, want)
+}
+
+// flagOf returns the flag of flags named name (or aliased so), nil if none.
+func flagOf(flags []cli.Flag, name string) cli.Flag {
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+// dashed writes a flag's name as it is given: -Q, --np.
+func dashed(name string) string {
+	if len([]rune(name)) == 1 {
+		return "-" + name
+	}
+	return "--" + strings.TrimLeft(name, "-")
+}
