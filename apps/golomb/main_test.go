@@ -72,6 +72,7 @@ func TestCommand(t *testing.T) {
 		{[]string{"-b", "nope", "9"}, "unknown balancer"},
 		{[]string{"9", "--bogus"}, "--bogus: no such flag"},
 		{[]string{"9", "--np", "abc"}, `--np "abc": need an integer`},
+		{[]string{"9", "-b", "rp-local", "--growth", "1"}, "--growth 1: need a factor"},
 		{[]string{"9", "-b", "koso", "--pair-sync"}, "does not use it"},
 		{[]string{"9", "-b", "static", "--levels", "40"}, "split levels"},
 		{[]string{"9", "--np", "100000"}, "--np"},

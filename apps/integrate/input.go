@@ -156,7 +156,7 @@ func readFunc(c *cli.Context, _ runner.Common) (integral, error) {
 	in.Func = c.Args().First()
 	in.List = in.Func == "help"
 	if _, err := quad.LookupFunc(in.Func); err != nil && !in.List {
-		return in, &runner.UsageError{Err: err}
+		return in, runner.Usagef("func %s: %s", in.Func, strings.TrimPrefix(err.Error(), "quad: "))
 	}
 	return readIntegral(c, in)
 }

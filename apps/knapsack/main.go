@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -308,6 +309,9 @@ func gen(c *cli.Context) error {
 	if err != nil {
 		return runner.Usagef("%s", strings.TrimPrefix(err.Error(), "knapsack: "))
 	}
-	_, err = in.WriteTo(c.App.Writer)
-	return err
+	if _, err := in.WriteTo(c.App.Writer); err != nil {
+		// The writer's own error says what failed: "writing standard output: …".
+		return errors.Unwrap(err)
+	}
+	return nil
 }

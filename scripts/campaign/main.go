@@ -58,7 +58,8 @@ func main() {
 	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); errors.Is(err, flag.ErrHelp) {
 		return
 	} else if err != nil {
-		fmt.Fprintln(os.Stderr, "campaign:", err)
+		// Some errors already carry the prefix.
+		fmt.Fprintln(os.Stderr, "campaign:", strings.TrimPrefix(err.Error(), "campaign: "))
 		os.Exit(1)
 	}
 }
@@ -179,6 +180,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if !*plotOnly {
 		keys := setup.Keys
+		for _, k := range keys {
+			if app := campaign.App(k.Instance); app == "dht" {
+				// Its rounds have no balancer, world or nodes to measure.
+				return fmt.Errorf("--instance %q: dht is not a search; a campaign runs the commands with a balancer (golomb, fifteen, knapsack, uts, integrate)", k.Instance)
+			}
+		}
 		launch := strings.Fields(*launcher)
 		if len(launch) == 0 {
 			launch = p.Launcher

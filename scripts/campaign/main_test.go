@@ -217,6 +217,12 @@ func TestHelp(t *testing.T) {
 		strings.Contains(e.String(), "\n  -csv") {
 		t.Errorf("--help: %v\n%s", err, e.String())
 	}
+	// dht runs no search: refused before anything runs.
+	err = run(context.Background(), []string{"--csv", filepath.Join(t.TempDir(), "d.csv"), "--world", "embedded", "--instance", "dht --rounds 1", "--plots", "none"},
+		strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "dht is not a search") {
+		t.Errorf("a dht instance: %v", err)
+	}
 	var o bytes.Buffer
 	for _, arg := range []string{"-spread", "--spread"} {
 		o.Reset()
