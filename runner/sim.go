@@ -100,7 +100,7 @@ var machineFloats = []struct {
 	name, usage string
 	set         func(m *lb.Machine, v float64)
 }{
-	{"node-ns", "virtual ns per node (default: the machine's figure for the app)", func(m *lb.Machine, v float64) { m.NodeNS = v }},
+	{"node-ns", "virtual ns per node", func(m *lb.Machine, v float64) { m.NodeNS = v }},
 	{"overhead-ns", "CPU ns to send, and to receive, one message (LogP's o)", func(m *lb.Machine, v float64) { m.OverheadNS = v }},
 	{"latency-ns", "fixed ns of a message's delay (LogP's L)", func(m *lb.Machine, v float64) { m.LatencyNS = v }},
 	{"gap-ns", "least ns between two messages leaving a rank (LogP's g)", func(m *lb.Machine, v float64) { m.GapNS = v }},
@@ -124,7 +124,11 @@ func simFlagList() []cli.Flag {
 		&cli.StringFlag{Name: "machine", Value: DefaultMachine, Usage: "--world sim: the machine model, one of unit, gcel, cluster, test, or a JSON `FILE` that --calibrate printed; 'help' lists them with their parameters"},
 	}
 	for _, f := range machineFloats {
-		flags = append(flags, &cli.Float64Flag{Name: f.name, Usage: "--world sim: " + f.usage})
+		def := "the model's" // not 0: unset, a cost is the machine model's
+		if f.name == "node-ns" {
+			def = "the machine's figure for the app"
+		}
+		flags = append(flags, &cli.Float64Flag{Name: f.name, Usage: "--world sim: " + f.usage, DefaultText: def})
 	}
 	return append(flags,
 		&cli.IntFlag{Name: "mesh", Usage: "--world sim: columns of a 2-D mesh the ranks fill row by row; 0: no topology"},

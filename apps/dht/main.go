@@ -38,7 +38,7 @@ func newApp() *cli.App {
 				&cli.Float64Flag{Name: "alpha", Value: 4, Usage: "load factor α"},
 				&cli.Float64Flag{Name: "beta", Value: 4, Usage: "load factor β"},
 				&cli.IntFlag{Name: "runs", Value: 50, Usage: "runs per point of Fig. 1"},
-				&cli.IntFlag{Name: "table-runs", Value: 1000, Usage: "runs per cell of Table 1, in blocks of 50 (0: skip)"},
+				&cli.IntFlag{Name: "table-runs", Value: 1000, Usage: "runs per cell of Table 1, 100 or more, run in blocks of 50 (0: skip)"},
 				&cli.IntFlag{Name: "max-p", Value: 4096, Usage: "largest p (p = 4, 16, 64, …)"},
 				&cli.StringFlag{Name: "model", Value: "bernoulli", Usage: "occupancies: bernoulli (the seed's simulation) or poisson"},
 				&cli.IntFlag{Name: "workers", Usage: "goroutines (0: GOMAXPROCS)"},

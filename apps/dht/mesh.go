@@ -38,7 +38,7 @@ func meshCommand() *cli.Command {
 			&cli.Float64Flag{Name: "latency-ns", Usage: "fixed ns of a message's delay", DefaultText: "the machine's"},
 			&cli.Float64Flag{Name: "hop-ns", Usage: "ns per hop", DefaultText: "the machine's"},
 			&cli.Float64Flag{Name: "byte-ns", Usage: "ns per byte on a link, 1/bandwidth", DefaultText: "the machine's"},
-			&cli.BoolFlag{Name: "store-forward", Usage: "every hop receives the whole message before passing it on (default: cut-through, the seed's t_s + t_h·D + t_w·L)"},
+			&cli.BoolFlag{Name: "store-forward", Usage: "every hop receives the whole message before passing it on", DefaultText: "false: cut-through, the seed's t_s + t_h·D + t_w·L"},
 			&cli.BoolFlag{Name: "contention", Value: true, Usage: "links carry one message at a time (--contention=false: never busy)"},
 			&cli.IntFlag{Name: "workers", Usage: "goroutines (0: GOMAXPROCS)"},
 			&cli.StringFlag{Name: "out", Usage: "write mesh-ROUTING.csv and mesh-ROUTING.png (ROUTING: cut-through or store-forward) into `DIR`"}),

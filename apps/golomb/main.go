@@ -37,7 +37,8 @@ restarts (docs/counts.md).
 seconds, nodes, certificate (with --count), replayed_nodes (frames rebuilt by
 splits and decoded tasks, never in nodes), nodes_vary, and length and ruler,
 or count_up_to, rulers and bounds ("table" or "proved"); steps (each search
-of the shortest rulers, with its nodes) and steps_seconds; messages by kind
+of the shortest rulers, with its nodes), and with --prove-bounds
+steps_seconds; messages by kind
 under a balancer, stats with --stats, and in --world sim the simulator's
 report.`,
 		Flags: append(runner.Flags(),
