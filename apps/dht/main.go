@@ -99,7 +99,11 @@ func runRounds(r *runner.Run, in rounds) error {
 	if !r.Common.Stats {
 		s.Ranks = nil
 	}
-	return r.Print(s, func(w io.Writer) error {
+	rec := struct {
+		App string `json:"app"`
+		*hashtable.Summary
+	}{"dht", s}
+	return r.Print(rec, func(w io.Writer) error {
 		if r.Quiet {
 			_, err := fmt.Fprintf(w, "eta=%.4f elements/s=%.4g per-rank=%.4g\n", s.Overall.Eta, s.Overall.OpsPerSec, s.Overall.OpsPerSecPerRank)
 			return err
@@ -143,7 +147,10 @@ func runSim(c *cli.Context) error {
 	w := c.App.Writer
 	switch {
 	case c.Bool("json"):
-		return runner.WriteJSON(w, r)
+		return runner.WriteJSON(w, struct {
+			App string `json:"app"`
+			*hashtable.Reproduction
+		}{"dht sim", r})
 	case c.Bool("quiet"):
 		return nil
 	}

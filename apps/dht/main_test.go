@@ -44,8 +44,11 @@ func TestRounds(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	out, err = run("--np", "2", "--rounds", "1", "--json")
-	var s hashtable.Summary
-	if err != nil || json.Unmarshal([]byte(out), &s) != nil || s.P != 2 || len(s.Phases) != 4 || s.Ranks != nil {
+	var s struct {
+		App string `json:"app"` // as every command's record says
+		hashtable.Summary
+	}
+	if err != nil || json.Unmarshal([]byte(out), &s) != nil || s.App != "dht" || s.P != 2 || len(s.Phases) != 4 || s.Ranks != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	out, err = run("--np", "2", "--rounds", "1", "-q")

@@ -48,6 +48,7 @@ func meshCommand() *cli.Command {
 
 // meshReport is the JSON output of dht mesh.
 type meshReport struct {
+	App     string                `json:"app"` // "dht mesh"
 	Machine string                `json:"machine"`
 	Seed    uint64                `json:"seed"`
 	Points  []hashtable.MeshPoint `json:"points"`
@@ -128,7 +129,7 @@ func runMesh(c *cli.Context) error {
 	w := c.App.Writer
 	switch {
 	case c.Bool("json"):
-		return runner.WriteJSON(w, meshReport{Machine: mi.Name, Seed: mp.Seed, Points: pts})
+		return runner.WriteJSON(w, meshReport{App: "dht mesh", Machine: mi.Name, Seed: mp.Seed, Points: pts})
 	case c.Bool("quiet"):
 		return nil
 	}
