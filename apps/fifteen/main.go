@@ -35,7 +35,8 @@ with the threshold known to all, the next one found by a reduction, and the
 last iteration stopped on every rank as soon as one rank finds the goal.
 Failing iterations are exhaustive: their node counts are the sequential ones
 exactly, whatever the balancer. Nodes count every generated node plus 1 for
-the root (Korf's convention); seq is the plain sequential solver.
+the root (Korf's convention; the --stats table and --progress count the
+nodes the ranks generated, without it); seq is the plain sequential solver.
 
 Output: per instance, the optimal length, the moves of the blank (U, L, R, D)
 and a table of the iterations (threshold, nodes, seconds, failed or not).
