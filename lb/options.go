@@ -115,7 +115,7 @@ type HybridOptions struct {
 	Levels      int    `flag:"levels"`
 	Permutation string `flag:"perm"`
 	// Clusters is the number of clusters of ranks that poll each other;
-	// 0 means 1.
+	// 0 means 1, and more than the ranks one rank a cluster.
 	Clusters int `flag:"clusters"`
 	// QueueLimit is RPOptions.QueueLimit.
 	QueueLimit int `flag:"queue-limit"`
@@ -124,7 +124,7 @@ type HybridOptions struct {
 // Validate checks every option.
 func (o HybridOptions) Validate() error {
 	if o.Clusters < 0 {
-		return fmt.Errorf("lb: %d clusters: must not be negative", o.Clusters)
+		return fmt.Errorf("--clusters %d: must not be negative", o.Clusters)
 	}
 	if err := validQueue(o.QueueLimit); err != nil {
 		return err

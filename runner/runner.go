@@ -121,7 +121,7 @@ func Flags() []cli.Flag {
 		&cli.Float64Flag{Name: "shuffle-below", Usage: "ps: shuffle only when fewer than this fraction of ranks are busy (0: always)"},
 		&cli.IntFlag{Name: "levels", Usage: fmt.Sprintf("static, hybrid: k, split the root into 2^k leaves, 0..%d (0: default from the seeds' bounds, at most ⌈log₂ P⌉+10); every leaf costs its rank k splits, so short searches on many ranks want about ⌈log₂ P⌉+4", lb.MaxSplitLevels)},
 		&cli.StringFlag{Name: "perm", Value: "gf", Usage: "static, hybrid: pseudo-random permutation, gf or lcg"},
-		&cli.IntFlag{Name: "clusters", Value: 1, Usage: "hybrid: clusters of ranks that poll each other"},
+		&cli.IntFlag{Name: "clusters", Value: 1, Usage: "hybrid: clusters of ranks that poll each other (0 is 1; more than the ranks: one rank a cluster)"},
 	}, checkpointFlags(), simFlagList())
 }
 
