@@ -34,7 +34,7 @@ func newApp() *cli.App {
 		Commands: []*cli.Command{{
 			Name:  "sim",
 			Usage: "simulate the load balance without p ranks: Fig. 1 and Table 1 of seed 004",
-			Flags: append(runner.FlagsNamed("seed", "json", "quiet", "progress"),
+			Flags: append(simFlags("runs"),
 				&cli.Float64Flag{Name: "alpha", Value: 4, Usage: "load factor α"},
 				&cli.Float64Flag{Name: "beta", Value: 4, Usage: "load factor β"},
 				&cli.IntFlag{Name: "runs", Value: 50, Usage: "runs per point of Fig. 1"},
@@ -213,4 +213,24 @@ func stamped(w io.Writer, p version.Provenance, write func(io.Writer) error) err
 		return err
 	}
 	return s.Close()
+}
+
+// simFlags returns the common flags of dht's simulations (sim, mesh), whose
+// help speaks of a simulation, not of ranks: their progress lines count
+// the units done (runs, rounds).
+func simFlags(units string) []cli.Flag {
+	fs := runner.FlagsNamed("seed", "json", "quiet", "progress")
+	for _, f := range fs {
+		switch f := f.(type) {
+		case *cli.Uint64Flag:
+			if f.Name == "seed" {
+				f.Usage = "seed of the simulation's random source"
+			}
+		case *cli.BoolFlag:
+			if f.Name == "progress" {
+				f.Usage = "print a progress line on stderr as the " + units + " are done (the default when stderr is a terminal): " + units + " done of all, elapsed time"
+			}
+		}
+	}
+	return fs
 }

@@ -26,7 +26,7 @@ func meshCommand() *cli.Command {
 			"bucket's owner, routed along the row, then the column; links carry one message at a time. The times come from\n" +
 			"--machine (lb's catalogue, 'dht mesh --machine help' lists it) and the flags that override them; messages cut\n" +
 			"through unless --store-forward. p = 4, 16, …, --max-p; q = 1, lg p and lg² p unless -Q is given.",
-		Flags: append(runner.FlagsNamed("seed", "json", "quiet", "progress"),
+		Flags: append(simFlags("rounds"),
 			&cli.IntFlag{Name: "buckets-per-rank", Aliases: []string{"Q"}, Usage: "buckets per rank `q` (0: q = 1, lg p and lg² p)"},
 			&cli.Float64Flag{Name: "beta", Value: 4, Usage: "load factor β of the new elements"},
 			&cli.StringFlag{Name: "alloc", Value: "block", Usage: "bucket allocations, comma-separated: block, modular, balanced"},
