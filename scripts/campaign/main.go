@@ -50,6 +50,7 @@ import (
 
 	"github.com/treelb/treelb/internal/campaign"
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/version"
 )
 
 func main() {
@@ -97,8 +98,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	dry := fs.Bool("dry-run", false, "print the command lines still to run, and run nothing")
 	spread := fs.Bool("spread", false, "read lines 'KEY VALUE' on stdin and print per key (in order of appearance) the number of values, their median, min and max")
 	medianMachine := fs.Bool("median-machine", false, "read the machine models (JSON, as --calibrate prints them) in the files named after the flags and print their median, cost by cost")
+	showVersion := fs.Bool("version", false, "print the build and exit")
 	fs.Usage = func() { usage(fs, stderr) }
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
+		// Asked for, the help is the output, as every command's is.
+		usage(fs, stdout)
+		return flag.ErrHelp
+	}
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *showVersion {
+		_, err := fmt.Fprintln(stdout, "campaign", version.Get().String())
 		return err
 	}
 	if *medianMachine {

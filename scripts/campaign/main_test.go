@@ -212,10 +212,14 @@ func TestMedianMachine(t *testing.T) {
 // does, with two dashes, and one dash works as well.
 func TestHelp(t *testing.T) {
 	var e bytes.Buffer
-	err := run(context.Background(), []string{"--help"}, strings.NewReader(""), &bytes.Buffer{}, &e)
+	err := run(context.Background(), []string{"--help"}, strings.NewReader(""), &e, &bytes.Buffer{})
 	if err == nil || !strings.Contains(e.String(), "  --csv FILE") || !strings.Contains(e.String(), "  --preset string") ||
 		strings.Contains(e.String(), "\n  -csv") {
-		t.Errorf("--help: %v\n%s", err, e.String())
+		t.Errorf("--help, on stdout: %v\n%s", err, e.String())
+	}
+	e.Reset()
+	if err := run(context.Background(), []string{"--version"}, strings.NewReader(""), &e, &bytes.Buffer{}); err != nil || !strings.HasPrefix(e.String(), "campaign treelb ") {
+		t.Errorf("--version: %v, %q", err, e.String())
 	}
 	// dht runs no search: refused before anything runs.
 	err = run(context.Background(), []string{"--csv", filepath.Join(t.TempDir(), "d.csv"), "--world", "embedded", "--instance", "dht --rounds 1", "--plots", "none"},
