@@ -117,15 +117,17 @@ func (f *gcFloor) arm() {
 	})
 }
 
-// metaGCFloor is the key in cli.App.Metadata under which Main asks the
-// commands to keep the embedded world's heap goal (startGCFloor); commands
-// run in process by Execute (tests, many at once) leave GOGC alone.
-const metaGCFloor = "treelb.gcfloor"
+// metaProcess is the key in cli.App.Metadata under which Main says that
+// the command has the process to itself, so that it may tune the Go
+// runtime for its embedded world: keep the heap goal (startGCFloor) and
+// advise a large world's heap for huge pages (hugeHeapFor). Commands run in
+// process by Execute (tests, many at once) leave the runtime alone.
+const metaProcess = "treelb.process"
 
 // gcFloorFor starts the floor of an embedded world of n ranks when Main
-// asked for it in app's metadata.
+// said the process is the command's (metaProcess).
 func gcFloorFor(meta map[string]any, n int) (stop func()) {
-	if on, _ := meta[metaGCFloor].(bool); !on {
+	if on, _ := meta[metaProcess].(bool); !on {
 		return func() {}
 	}
 	return startGCFloor(gcFloorBytes(n, runtime.GOMAXPROCS(0)), os.Getenv)

@@ -70,16 +70,12 @@ func hugeHeapBytes(n int, mode string, getenv func(string) string) uint64 {
 	return uint64(n) * hugeHeapPerRank
 }
 
-// metaHugeHeap is the key in cli.App.Metadata under which Main asks the
-// commands to advise a large embedded world's heap (hugeHeapFor); the
-// commands that Execute runs in process (tests, many at once) do not.
-const metaHugeHeap = "treelb.hugeheap"
-
 // hugeHeapFor advises the heap of an embedded world of n ranks when Main
-// asked for it in app's metadata and hugeHeapBytes gives some. Advice is
-// a hint: where the kernel refuses it, the ranks run on small pages.
+// said the process is the command's (metaProcess) and hugeHeapBytes gives
+// some. Advice is a hint: where the kernel refuses it, the ranks run on
+// small pages.
 func hugeHeapFor(meta map[string]any, n int) {
-	if on, _ := meta[metaHugeHeap].(bool); !on {
+	if on, _ := meta[metaProcess].(bool); !on {
 		return
 	}
 	if size := hugeHeapBytes(n, thpMode(os.ReadFile), os.Getenv); size > 0 {

@@ -420,8 +420,7 @@ func Main(app *cli.App) {
 	}
 	app.Metadata[MetaEarlySignal] = early
 	app.Metadata[metaSilentGrace] = silentTaskGrace
-	app.Metadata[metaGCFloor] = true
-	app.Metadata[metaHugeHeap] = true
+	app.Metadata[metaProcess] = true
 	setMemoryLimit()
 	if mpi.WorldName == "mpi" {
 		setMPIProcs()
@@ -506,14 +505,13 @@ func execute(app *cli.App, args []string) int {
 		app.Writer, app.ErrWriter = io.Discard, io.Discard
 	}
 	app.ExitErrHandler = func(*cli.Context, error) {}
-	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: flagUsage(app.Flags, err)} }
+	app.OnUsageError = usageFor(app.Flags)
 	app.HideHelpCommand = true
 	// Subcommands too: their bad flags are usage errors, and an argument
 	// "help" is theirs to read (integrate func help).
 	for _, cmd := range app.Commands {
 		if cmd.OnUsageError == nil {
-			flags := cmd.Flags
-			cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: flagUsage(flags, err)} }
+			cmd.OnUsageError = usageFor(cmd.Flags)
 		}
 		cmd.HideHelpCommand = true
 	}

@@ -50,6 +50,12 @@ func flagUsage(flags []cli.Flag, err error) error {
 	return fmt.Errorf("%s %q: %s", dashed(name), value, want)
 }
 
+// usageFor returns the handler of a bad command line of a command with
+// flags: a *UsageError (exit status 2) in the commands' words (flagUsage).
+func usageFor(flags []cli.Flag) cli.OnUsageErrorFunc {
+	return func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: flagUsage(flags, err)} }
+}
+
 // flagOf returns the flag of flags named name (or aliased so), nil if none.
 func flagOf(flags []cli.Flag, name string) cli.Flag {
 	for _, f := range flags {
