@@ -32,7 +32,7 @@ func flagUsage(flags []cli.Flag, err error) error {
 	}
 	value, name, reason := m[1], m[2], m[3]
 	want := reason
-	switch flagOf(flags, name).(type) {
+	switch findFlag(flags, name).(type) {
 	case *cli.IntFlag, *cli.Int64Flag, *cli.IntSliceFlag, *cli.Int64SliceFlag:
 		want = "need an integer"
 	case *cli.UintFlag, *cli.Uint64Flag:
@@ -54,18 +54,6 @@ func flagUsage(flags []cli.Flag, err error) error {
 // flags: a *UsageError (exit status 2) in the commands' words (flagUsage).
 func usageFor(flags []cli.Flag) cli.OnUsageErrorFunc {
 	return func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: flagUsage(flags, err)} }
-}
-
-// flagOf returns the flag of flags named name (or aliased so), nil if none.
-func flagOf(flags []cli.Flag, name string) cli.Flag {
-	for _, f := range flags {
-		for _, n := range f.Names() {
-			if n == name {
-				return f
-			}
-		}
-	}
-	return nil
 }
 
 // dashed writes a flag's name as it is given: -Q, --np.

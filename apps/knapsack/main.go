@@ -311,7 +311,10 @@ func gen(c *cli.Context) error {
 	}
 	if _, err := in.WriteTo(c.App.Writer); err != nil {
 		// The writer's own error says what failed: "writing standard output: …".
-		return errors.Unwrap(err)
+		if werr := errors.Unwrap(err); werr != nil {
+			return werr
+		}
+		return err
 	}
 	return nil
 }
