@@ -25,7 +25,9 @@ import (
 
 // Spec says what a command (or subcommand) does with an instance of type I.
 // I travels from rank 0 to the other ranks with encoding/gob, so its fields
-// must be exported.
+// must be exported: a command whose I has an unexported field anywhere
+// (but in a type that encodes itself) exits with ExitInternal at once, in
+// every world, naming the field.
 type Spec[I any] struct {
 	// App names the app in the output's header ("golomb").
 	App string
@@ -133,6 +135,10 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			c.App.Metadata = map[string]any{}
 		}
 		c.App.Metadata[metaCosts] = spec.NodeCosts
+		if err := checkInstanceType(reflect.TypeFor[I]()); err != nil {
+			// The app's bug, not the user's: the same verdict on every rank.
+			return &exitError{fmt.Errorf("runner: %w", err), ExitInternal}
+		}
 		cm, perr := Parse(c)
 		if errors.Is(perr, errHelpShown) {
 			return perr
