@@ -26,6 +26,12 @@ type AppOptions struct {
 	// (Task.Work: "at most about budget"), as an app that works in
 	// batches documents it; 0 holds Work to its budget.
 	Overshoot int64
+	// NoHalving says that the app's fresh tasks may refuse to split (a
+	// task holding one node that is not split before it is expanded):
+	// the halving check then only checks that the parts cover the root.
+	// Static placement, hybrid and fast initialisation leave ranks
+	// without work on such an app.
+	NoHalving bool
 }
 
 // TestApp checks that newApp's tasks keep the promises of lb.Task, as
@@ -39,8 +45,14 @@ type AppOptions struct {
 //   - split: a piece Split returns is not Empty when it is not nil, an
 //     Empty task does not split, and, for exhaustive searches, the parts of
 //     every split made anywhere in the search (the root's, pieces' of
-//     pieces, between slices of random sizes) hold exactly the root's
+//     pieces, between slices of random sizes, each piece and each kept
+//     part moved to another rank at random) hold exactly the root's
 //     nodes: the parts are disjoint and cover it;
+//   - halving: Split keeps succeeding on fresh tasks, as static
+//     placement, hybrid and fast initialisation split the root and its
+//     parts without working them (six times deep: a fresh part of 64
+//     nodes or more must split, unless AppOptions.NoHalving), and for
+//     exhaustive searches the parts hold the root's nodes;
 //   - encoding: AppendBinary appends to its argument, and a task decoded
 //     by another rank's App (Unmarshal) encodes to the same bytes, works
 //     the same nodes (exhaustive) and splits the same;
@@ -115,7 +127,7 @@ func (c *appCheck) checks() []struct {
 	return []struct {
 		name string
 		run  func() error
-	}{{"work", c.work}, {"split", c.split}, {"encoding", c.encoding}, {"halve", c.halve}}
+	}{{"work", c.work}, {"split", c.split}, {"halving", c.halving}, {"encoding", c.encoding}, {"halve", c.halve}}
 }
 
 // whole works t to the end in slices of 1000 nodes and returns its nodes,
@@ -192,6 +204,7 @@ func (c *appCheck) split() error {
 				}
 				empty := task.Empty()
 				p := task.Split()
+				var err error
 				if p == nil {
 					continue
 				}
@@ -204,12 +217,15 @@ func (c *appCheck) split() error {
 				splits++
 				if rng.IntN(2) == 0 {
 					// The piece travels to another rank.
-					b, err := p.AppendBinary(nil)
-					if err != nil {
-						return fmt.Errorf("seed %d: encoding a piece: %v", seed, err)
+					if p, err = c.travel(p); err != nil {
+						return fmt.Errorf("seed %d: a piece: %v", seed, err)
 					}
-					if p, err = c.newApp().Unmarshal(b); err != nil {
-						return fmt.Errorf("seed %d: decoding a piece: %v", seed, err)
+				}
+				if rng.IntN(2) == 0 {
+					// So does what the task kept, as a checkpoint stores
+					// it: with the nodes a split in place owes.
+					if task, err = c.travel(task); err != nil {
+						return fmt.Errorf("seed %d: the part a split kept: %v", seed, err)
 					}
 				}
 				pending = append(pending, p)
@@ -221,6 +237,74 @@ func (c *appCheck) split() error {
 		if seed == 0 && splits == 0 {
 			return fmt.Errorf("the root's search never split")
 		}
+	}
+	return nil
+}
+
+// travel returns t as another rank decodes it.
+func (c *appCheck) travel(t lb.Task) (lb.Task, error) {
+	b, err := t.AppendBinary(nil)
+	if err != nil {
+		return nil, fmt.Errorf("encoding: %v", err)
+	}
+	if t, err = c.newApp().Unmarshal(b); err != nil {
+		return nil, fmt.Errorf("decoding: %v", err)
+	}
+	return t, nil
+}
+
+// halvingDepth is how deep halving splits fresh tasks: 64 pieces, the
+// static placement of 64 ranks.
+const halvingDepth = 6
+
+// halvingMin is the fewest nodes a fresh task must hold for halving to
+// require that it splits.
+const halvingMin = 64
+
+// halving splits the fresh root, and every part of it, halvingDepth times
+// without working, as static placement, hybrid and fast initialisation
+// do: a fresh task of halvingMin nodes or more must split, or those
+// balancers leave ranks without work; for exhaustive searches the parts
+// must hold the root's nodes.
+func (c *appCheck) halving() error {
+	parts := []lb.Task{c.newApp().Root()}
+	var nodes int64 // of the parts that did not split
+	for d := range halvingDepth {
+		var next []lb.Task
+		for _, t := range parts {
+			if t.Empty() {
+				continue
+			}
+			p := t.Split()
+			if p == nil {
+				n, err := c.whole(t)
+				if err != nil {
+					return fmt.Errorf("a fresh part at depth %d: %v", d, err)
+				}
+				if n >= halvingMin && !c.opt.NoHalving {
+					return fmt.Errorf("Split of a fresh part of %d nodes at depth %d returned nil: static placement, hybrid and fast initialisation would leave ranks without work (expand a task with one child in place and owe the node)", n, d)
+				}
+				nodes += n
+				continue
+			}
+			if p.Empty() {
+				return fmt.Errorf("depth %d: Split returned an Empty piece (return nil instead)", d)
+			}
+			next = append(next, p, t)
+		}
+		if parts = next; len(parts) == 0 {
+			break
+		}
+	}
+	for _, t := range parts {
+		n, err := c.whole(t)
+		if err != nil {
+			return fmt.Errorf("a part of the halved root: %v", err)
+		}
+		nodes += n
+	}
+	if c.opt.Exhaustive && nodes != c.total {
+		return fmt.Errorf("the %d parts of the halved root hold %d nodes, the root %d", len(parts), nodes, c.total)
 	}
 	return nil
 }

@@ -11,13 +11,14 @@ import (
 )
 
 // TestTreeApp: the test tree keeps lb.Task's promises in every mode
-// (lbtest.TestApp), exhaustively in Count mode.
+// (lbtest.TestApp), exhaustively in Count mode. Its nodes split only
+// after they are expanded, so a fresh part can refuse to split: NoHalving.
 func TestTreeApp(t *testing.T) {
 	t.Run("count", func(t *testing.T) {
-		lbtest.TestApp(t, func() lb.App { return lbtest.NewTree(3, 14, lbtest.Count) }, lbtest.AppOptions{Exhaustive: true})
+		lbtest.TestApp(t, func() lb.App { return lbtest.NewTree(3, 14, lbtest.Count) }, lbtest.AppOptions{Exhaustive: true, NoHalving: true})
 	})
 	t.Run("bound", func(t *testing.T) {
-		lbtest.TestApp(t, func() lb.App { return lbtest.NewTree(3, 14, lbtest.Bound) }, lbtest.AppOptions{})
+		lbtest.TestApp(t, func() lb.App { return lbtest.NewTree(3, 14, lbtest.Bound) }, lbtest.AppOptions{NoHalving: true})
 	})
 }
 
@@ -35,15 +36,16 @@ type faulty struct {
 type faultyTask struct {
 	app    *faulty
 	lo, hi uint64
+	kept   bool // the part a split kept
 }
 
-func (a *faulty) Root() lb.Task { return &faultyTask{a, 0, a.n} }
+func (a *faulty) Root() lb.Task { return &faultyTask{app: a, hi: a.n} }
 
 func (a *faulty) Unmarshal(b []byte) (lb.Task, error) {
 	if len(b) != 16 {
 		return nil, errors.New("faulty: bad task")
 	}
-	t := &faultyTask{a, binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}
+	t := &faultyTask{app: a, lo: binary.LittleEndian.Uint64(b), hi: binary.LittleEndian.Uint64(b[8:])}
 	if a.fault == "decode" && t.hi-t.lo > 2 {
 		t.hi-- // loses a node in transit
 	}
@@ -73,21 +75,21 @@ func (t *faultyTask) split() (lo, mid, hi uint64, ok bool) {
 
 func (t *faultyTask) Split() lb.Task {
 	_, mid, hi, ok := t.split()
-	if !ok {
-		return nil
+	if !ok || t.app.fault == "fresh" && t.lo == 0 && t.hi == t.app.n {
+		return nil // "fresh": the root does not split
 	}
 	switch t.app.fault {
 	case "overlap":
-		return &faultyTask{t.app, mid, hi} // keeps it all
+		return &faultyTask{app: t.app, lo: mid, hi: hi} // keeps it all
 	case "lossy":
 		t.hi = mid - 1 // drops a node
 		if t.hi < t.lo {
 			t.hi = t.lo
 		}
-		return &faultyTask{t.app, mid, hi}
+		return &faultyTask{app: t.app, lo: mid, hi: hi}
 	}
-	t.hi = mid
-	return &faultyTask{t.app, mid, hi}
+	t.hi, t.kept = mid, true
+	return &faultyTask{app: t.app, lo: mid, hi: hi}
 }
 
 func (t *faultyTask) Halve(give bool) bool {
@@ -109,7 +111,11 @@ func (t *faultyTask) AppendBinary(b []byte) ([]byte, error) {
 	if t.app.fault == "append" {
 		b = nil // forgets what it was given
 	}
-	return binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(b, t.lo), t.hi), nil
+	hi := t.hi
+	if t.app.fault == "kept" && t.kept && hi-t.lo > 1 {
+		hi-- // the part a split kept loses a node in transit (a node it owes, say)
+	}
+	return binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(b, t.lo), hi), nil
 }
 
 // TestCheckAppFinds: CheckApp finds each fault of an app that breaks a
@@ -124,6 +130,8 @@ func TestCheckAppFinds(t *testing.T) {
 		"append":    "did not append",
 		"overshoot": "Work(1) returned 2",
 		"stall":     "expanded nothing",
+		"fresh":     "halving: Split of a fresh part",
+		"kept":      "split: seed",
 	} {
 		err := lbtest.CheckApp(func() lb.App { return &faulty{fault: fault, n: 5000} }, lbtest.AppOptions{Exhaustive: true})
 		switch {
