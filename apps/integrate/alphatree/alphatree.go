@@ -175,6 +175,21 @@ func decodeNode(b []byte) (node, int, error) {
 	return node{binary.LittleEndian.Uint64(b), int32(level)}, 8 + k, nil
 }
 
+// leaf reports whether n spawns no children: at MaxLevel, or with
+// probability 1 − α^level by its hash.
+func (a *App) leaf(n node) bool {
+	return n.level >= MaxLevel || uniform(n.hash) >= a.power(int(n.level))
+}
+
+// spawn returns n's children as expand pushes them, or nil for a leaf
+// (nodestack.Spawn), counting nothing.
+func (a *App) spawn(n node) []node {
+	if a.leaf(n) {
+		return nil
+	}
+	return []node{{childHash(n.hash, 1), n.level + 1}, {childHash(n.hash, 0), n.level + 1}}
+}
+
 // expand is the App's expansion step (nodestack.Expand): it expands up to
 // budget nodes from the end of st, depth first and left to right, pushing
 // the children of those that spawn, and returns the stack and how many it
@@ -191,7 +206,7 @@ func (a *App) expand(st []node, budget int64) ([]node, int64) {
 		nodes++
 		digest += n.hash
 		height = max(height, int64(n.level))
-		if n.level >= MaxLevel || uniform(n.hash) >= a.power(int(n.level)) {
+		if a.leaf(n) {
 			leaves++
 			continue
 		}

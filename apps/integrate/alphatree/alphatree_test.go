@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -175,13 +176,18 @@ func TestValidation(t *testing.T) {
 }
 
 // TestLevelAndSplit follows seed 003's step: expand the one node, split,
-// and both parts hold one node at the next level.
+// and both parts hold one node at the next level. A fresh root splits at
+// once, expanding its node in place and owing it.
 func TestLevelAndSplit(t *testing.T) {
 	p, _ := New(0.999, 5) // spawns at the first levels with high probability
 	app := NewApp(p)
+	fresh := app.Root().(*Task)
+	if piece := fresh.Split(); piece == nil || fresh.Level() != 1 || piece.(*Task).Level() != 1 || fresh.Work(1) != 1 || app.Result().Nodes != 1 || len(fresh.Open) != 1 {
+		t.Fatalf("a fresh root: split %v, at level %d, %d nodes counted", piece, fresh.Level(), app.Result().Nodes)
+	}
 	task := app.Root().(*Task)
-	if task.Level() != 0 || task.Split() != nil || task.Work(0) != 0 {
-		t.Fatal("root: wrong level, or split or worked for budget 0")
+	if task.Level() != 0 || task.Work(0) != 0 || task.Split() != nil {
+		t.Fatal("root: wrong level, or worked for budget 0, or split after it")
 	}
 	for level := 1; level <= 5; level++ {
 		task.Work(1)
@@ -197,10 +203,14 @@ func TestLevelAndSplit(t *testing.T) {
 func TestUnmarshalErrors(t *testing.T) {
 	p, _ := New(0.9, 1)
 	app := NewApp(p)
-	good, _ := app.Root().AppendBinary(nil)
+	root := app.Root()
+	root.Work(0) // no longer fresh: its encoding is its stack alone
+	good, _ := root.AppendBinary(nil)
+	after := func(tail ...byte) []byte { return append(slices.Clone(good), tail...) }
 	deep := nodestack.Stack[node]{Open: []node{{1, MaxLevel + 1}}}
 	tooDeep, _ := deep.AppendBinary(nil)
-	for i, b := range [][]byte{nil, {0x80}, {3}, good[:len(good)-1], append(good, 1), tooDeep} {
+	for i, b := range [][]byte{nil, {0x80}, {3}, good[:len(good)-1], tooDeep,
+		after(0), after(4), after(2), after(2, 0), after(1, 0)} { // the flags after the nodes
 		if _, err := app.Unmarshal(b); !errors.Is(err, nodestack.ErrMalformed) {
 			t.Errorf("case %d (%x): %v", i, b, err)
 		}

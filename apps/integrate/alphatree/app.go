@@ -16,8 +16,10 @@ var _ lb.Reducer[Result] = (*App)(nil)
 // explicit stack by its App's expansion step (see App.Root): an lb.Task
 // whose level (lb.Leveled) is that of its shallowest open node, −1 when it
 // is empty. Split gives away the shallowest node; a task holding one node
-// does not split before it is expanded. A Task is not safe for concurrent
-// use; its work counts in its App's result.
+// does not split before it is expanded, unless it is fresh (the root, or
+// split off a fresh task without work since: nodestack.Task), which
+// expands it in place. A Task is not safe for concurrent use; its work
+// counts in its App's result.
 type Task = nodestack.Task[node]
 
 // App is one rank's view of an α-tree: the shared Problem, the powers of α
@@ -59,7 +61,7 @@ func (a *App) grow(l int) float64 {
 }
 
 func (a *App) root() *Task {
-	return nodestack.NewTask(nodestack.Stack[node]{Open: []node{{a.p.rootHash(), 0}}}, a.expand)
+	return nodestack.NewRoot(node{a.p.rootHash(), 0}, a.expand, a.spawn)
 }
 
 // Root returns the whole tree: its root at level 0. Every rank builds the
@@ -69,11 +71,11 @@ func (a *App) Root() lb.Task { return a.root() }
 // Unmarshal decodes a task encoded by Task.AppendBinary on any rank: its
 // nodes must be at levels up to MaxLevel. Its work will count on this App.
 func (a *App) Unmarshal(b []byte) (lb.Task, error) {
-	s, err := nodestack.Decode(b, nodeMin, decodeNode)
+	t, err := nodestack.DecodeTask(b, nodeMin, decodeNode, a.expand, a.spawn)
 	if err != nil {
 		return nil, fmt.Errorf("alphatree: %w", err)
 	}
-	return nodestack.NewTask(s, a.expand), nil
+	return t, nil
 }
 
 // Result returns this rank's part: the nodes, leaves and deepest level it

@@ -21,19 +21,18 @@ func check(got Result, out *lb.Outcome, want Result) error {
 }
 
 // shares reports whether variant v spreads a tree over more than one of
-// ranks ranks. Static placement splits a fresh root k times, but a task
-// of seed 003 holding one unexpanded node does not split (its children
-// exist only once it is expanded), so static placement leaves the whole
-// tree to one rank, and hybrid spreads it only within that rank's cluster.
-// rp-local with a fixed radius lets only the 2·radius ranks around that
-// rank ask it: on these trees of a few thousand nodes all of them may
-// miss it while their requests go to each other, so it must share only
-// where the radius reaches every rank.
+// ranks ranks. Every balancer does, static placement and hybrid too (a
+// fresh task holding one node expands it in place to split: nodestack's
+// Task; before, they left the whole tree to one rank), but rp-local with a
+// fixed radius, which lets only the 2·radius ranks around the root's rank
+// ask it: on these trees of a few thousand nodes all of them may miss it
+// while their requests go to each other, so it must share only where the
+// radius reaches every rank.
 func shares(v lbtest.Variant, ranks int) bool {
 	if o, ok := v.Options.(lb.RPLocalOptions); ok && o.Radius > 0 && 2*o.Radius < ranks-1 {
 		return false
 	}
-	return ranks > 1 && v.Info.Name != "static" && !(v.Info.Name == "hybrid" && v.Options.(lb.HybridOptions).Clusters >= ranks)
+	return ranks > 1
 }
 
 // busy returns the number of ranks that expanded nodes (with

@@ -16,9 +16,10 @@ var _ lb.Reducer[Result] = (*App)(nil)
 // explicit stack by its App's expansion step (see App.Root): an lb.Task
 // whose level (lb.Leveled) is that of its shallowest open interval, −1
 // when it is empty. Split gives away the shallowest interval, the largest;
-// a task holding one interval does not split before it is evaluated. A
-// Task is not safe for concurrent use; its work counts in its App's
-// result.
+// a task holding one interval does not split before it is evaluated,
+// unless it is fresh (the root, or split off a fresh task without work
+// since: nodestack.Task), which evaluates it in place. A Task is not safe
+// for concurrent use; its work counts in its App's result.
 type Task = nodestack.Task[interval]
 
 // App is one rank's view of an integration: the shared Problem and the
@@ -37,7 +38,7 @@ func (a *App) Problem() *Problem { return a.p }
 
 func (a *App) root() *Task {
 	p := a.p
-	return nodestack.NewTask(nodestack.Stack[interval]{Open: []interval{{p.a, p.b, p.fa, p.fb, 0}}}, a.expand)
+	return nodestack.NewRoot(interval{p.a, p.b, p.fa, p.fb, 0}, a.expand, p.spawn)
 }
 
 // Root returns the whole integration: the interval at level 0. Every rank
@@ -48,12 +49,12 @@ func (a *App) Root() lb.Task { return a.root() }
 // intervals must lie inside the problem's, non-empty, at levels up to
 // MaxLevel. Its work will count on this App.
 func (a *App) Unmarshal(b []byte) (lb.Task, error) {
-	s, err := nodestack.Decode(b, intervalMin, a.p.decodeInterval)
+	t, err := nodestack.DecodeTask(b, intervalMin, a.p.decodeInterval, a.expand, a.p.spawn)
 	if err != nil {
 		return nil, fmt.Errorf("quad: %w", err)
 	}
-	a.res.Replayed += int64(len(s.Open)) // f at their ends, again
-	return nodestack.NewTask(s, a.expand), nil
+	a.res.Replayed += int64(len(t.Open)) // f at their ends, again
+	return t, nil
 }
 
 // Result returns this rank's part: the nodes, leaves and deepest level it

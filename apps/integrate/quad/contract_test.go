@@ -10,12 +10,7 @@ import (
 // TestTaskContract: the tasks of adaptive integration keep lb.Task's
 // promises (lbtest.TestApp), exhaustively (the tree of intervals depends
 // only on the function and the rule): the named functions under the
-// absolute rule, and a random polynomial under the relative one. A task
-// holding one interval does not split before it is evaluated (seed 003's
-// tasks are the tree's nodes), so the root does not split at all:
-// NoHalving, and static placement, hybrid and fast initialisation give one
-// rank all the work (the skeleton's version, TestSkeletonContract, splits
-// it).
+// absolute rule, and a random polynomial under the relative one.
 func TestTaskContract(t *testing.T) {
 	problems := map[string]*Problem{}
 	for _, fn := range Funcs() {
@@ -32,7 +27,7 @@ func TestTaskContract(t *testing.T) {
 	problems["poly7-relative"] = p
 	for name, p := range problems {
 		t.Run(name, func(t *testing.T) {
-			lbtest.TestApp(t, func() lb.App { return NewApp(p) }, lbtest.AppOptions{Exhaustive: true, NoHalving: true})
+			lbtest.TestApp(t, func() lb.App { return NewApp(p) }, lbtest.AppOptions{Exhaustive: true})
 		})
 	}
 }

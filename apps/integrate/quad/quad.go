@@ -326,6 +326,21 @@ func (iv *interval) halves(m, fm, whole, theta float64) (left, right float64, le
 	return left, right, d < theta || !(d <= math.MaxFloat64) // close enough, or NaN or Inf somewhere
 }
 
+// spawn returns the halves of iv, [m,b] then [a,m] as expand pushes them,
+// or nil when iv is a leaf (nodestack.Spawn): expand's evaluation, with
+// nothing counted.
+func (p *Problem) spawn(iv interval) []interval {
+	m, whole, leaf := iv.bisect(p.opt.ThetaR)
+	if leaf {
+		return nil
+	}
+	fm := p.f(m)
+	if _, _, leaf := iv.halves(m, fm, whole, p.theta); leaf {
+		return nil
+	}
+	return []interval{{m, iv.b, fm, iv.fb, iv.level + 1}, {iv.a, m, iv.fa, fm, iv.level + 1}}
+}
+
 // expand is the App's expansion step (nodestack.Expand): it evaluates up
 // to budget intervals from the end of st, depth first and left to right,
 // pushing the halves of those that spawn, and returns the stack and how

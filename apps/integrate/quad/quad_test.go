@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -307,9 +308,13 @@ func TestLevelAndSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	app := NewApp(p)
+	fresh := app.Root().(*Task) // splits at once, evaluating its interval in place and owing it
+	if piece := fresh.Split(); piece == nil || fresh.Level() != 1 || piece.(*Task).Level() != 1 || fresh.Work(1) != 1 || app.Result().Nodes != 1 || len(fresh.Open) != 1 {
+		t.Fatalf("a fresh root: split %v, at level %d, %d nodes counted", piece, fresh.Level(), app.Result().Nodes)
+	}
 	root := app.Root().(*Task)
-	if root.Level() != 0 || root.Split() != nil || root.Work(0) != 0 {
-		t.Fatalf("root: level %d, or it split or worked for budget 0", root.Level())
+	if root.Level() != 0 || root.Work(0) != 0 || root.Split() != nil {
+		t.Fatalf("root: level %d, or it worked for budget 0, or split after it", root.Level())
 	}
 	task := root
 	for level := 1; level <= 5; level++ {
@@ -367,14 +372,17 @@ func TestFuncs(t *testing.T) {
 func TestUnmarshalErrors(t *testing.T) {
 	p, _ := New(math.Exp, 0, 1, Options{ThetaA: 1e-8, ThetaR: 1e-10})
 	app := NewApp(p)
-	good, _ := app.Root().AppendBinary(nil)
+	root := app.Root()
+	root.Work(0) // no longer fresh: its encoding is its stack alone
+	good, _ := root.AppendBinary(nil)
+	after := func(tail ...byte) []byte { return append(slices.Clone(good), tail...) }
 	enc := func(lo, hi float64, level uint64) []byte {
 		q := nodestack.Stack[interval]{Open: []interval{{a: lo, b: hi, level: int32(level)}}}
 		b, _ := q.AppendBinary(nil)
 		return b
 	}
 	for i, b := range [][]byte{
-		nil, {0x80}, {5}, good[:len(good)-1], append(good, 0),
+		nil, {0x80}, {5}, good[:len(good)-1], after(0), after(4), after(2), after(2, 0), after(1, 0),
 		enc(0.5, 0.25, 1), enc(-0.5, 0.5, 1), enc(0.5, 1.5, 1), enc(math.NaN(), 1, 1), enc(0, 1, MaxLevel+1),
 	} {
 		if _, err := app.Unmarshal(b); !errors.Is(err, nodestack.ErrMalformed) {

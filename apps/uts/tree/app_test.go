@@ -165,7 +165,9 @@ func TestDecodeRejects(t *testing.T) {
 	// Corruptions: each must fail to decode.
 	bad := map[string][]byte{
 		"empty":     {},
-		"flag":      append([]byte{2}, good[1:]...),
+		"flag":      append([]byte{8}, good[1:]...),
+		"owed 0":    append([]byte{flagOwed, 0}, good[1:]...),
+		"owed none": {flagOwed},
 		"truncated": good[:len(good)-1],
 		"trailing":  append(append([]byte{}, good...), 0),
 		"count":     {0, 200},
@@ -184,14 +186,15 @@ func TestDecodeRejects(t *testing.T) {
 			t.Errorf("%s: decoded", name)
 		}
 	}
-	// The root task round-trips with its flag and the root's entry.
+	// The root task round-trips with its flags (the root to count, fresh)
+	// and the root's entry.
 	r, _ := a.Root().AppendBinary(nil)
 	rb := tr.Root().Bytes()
-	want := append(append([]byte{1, 1}, rb[:]...), 0, 0, 1)
+	want := append(append([]byte{flagRoot | flagFresh, 1}, rb[:]...), 0, 0, 1)
 	if !bytes.Equal(r, want) {
 		t.Errorf("root task encodes as %v, want %v", r, want)
 	}
-	if d, err := a.Unmarshal(r); err != nil || d.(*Search).root != true || d.(*Search).stack[0].n != tr.children(tr.Root().Rand(), 0) {
+	if d, err := a.Unmarshal(r); err != nil || !d.(*Search).root || !d.(*Search).fresh || d.(*Search).stack[0].n != tr.children(tr.Root().Rand(), 0) {
 		t.Errorf("root task decodes as %+v, %v", d, err)
 	}
 }

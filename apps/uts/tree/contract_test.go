@@ -10,15 +10,12 @@ import (
 // TestTaskContract: the tasks of a small binomial and a small geometric
 // tree keep lb.Task's promises (lbtest.TestApp), exhaustively; Work
 // generates whole batches of up to 16 nodes, so up to 15 more than its
-// budget. A node with one pending child does not split before the child
-// is generated, so a fresh part of a geometric tree can refuse to split
-// (T1's at the third halving): NoHalving, and static placement leaves
-// ranks without work on such trees.
+// budget.
 func TestTaskContract(t *testing.T) {
 	for _, name := range []string{"T1", "T3"} {
 		t.Run(name, func(t *testing.T) {
 			tr := smallSample(t, name)
-			lbtest.TestApp(t, func() lb.App { return NewApp(tr) }, lbtest.AppOptions{Exhaustive: true, Overshoot: lanes - 1, NoHalving: true})
+			lbtest.TestApp(t, func() lb.App { return NewApp(tr) }, lbtest.AppOptions{Exhaustive: true, Overshoot: lanes - 1})
 		})
 	}
 }

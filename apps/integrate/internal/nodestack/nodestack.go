@@ -77,28 +77,35 @@ var ErrMalformed = errors.New("malformed task")
 // fewest bytes a node takes, which bounds the count before anything is
 // allocated. Errors wrap ErrMalformed.
 func Decode[E Node](b []byte, minSize int, next func(b []byte) (E, int, error)) (Stack[E], error) {
+	open, rest, err := decodeNodes(b, minSize, next)
+	if err == nil && len(rest) != 0 {
+		err = fmt.Errorf("%w: %d trailing bytes", ErrMalformed, len(rest))
+	}
+	return Stack[E]{Open: open}, err
+}
+
+// decodeNodes decodes a count and that many nodes from the front of b and
+// returns them with the bytes after them.
+func decodeNodes[E Node](b []byte, minSize int, next func(b []byte) (E, int, error)) ([]E, []byte, error) {
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)/minSize) {
-		return Stack[E]{}, fmt.Errorf("%w: bad count", ErrMalformed)
+		return nil, nil, fmt.Errorf("%w: bad count", ErrMalformed)
 	}
 	if k != len(binary.AppendUvarint(nil, n)) {
 		// One encoding per stack: a padded varint (80 00 for 0) is not ours.
-		return Stack[E]{}, fmt.Errorf("%w: count not in its shortest form", ErrMalformed)
+		return nil, nil, fmt.Errorf("%w: count not in its shortest form", ErrMalformed)
 	}
 	b = b[k:]
-	s := Stack[E]{Open: make([]E, 0, n)}
+	open := make([]E, 0, n)
 	for i := range n {
 		e, used, err := next(b)
 		if err != nil {
-			return Stack[E]{}, fmt.Errorf("%w: node %d: %v", ErrMalformed, i, err)
+			return nil, nil, fmt.Errorf("%w: node %d: %v", ErrMalformed, i, err)
 		}
 		b = b[used:]
-		s.Open = append(s.Open, e)
+		open = append(open, e)
 	}
-	if len(b) != 0 {
-		return Stack[E]{}, fmt.Errorf("%w: %d trailing bytes", ErrMalformed, len(b))
-	}
-	return s, nil
+	return open, b, nil
 }
 
 // Expand is an app's expansion step: it expands nodes from the end of
@@ -107,13 +114,32 @@ func Decode[E Node](b []byte, minSize int, next func(b []byte) (E, int, error)) 
 // the number of nodes expanded. It counts the work in its app's result.
 type Expand[E Node] func(open []E, budget int64) ([]E, int64)
 
+// Spawn is an app's children of a node, computed without counting
+// anything: nil for a leaf, otherwise the children in the order Expand
+// pushes them (the one it expands first last).
+type Spawn[E Node] func(n E) []E
+
 // Task is a stack of open nodes worked by an app's Expand: an lb.Task,
-// and an lb.Leveled whose level is the embedded Stack's. The embedded
-// Stack gives it Empty, Level and AppendBinary; an app's Unmarshal
-// decodes the encoding. A Task is not safe for concurrent use.
+// and an lb.Leveled whose level is the embedded Stack's. An app's
+// Unmarshal decodes its encoding with DecodeTask. A Task is not safe for
+// concurrent use.
+//
+// A fresh task (the root, or a piece split off a fresh task, not worked
+// since) that holds a lone node splits by expanding it
+// in place (the app's Spawn): static placement, hybrid and fast
+// initialisation split the root and its parts about log₂ P times on every
+// rank without working them, and a lone root that did not split left
+// every rank but one without work. The node is then owed: the part kept
+// holds it, and its next Work counts it (the app's Expand on the node
+// alone, whose children are dropped: they are already open here or given
+// away). A task worked since does not split a lone node, so the tasks
+// KOSO splits after every step (seed 003) are still the tree's nodes.
 type Task[E Node] struct {
 	Stack[E]
 	expand Expand[E]
+	spawn  Spawn[E] // nil: a lone node never splits
+	owed   []E      // nodes expanded in place by Split, for the next Work to count
+	fresh  bool
 }
 
 var (
@@ -121,25 +147,115 @@ var (
 	_ lb.Leveled = (*Task[Node])(nil)
 )
 
-// NewTask returns a task of the open nodes of s, worked by expand.
+// NewTask returns a task of the open nodes of s, worked by expand; it does
+// not split a lone node.
 func NewTask[E Node](s Stack[E], expand Expand[E]) *Task[E] {
 	return &Task[E]{Stack: s, expand: expand}
 }
 
-// Work expands up to budget nodes with the app's Expand and returns how
-// many it expanded.
+// NewRoot returns the task of the whole tree, the open node root, worked
+// by expand: a fresh task, which splits its lone node by expanding it in
+// place with spawn (see Task).
+func NewRoot[E Node](root E, expand Expand[E], spawn Spawn[E]) *Task[E] {
+	return &Task[E]{Stack: Stack[E]{Open: []E{root}}, expand: expand, spawn: spawn, fresh: true}
+}
+
+// DecodeTask decodes a task encoded by Task.AppendBinary (see Decode), to
+// be worked by expand and split with spawn.
+func DecodeTask[E Node](b []byte, minSize int, next func(b []byte) (E, int, error), expand Expand[E], spawn Spawn[E]) (*Task[E], error) {
+	open, rest, err := decodeNodes(b, minSize, next)
+	if err != nil {
+		return nil, err
+	}
+	t := &Task[E]{Stack: Stack[E]{Open: open}, expand: expand, spawn: spawn}
+	if len(rest) == 0 {
+		return t, nil
+	}
+	flags, k := binary.Uvarint(rest)
+	if k <= 0 || flags == 0 || flags&^(flagFresh|flagOwed) != 0 || k != len(binary.AppendUvarint(nil, flags)) {
+		return nil, fmt.Errorf("%w: bad flags after the nodes", ErrMalformed)
+	}
+	rest = rest[k:]
+	t.fresh = flags&flagFresh != 0
+	if flags&flagOwed != 0 {
+		if t.owed, rest, err = decodeNodes(rest, minSize, next); err != nil {
+			return nil, fmt.Errorf("the nodes owed: %w", err)
+		}
+		if len(t.owed) == 0 {
+			return nil, fmt.Errorf("%w: no node owed", ErrMalformed)
+		}
+	}
+	if len(rest) != 0 {
+		return nil, fmt.Errorf("%w: %d trailing bytes", ErrMalformed, len(rest))
+	}
+	return t, nil
+}
+
+// The flags of a task's encoding after its open nodes (none: neither).
+const (
+	flagFresh = 1 << iota // the task is fresh
+	flagOwed              // the nodes it owes follow
+)
+
+// Empty reports whether nothing is left: no node open and none owed.
+func (t *Task[E]) Empty() bool { return len(t.Open) == 0 && len(t.owed) == 0 }
+
+// AppendBinary appends the open nodes' encoding (Stack.AppendBinary), then
+// for a fresh task or one that owes nodes the flags that say which
+// (uvarint) and the nodes owed the same way as the open ones: a task
+// neither fresh nor owing encodes as its stack alone.
+func (t *Task[E]) AppendBinary(b []byte) ([]byte, error) {
+	b, err := t.Stack.AppendBinary(b)
+	var flags uint64
+	if t.fresh {
+		flags |= flagFresh
+	}
+	if len(t.owed) > 0 {
+		flags |= flagOwed
+	}
+	if err != nil || flags == 0 {
+		return b, err
+	}
+	b = binary.AppendUvarint(b, flags)
+	if len(t.owed) > 0 {
+		b, err = (&Stack[E]{Open: t.owed}).AppendBinary(b)
+	}
+	return b, err
+}
+
+// Work counts the nodes a split owes the task and expands up to budget
+// nodes in all with the app's Expand; it returns how many it counted.
 func (t *Task[E]) Work(budget int64) int64 {
 	var n int64
-	t.Open, n = t.expand(t.Open, budget)
+	t.fresh = false
+	for len(t.owed) > 0 && n < budget {
+		last := len(t.owed) - 1
+		_, k := t.expand([]E{t.owed[last]}, 1) // counts it; its children are known
+		var zero E
+		t.owed[last] = zero
+		t.owed = t.owed[:last]
+		n += k
+	}
+	if n < budget {
+		var k int64
+		t.Open, k = t.expand(t.Open, budget-n)
+		n += k
+	}
 	return n
 }
 
 // Split gives away the shallowest open node, the largest piece of work, as
-// a new task; nil when fewer than two nodes are open (a lone node is not
-// split before it is expanded).
+// a new task; nil when fewer than two nodes are open after a fresh task's
+// lone node was expanded in place (see Task).
 func (t *Task[E]) Split() lb.Task {
+	if t.fresh && t.spawn != nil && len(t.Open) == 1 {
+		if kids := t.spawn(t.Open[0]); len(kids) > 0 {
+			t.owed = append(t.owed, t.Open[0])
+			t.Open = append(t.Open[:0], kids...)
+		}
+	}
 	if s, ok := t.SplitOff(); ok {
-		return NewTask(s, t.expand)
+		return &Task[E]{Stack: s, expand: t.expand, spawn: t.spawn, fresh: t.fresh}
 	}
 	return nil
 }
