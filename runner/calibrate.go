@@ -35,7 +35,7 @@ func Calibrate(task lb.Task, d time.Duration) (float64, error) {
 	defer runtime.UnlockOSThread()
 	spent, nodes := timeNodes(task, d, 0)
 	if nodes < calibrationMin {
-		return 0, Usagef("--calibrate: the instance has %d nodes, too few to time (need %d); give --node-ns", nodes, calibrationMin)
+		return 0, Usagef("--calibrate: the instance has %d nodes, too few to time (need %d): calibrate on a larger instance (or, with --world sim, give the node cost with --node-ns)", nodes, calibrationMin)
 	}
 	return float64(spent.Nanoseconds()) / float64(nodes), nil
 }
@@ -139,7 +139,7 @@ func calibrateNodes(app lb.App, d time.Duration) (float64, error) {
 	defer runtime.UnlockOSThread()
 	spent, nodes := timeNodes(app.Root(), d/3, 0)
 	if nodes < calibrationMin {
-		return 0, Usagef("--calibrate: the instance has %d nodes, too few to time (need %d); give --node-ns", nodes, calibrationMin)
+		return 0, Usagef("--calibrate: the instance has %d nodes, too few to time (need %d): calibrate on a larger instance (or, with --world sim, give the node cost with --node-ns)", nodes, calibrationMin)
 	}
 	ns := []float64{float64(spent.Nanoseconds()) / float64(nodes)}
 	for range 2 {
@@ -286,7 +286,7 @@ func calibrateSlice(newApp func() (lb.App, error), cfg lb.Config, small int64, n
 		}
 		if probe.stats.Nodes < nodes {
 			if probe.stats.Nodes < calibrationMin {
-				return 0, Usagef("--calibrate: the instance has %d nodes, too few to time (need %d); give --slice-ns", probe.stats.Nodes, calibrationMin)
+				return 0, Usagef("--calibrate: the instance has %d nodes, too few to time (need %d): calibrate on a larger instance (or, with --world sim, give the slice cost with --slice-ns)", probe.stats.Nodes, calibrationMin)
 			}
 			break // the whole sample
 		}

@@ -47,7 +47,7 @@ func worlds() []world {
 	}
 	isMPI := func() error {
 		if mpi.WorldName != "mpi" {
-			return errors.New("this build has no MPI; build with 'make mpi' (-tags mpi) and start it with mpirun or srun")
+			return errors.New("this build has no MPI; build it with -tags mpi (Open MPI) or -tags mpi,mpich (MPICH), as treelb's 'make mpi' and scripts/mpi-build.sh do, and start it with mpirun or srun")
 		}
 		return nil
 	}
