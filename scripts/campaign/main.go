@@ -55,14 +55,73 @@ import (
 
 func main() {
 	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); errors.Is(err, flag.ErrHelp) {
-		return
-	} else if err != nil {
-		// Some errors already carry the prefix.
-		fmt.Fprintln(os.Stderr, "campaign:", strings.TrimPrefix(err.Error(), "campaign: "))
-		os.Exit(1)
+	code := exitCode(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// The exit statuses of the campaign runner, as the apps' (runner.Exit*):
+// 2 for bad flags or arguments, 74 when its output could not be written,
+// 1 for any other failure (a run that failed, a CSV that does not parse).
+const (
+	exitFailure = 1
+	exitUsage   = 2
+	exitOutput  = 74
+)
+
+// usageError is an error in the flags or arguments.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// badUsage marks err, when not nil, as an error in the flags or arguments.
+func badUsage(err error) error {
+	if err == nil {
+		return nil
 	}
+	return usageError{err}
+}
+
+// outWriter is standard output, keeping its first write error: the help, a
+// dry run's command lines and the summaries a run prints are its output,
+// and a full disk or a closed pipe must not end it with status 0.
+type outWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (o *outWriter) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	o.err = err
+	return n, err
+}
+
+// exitCode runs the campaign runner with args and returns its exit status,
+// having printed why on stderr when it is not 0.
+func exitCode(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	out := &outWriter{w: stdout}
+	err := run(ctx, args, stdin, out, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		err = nil
+	}
+	code := exitFailure
+	switch {
+	case out.err != nil:
+		err, code = fmt.Errorf("writing standard output: %w", out.err), exitOutput
+	case err == nil:
+		return 0
+	case errors.As(err, new(usageError)):
+		code = exitUsage
+	}
+	// Some errors already carry the prefix.
+	fmt.Fprintln(stderr, "campaign:", strings.TrimPrefix(err.Error(), "campaign: "))
+	return code
 }
 
 // list is a repeatable string flag.
@@ -106,7 +165,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return flag.ErrHelp
 	}
 	if err := fs.Parse(args); err != nil {
-		return err
+		return badUsage(err)
 	}
 	if *showVersion {
 		_, err := fmt.Fprintln(stdout, "campaign", version.Get().String())
@@ -116,7 +175,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return medianMachines(fs.Args(), stdout)
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return badUsage(fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
 	if *spread {
 		return spreads(stdin, stdout)
@@ -134,11 +193,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if *preset != "" {
 		var err error
 		if p, err = campaign.LookupPreset(*preset); err != nil {
-			return err
+			return badUsage(err)
 		}
 	} else {
 		if len(sets) > 0 {
-			return errors.New("--set: only with --preset")
+			return badUsage(errors.New("--set: only with --preset"))
 		}
 		p = campaign.Preset{Defaults: campaign.Plan{Worlds: []string{"sim:gcel"}, Balancers: []string{"rp"}, NPs: []int{1024}, Seeds: []int64{1}, Repeats: 1}}
 	}
@@ -155,7 +214,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if set["np"] {
 		nps, err := campaign.ParseInts(*np)
 		if err != nil {
-			return err
+			return badUsage(fmt.Errorf("--np: %s", strings.TrimPrefix(err.Error(), "campaign: ")))
 		}
 		plan.NPs = nil
 		for _, n := range nps {
@@ -165,7 +224,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if set["seeds"] {
 		var err error
 		if plan.Seeds, err = campaign.ParseInts(*seeds); err != nil {
-			return err
+			return badUsage(fmt.Errorf("--seeds: %s", strings.TrimPrefix(err.Error(), "campaign: ")))
 		}
 	}
 	if set["repeats"] {
@@ -173,7 +232,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	*csvPath = cmp.Or(*csvPath, p.CSV)
 	if *csvPath == "" {
-		return errors.New("--csv is required (or a --preset)")
+		return badUsage(errors.New("--csv is required (or a --preset)"))
 	}
 	*title, *height, *tags = cmp.Or(*title, p.Title), cmp.Or(*height, p.Height), cmp.Or(*tags, p.Tags)
 	if !set["jobs"] && p.Jobs > 0 {
@@ -181,7 +240,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	params, err := p.Resolve(sets)
 	if err != nil {
-		return err
+		return badUsage(err)
 	}
 	var setup campaign.Setup
 	if !*plotOnly || *preset != "" {
@@ -194,7 +253,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		for _, k := range keys {
 			if app := campaign.App(k.Instance); app == "dht" {
 				// Its rounds have no balancer, world or nodes to measure.
-				return fmt.Errorf("--instance %q: dht is not a search; a campaign runs the commands with a balancer (golomb, fifteen, knapsack, uts, integrate)", k.Instance)
+				return badUsage(fmt.Errorf("--instance %q: dht is not a search; a campaign runs the commands with a balancer (golomb, fifteen, knapsack, uts, integrate)", k.Instance))
 			}
 		}
 		launch := strings.Fields(*launcher)

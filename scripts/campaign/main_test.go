@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -232,6 +234,39 @@ func TestHelp(t *testing.T) {
 		o.Reset()
 		if err := run(context.Background(), []string{arg}, strings.NewReader("k 1\n"), &o, &bytes.Buffer{}); err != nil || o.String() != "k\t1\t1\t1\t1\n" {
 			t.Errorf("%s: %q, %v", arg, o.String(), err)
+		}
+	}
+}
+
+// fullWriter fails every write, as /dev/full does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestExitCode: bad flags and arguments exit 2, output that cannot be
+// written 74 (with the message on stderr), as every treelb command does.
+func TestExitCode(t *testing.T) {
+	csv := filepath.Join(t.TempDir(), "c.csv")
+	for _, tc := range []struct {
+		args []string
+		out  io.Writer
+		code int
+		msg  string
+	}{
+		{[]string{"--version"}, &bytes.Buffer{}, 0, ""},
+		{[]string{"--bogus"}, &bytes.Buffer{}, 2, "bogus"},
+		{[]string{"--preset", "nope"}, &bytes.Buffer{}, 2, "nope"},
+		{[]string{"--np", "x", "--csv", csv}, &bytes.Buffer{}, 2, "--np"},
+		{[]string{"--seeds", "1-", "--csv", csv}, &bytes.Buffer{}, 2, "--seeds"},
+		{[]string{"--set", "a=b", "--csv", csv}, &bytes.Buffer{}, 2, "--set"},
+		{[]string{"extra"}, &bytes.Buffer{}, 2, "unexpected"},
+		{[]string{"--help"}, fullWriter{}, 74, "writing standard output"},
+		{[]string{"--version"}, fullWriter{}, 74, "writing standard output"},
+		{[]string{"--csv", csv, "--instance", "golomb 8", "--dry-run"}, fullWriter{}, 74, "writing standard output"},
+	} {
+		var e bytes.Buffer
+		if code := exitCode(context.Background(), tc.args, strings.NewReader(""), tc.out, &e); code != tc.code || !strings.Contains(e.String(), tc.msg) {
+			t.Errorf("%q: exit %d, %q; want %d and %q", tc.args, code, e.String(), tc.code, tc.msg)
 		}
 	}
 }
