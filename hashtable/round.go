@@ -285,8 +285,9 @@ type Summary struct {
 	// round throughput.
 	Overall PhaseSummary `json:"overall"`
 	// Ranks holds every rank's record summed over the rounds, on rank 0
-	// only (nil elsewhere).
-	Ranks []RankRound `json:"ranks,omitempty"`
+	// only (nil elsewhere). Its JSON name is rank_stats: "ranks" is the
+	// number of ranks in every treelb command's output.
+	Ranks []RankRound `json:"rank_stats,omitempty"`
 }
 
 // accumulator sums round records over ranks and rounds.

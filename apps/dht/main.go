@@ -100,9 +100,10 @@ func runRounds(r *runner.Run, in rounds) error {
 		s.Ranks = nil
 	}
 	rec := struct {
-		App string `json:"app"`
+		App   string `json:"app"`
+		Ranks int    `json:"ranks"` // as every command's output names P (the paper's p too)
 		*hashtable.Summary
-	}{"dht", s}
+	}{"dht", s.P, s}
 	return r.Print(rec, func(w io.Writer) error {
 		if r.Quiet {
 			_, err := fmt.Fprintf(w, "eta=%.4f elements/s=%.4g per-rank=%.4g\n", s.Overall.Eta, s.Overall.OpsPerSec, s.Overall.OpsPerSecPerRank)

@@ -45,11 +45,18 @@ func TestRounds(t *testing.T) {
 	}
 	out, err = run("--np", "2", "--rounds", "1", "--json")
 	var s struct {
-		App string `json:"app"` // as every command's record says
+		App   string `json:"app"`   // as every command's record says
+		Ranks int    `json:"ranks"` // the number of ranks, as every command's
 		hashtable.Summary
 	}
-	if err != nil || json.Unmarshal([]byte(out), &s) != nil || s.App != "dht" || s.P != 2 || len(s.Phases) != 4 || s.Ranks != nil {
+	if err != nil || json.Unmarshal([]byte(out), &s) != nil || s.App != "dht" || s.Ranks != 2 || s.P != 2 || len(s.Phases) != 4 || s.Summary.Ranks != nil {
 		t.Fatalf("%v\n%s", err, out)
+	}
+	// With --stats, every rank's record, under rank_stats.
+	out, err = run("--np", "2", "--rounds", "1", "--json", "--stats")
+	s.Summary.Ranks = nil
+	if err != nil || json.Unmarshal([]byte(out), &s) != nil || s.Ranks != 2 || len(s.Summary.Ranks) != 2 {
+		t.Fatalf("--stats: %v\n%s", err, out)
 	}
 	out, err = run("--np", "2", "--rounds", "1", "-q")
 	if err != nil || !strings.HasPrefix(out, "eta=") {
