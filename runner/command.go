@@ -213,6 +213,12 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 		if cm.Balancer == Seq && mpi.WorldName != "mpi" {
 			n = 1
 		}
+		if perr != nil && mpi.WorldName == "mpi" {
+			// The flags were refused before --np was settled (its default
+			// is the CPUs, which under mpirun is one core a rank): the
+			// launcher's world agrees on the refusal.
+			n = 0
+		}
 		var verdict error
 		stopGC := func() {}
 		if mpi.WorldName != "mpi" { // the ranks share the heap

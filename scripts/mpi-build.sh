@@ -45,11 +45,19 @@ name=openmpi
 out=
 print=no
 pkgs=()
+# value FLAG VALUE: VALUE, or exit 2 when the flag has none.
+value() {
+	if [ $# -lt 2 ] || [ -z "$2" ]; then
+		echo "mpi-build.sh: $1 needs a value (--help lists the flags)" >&2
+		exit 2
+	fi
+	printf '%s' "$2"
+}
 while [ $# -gt 0 ]; do
 	case $1 in
-	--mpi | -mpi) name=${2:?--mpi needs a name}; shift 2 ;;
+	--mpi | -mpi) name=$(value "$@"); shift 2 ;;
 	--mpi=*) name=${1#*=}; shift ;;
-	--out | -out) out=${2:?--out needs a directory}; shift 2 ;;
+	--out | -out) out=$(value "$@"); shift 2 ;;
 	--out=*) out=${1#*=}; shift ;;
 	--print-flags) print=yes; shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -192,16 +200,21 @@ echo "mpi-build.sh: -tags $tags, flags from $via, into $out/"
 if [ "$tags" = mpi,mpiflags ]; then
 	export CGO_CFLAGS="$cflags" CGO_LDFLAGS="$ldflags"
 fi
+# The commands are built into a directory beside $out and moved into it
+# only once the check below passed: a build against the wrong library
+# must not replace good binaries.
+stage=$(mktemp -d "$out/.mpi-build.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
 echo "$GO build -tags $tags -o $out/ ${pkgs[*]}"
-$GO build -tags "$tags" -o "$out/" "${pkgs[@]}"
+$GO build -tags "$tags" -o "$stage/" "${pkgs[@]}"
 
 # The library the binaries load, as the first command built says itself
 # (the campaign runner has no MPI).
 for p in "${pkgs[@]}"; do
-	b=$out/$(basename "$p")
+	b=$stage/$(basename "$p")
 	[ "$(basename "$p")" != campaign ] && [ -x "$b" ] || continue
 	if ! v=$("$b" --version 2>&1); then
-		echo "mpi-build.sh: warning: $b --version failed (is the MPI library on LD_LIBRARY_PATH?):" >&2
+		echo "mpi-build.sh: warning: $out/$(basename "$p") --version failed (is the MPI library on LD_LIBRARY_PATH?):" >&2
 		echo "$v" >&2
 		continue
 	fi
@@ -209,11 +222,12 @@ for p in "${pkgs[@]}"; do
 	case $name in
 	openmpi | mpich)
 		if [ "$world" != "$name" ]; then
-			echo "mpi-build.sh: $b loads $(sed -n 's/^mpi library: //p' <<<"$v" | head -1) (world: $world), not $name: build it with --mpi $world (make mpi MPI=$world), or make $name's mpicc the one found" >&2
+			echo "mpi-build.sh: $out/$(basename "$p") would load $(sed -n 's/^mpi library: //p' <<<"$v" | head -1) (world: $world), not $name: build it with --mpi $world (make mpi MPI=$world), or make $name's mpicc the one found; nothing was written to $out/" >&2
 			exit 1
 		fi
 		;;
 	esac
-	echo "$b: world: $world, $(sed -n 's/^mpi library: //p' <<<"$v" | head -1)"
+	echo "$out/$(basename "$p"): world: $world, $(sed -n 's/^mpi library: //p' <<<"$v" | head -1)"
 	break
 done
+mv -f "$stage"/* "$out/"

@@ -62,6 +62,10 @@ mpi_tests() {
 	run_mpmd golomb 'rank 1 has ["abc"]' "13" "abc"
 	run_mpmd golomb 'MARKS' "abc" "abc"
 	run_launch_mistake golomb "$impl" 2 "3 ranks were asked for, but the world has 2" --np 3 9
+	# A refused flag is the verdict, not the default --np (the CPUs: one
+	# under Open MPI's binding) against the launcher's size.
+	run_launch_mistake golomb "$impl" 2 '--world "bogus": need' --world bogus 9
+	run_launch_mistake golomb "$impl" 2 "--world embedded: this is the MPI build" --world embedded 9
 	run_mpi_pkg ./apps/fifteen/parallel 2
 	run_mpi_cmd fifteen 2 '"length":42,' --json --korf 79
 	# SIGUSR1 to mpirun reaches every rank: the job checkpoints and exits 3,
