@@ -23,7 +23,8 @@ func (s *Search) Split() lb.Task {
 
 // Halve splits the search in place as Split would, keeping the part Split
 // gives away when give is true; it reports whether Split would give a
-// part (when not, the search is unchanged).
+// part (when not, the search holds the same nodes: a fresh one may have
+// generated a lone only child in place, as Split does, and owes it).
 func (s *Search) Halve(give bool) bool {
 	if !s.divisible() {
 		return false

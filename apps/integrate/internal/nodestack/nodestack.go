@@ -125,11 +125,11 @@ type Spawn[E Node] func(n E) []E
 // concurrent use.
 //
 // A fresh task (the root, or a piece split off a fresh task, not worked
-// since) that holds a lone node splits by expanding it
-// in place (the app's Spawn): static placement, hybrid and fast
-// initialisation split the root and its parts about log₂ P times on every
-// rank without working them, and a lone root that did not split left
-// every rank but one without work. The node is then owed: the part kept
+// since) that holds a lone node splits by expanding it in place (the
+// app's Spawn): static placement, hybrid and fast initialisation split the
+// root and its parts about log₂ P times on every rank without working
+// them, and a lone root that did not split left every rank but one
+// without work. The node is then owed: the part kept
 // holds it, and its next Work counts it (the app's Expand on the node
 // alone, whose children are dropped: they are already open here or given
 // away). A task worked since does not split a lone node, so the tasks
