@@ -392,11 +392,14 @@ func WriteSummary(path string, t *Table, gs []Group) error {
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return err
+		return &OutputError{Path: path, Err: err}
 	}
 	cw := csv.NewWriter(f)
 	cw.WriteAll(out)
-	return errors.Join(cw.Error(), f.Close())
+	if err := errors.Join(cw.Error(), f.Close()); err != nil {
+		return &OutputError{Path: path, Err: err}
+	}
+	return nil
 }
 
 // SummarizeBySize writes, per world, balancer and P, a Markdown table of

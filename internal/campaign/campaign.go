@@ -419,6 +419,10 @@ func Command(k Key, o CommandOptions) ([]string, error) {
 	return append(cmd, in...), nil
 }
 
+// maxInts is the most values a list of ParseInts may hold: more P, seeds
+// or instances than any campaign runs.
+const maxInts = 4096
+
 // ParseInts parses a comma-separated list of integers and ranges A-B, or
 // A..B*F for a geometric series (64..4096*2: 64, 128, …, 4096).
 func ParseInts(s string) ([]int64, error) {
@@ -433,8 +437,11 @@ func ParseInts(s string) ([]int64, error) {
 			if !ok || err1 != nil || err2 != nil || err3 != nil || a < 1 || m < 2 || b < a {
 				return nil, fmt.Errorf("campaign: %q: want A..B*F with 1 ≤ A ≤ B, F ≥ 2", f)
 			}
-			for v := a; v <= b; v *= m {
+			for v := a; ; v *= m {
 				out = append(out, v)
+				if v > b/m {
+					break // the next would pass B (or overflow)
+				}
 			}
 			continue
 		}
@@ -446,6 +453,9 @@ func ParseInts(s string) ([]int64, error) {
 		}
 		if err != nil || b < a {
 			return nil, fmt.Errorf("campaign: %q: want N, A-B or A..B*F", f)
+		}
+		if b-a >= maxInts-int64(len(out)) {
+			return nil, fmt.Errorf("campaign: %q: more than %d values in the list", s, maxInts)
 		}
 		for v := a; v <= b; v++ {
 			out = append(out, v)

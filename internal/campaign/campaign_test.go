@@ -75,13 +75,16 @@ func TestParseInts(t *testing.T) {
 		"64..4096*2":   {64, 128, 256, 512, 1024, 2048, 4096},
 		"1-3, 8":       {1, 2, 3, 8},
 		"1..1000*10,3": {1, 10, 100, 1000, 3},
+		"3..10*2":      {3, 6},
+		// The series stops before it would overflow.
+		"1..9223372036854775807*1024": {1, 1 << 10, 1 << 20, 1 << 30, 1 << 40, 1 << 50, 1 << 60},
 	} {
 		got, err := ParseInts(in)
 		if err != nil || !slices.Equal(got, want) {
 			t.Errorf("ParseInts(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "x", "5-3", "0..8*2", "1..8*1", "1..8", "4..2*2"} {
+	for _, bad := range []string{"", "x", "5-3", "0..8*2", "1..8*1", "1..8", "4..2*2", "1-4096,9000", "1-1000000000"} {
 		if _, err := ParseInts(bad); err == nil {
 			t.Errorf("ParseInts(%q) accepted", bad)
 		}

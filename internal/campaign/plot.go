@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"math"
@@ -285,13 +286,13 @@ func saveBeside(pl *plot.Plot, w, h vg.Length, file string) error {
 	legend.Draw(draw.Crop(dc, w+m, 0, 0, -(top.Max.Y-top.Min.Y)-pl.Title.Padding-m))
 	f, err := os.Create(file)
 	if err != nil {
-		return err
+		return &OutputError{Path: file, Err: err}
 	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
+	_, err = c.WriteTo(f)
+	if err = errors.Join(err, f.Close()); err != nil {
+		return &OutputError{Path: file, Err: err}
 	}
-	return f.Close()
+	return nil
 }
 
 // logXY returns the base-10 logarithms of xys, for logLog's axes.

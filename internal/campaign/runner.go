@@ -540,12 +540,15 @@ func execCommand(ctx context.Context, cmd []string) (Output, error) {
 func appendFile(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return err
+		return &OutputError{Path: path, Err: err}
 	}
 	data = append(bytes.TrimRight(data, "\n"), '\n')
 	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return err
+	if err != nil {
+		return &OutputError{Path: path, Err: err}
+	}
+	return nil
 }

@@ -61,8 +61,9 @@ func main() {
 }
 
 // The exit statuses of the campaign runner, as the apps' (runner.Exit*):
-// 2 for bad flags or arguments, 74 when its output could not be written,
-// 1 for any other failure (a run that failed, a CSV that does not parse).
+// 2 for bad flags or arguments, 74 when its output (standard output, the
+// CSV, the JSON lines, the summary, the plots) could not be written, 1 for
+// any other failure (a run that failed, a CSV that does not parse).
 const (
 	exitFailure = 1
 	exitUsage   = 2
@@ -118,6 +119,8 @@ func exitCode(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return 0
 	case errors.As(err, new(usageError)):
 		code = exitUsage
+	case errors.As(err, new(*campaign.OutputError)):
+		code = exitOutput
 	}
 	// Some errors already carry the prefix.
 	fmt.Fprintln(stderr, "campaign:", strings.TrimPrefix(err.Error(), "campaign: "))
@@ -245,7 +248,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var setup campaign.Setup
 	if !*plotOnly || *preset != "" {
 		if setup, err = p.Setup(plan, params); err != nil {
-			return err
+			return badUsage(err) // the plan's worlds, balancers, instances, P and repeats, and the preset's parameters
 		}
 	}
 	if !*plotOnly {
