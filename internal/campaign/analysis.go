@@ -255,14 +255,24 @@ func Groups(pts []Point) []Group {
 	idx := map[gk]int{}
 	var keys []gk
 	members := map[gk][]Point{}
+	type series struct{ world, instance, balancer string }
+	first := map[series]int{} // the order in which the runs name each series
 	for _, p := range pts {
 		k := gk{p.World, p.Instance, p.Balancer, p.NP}
 		if _, ok := idx[k]; !ok {
 			idx[k] = len(keys)
 			keys = append(keys, k)
 		}
+		if _, ok := first[series{k.world, k.instance, k.balancer}]; !ok {
+			first[series{k.world, k.instance, k.balancer}] = len(first)
+		}
 		members[k] = append(members[k], p)
 	}
+	// Each series in the order of its first run, its P ascending (runs of
+	// several jobs, or a campaign grown later, finish in any order).
+	slices.SortStableFunc(keys, func(a, b gk) int {
+		return cmp.Or(cmp.Compare(first[series{a.world, a.instance, a.balancer}], first[series{b.world, b.instance, b.balancer}]), cmp.Compare(a.np, b.np))
+	})
 	out := make([]Group, len(keys))
 	for i, k := range keys {
 		m := members[k]
@@ -379,8 +389,11 @@ func WriteSummary(path string, t *Table, gs []Group) error {
 			num(g.Seq.Median), num(g.Seq.Min), num(g.Seq.Max), strconv.Itoa(g.Seq.N),
 			num(g.Par.Median), num(g.Par.Min), num(g.Par.Max), num(g.Speedup.Median), num(g.Speedup.Min), num(g.Speedup.Max),
 			num(g.Speedup.Median / float64(g.NP)), num(g.Overhead.Median), num(g.Overhead.Min), num(g.Overhead.Max),
-			num(g.Busy), num(g.Idle), num(g.Messages / float64(g.NP)), num(g.Height), num(g.LoadBefore), num(g.LoadAfter),
-			strconv.Itoa(g.Warnings)}
+			num(g.Busy), num(g.Idle), num(g.Messages / float64(g.NP)), num(g.Height), "", "", ""}
+		if !g.Simulated { // the load is a real run's condition: a simulated one's time does not depend on it
+			n := len(rec)
+			rec[n-3], rec[n-2], rec[n-1] = num(g.LoadBefore), num(g.LoadAfter), strconv.Itoa(g.Warnings)
+		}
 		for _, c := range prov {
 			var vals []string
 			for _, i := range rows[gk{g.World, g.Instance, g.Balancer, g.NP}] {

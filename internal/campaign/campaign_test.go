@@ -714,6 +714,23 @@ func TestGroupSpeedup(t *testing.T) {
 	}
 }
 
+// TestGroupOrder: each series (world, instance, balancer) in the order of
+// its first run, its P ascending, whatever order the runs finished in.
+func TestGroupOrder(t *testing.T) {
+	nan := math.NaN()
+	pt := func(balancer string, np int) Point {
+		return Point{Key: Key{World: "sim:gcel", NP: np, Balancer: balancer, Instance: "golomb 9"}, Seq: 6, Par: 1, Speedup: 6,
+			Messages: nan, Busy: nan, Idle: nan, Height: nan, LoadBefore: nan, LoadAfter: nan}
+	}
+	var got []string
+	for _, g := range Groups([]Point{pt("rp", 8), pt("rp", 4), pt("static", 16), pt("rp", 16), pt("static", 2)}) {
+		got = append(got, fmt.Sprint(g.Balancer, g.NP))
+	}
+	if want := []string{"rp4", "rp8", "rp16", "static2", "static16"}; !slices.Equal(got, want) {
+		t.Errorf("groups %v, want %v", got, want)
+	}
+}
+
 // TestPresetLayout: every preset writes its campaign into a directory of
 // its own under results/, named after it (results/NAME/NAME.csv, the
 // summary and plots beside it), where the campaign's README goes.

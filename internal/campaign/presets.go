@@ -213,10 +213,16 @@ func (p Preset) Resolve(set []string) (Params, error) {
 	}
 	for _, s := range set {
 		name, value, ok := strings.Cut(s, "=")
-		if _, known := out[name]; !ok || !known {
+		if !ok {
+			return nil, fmt.Errorf("campaign: --set %q: want NAME=VALUE", s)
+		}
+		if _, known := out[name]; !known {
 			var names []string
 			for _, pa := range p.Params {
 				names = append(names, pa.Name)
+			}
+			if len(names) == 0 {
+				return nil, fmt.Errorf("campaign: --set %q: preset %s has no parameters", s, p.Name)
 			}
 			return nil, fmt.Errorf("campaign: --set %q: preset %s has the parameters %s", s, p.Name, strings.Join(names, ", "))
 		}

@@ -136,6 +136,9 @@ func (r *Runner) Run(ctx context.Context, keys []Key) (*Table, error) {
 	warned := false
 	record := func(k Key, res result) error {
 		done++
+		if res.err != nil && len(res.cmd) == 0 {
+			return res.err // the command line could not be made: the error says why
+		}
 		if res.err != nil {
 			return fmt.Errorf("campaign: %s: %w", strings.Join(res.cmd, " "), res.err)
 		}
@@ -362,6 +365,9 @@ func (r *Runner) runWith(ctx context.Context, k Key, seqNodes int64, started fun
 	r.own.add(t0, t1, busy)
 	ownAfter := r.own.share(t1)
 	r.mu.Unlock()
+	if err != nil && r.Timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("stopped at --timeout %v: %w", r.Timeout, err)
+	}
 	if err != nil {
 		return result{cmd: shown, err: err}
 	}
@@ -531,7 +537,10 @@ func execCommand(ctx context.Context, cmd []string) (Output, error) {
 	c.Stderr = &stderr
 	out, err := c.Output()
 	if err != nil {
-		return Output{}, fmt.Errorf("%w: %s", err, bytes.TrimSpace(stderr.Bytes()))
+		if msg := bytes.TrimSpace(stderr.Bytes()); len(msg) > 0 {
+			err = fmt.Errorf("%w: %s", err, msg)
+		}
+		return Output{}, err
 	}
 	return Output{Stdout: out, CPUSeconds: (c.ProcessState.UserTime() + c.ProcessState.SystemTime()).Seconds()}, nil
 }

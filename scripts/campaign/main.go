@@ -181,7 +181,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return badUsage(fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
 	if *spread {
-		return spreads(stdin, stdout)
+		return badUsage(spreads(stdin, stdout)) // its errors are its input's (an output error is stdout's, exit 74)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -266,9 +266,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if len(launch) == 0 && slices.ContainsFunc(keys, func(k campaign.Key) bool { return strings.HasPrefix(k.World, "mpi") }) {
 			launch = []string{"mpirun", "--oversubscribe", "-np", "{np}"}
 		}
-		if err := os.MkdirAll(filepath.Dir(*csvPath), 0o755); err != nil {
-			return err
-		}
 		if *binDir != "" {
 			// Absolute: the presets build their foreign programs into it
 			// from a directory of their own.
@@ -291,6 +288,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 				fmt.Fprintln(stdout, strings.Join(cmd, " "))
 			}
 			return nil
+		}
+		// A dry run creates nothing; a run creates the CSV's directory.
+		if err := os.MkdirAll(filepath.Dir(*csvPath), 0o755); err != nil {
+			return &campaign.OutputError{Path: *csvPath, Err: err}
 		}
 		if r.InputDir != "" {
 			if err := os.MkdirAll(r.InputDir, 0o755); err != nil {
@@ -323,6 +324,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // report writes the summary of the CSV at csvPath (Markdown on stdout,
 // PREFIX-summary.csv), the plots and the preset's report.
 func report(csvPath, plots, title, height string, setup campaign.Setup, stdout, stderr io.Writer) error {
+	if _, err := os.Stat(csvPath); err != nil {
+		return fmt.Errorf("%s: no campaign to report: %w", csvPath, err)
+	}
 	t, err := campaign.ReadTable(csvPath)
 	if err != nil {
 		return err
@@ -339,13 +343,9 @@ func report(csvPath, plots, title, height string, setup campaign.Setup, stdout, 
 		prefix = strings.TrimSuffix(csvPath, ".csv")
 	}
 	if len(pts) > 0 {
+		// The files first: standard output may be closed or full (its
+		// error ends the command with 74 all the same).
 		gs := campaign.Groups(pts)
-		if err := campaign.Summarize(stdout, gs); err != nil {
-			return err
-		}
-		if err := campaign.SummarizeBySize(stdout, pts); err != nil {
-			return err
-		}
 		if err := campaign.WriteSummary(prefix+"-summary.csv", t, gs); err != nil {
 			return err
 		}
@@ -356,6 +356,12 @@ func report(csvPath, plots, title, height string, setup campaign.Setup, stdout, 
 				return err
 			}
 			fmt.Fprintf(stderr, "campaign: plots %s\n", strings.Join(files, " "))
+		}
+		if err := campaign.Summarize(stdout, gs); err != nil {
+			return err
+		}
+		if err := campaign.SummarizeBySize(stdout, pts); err != nil {
+			return err
 		}
 	}
 	if setup.Report != nil {
