@@ -97,6 +97,20 @@ type Output struct {
 	CPUSeconds float64
 }
 
+// CheckJobs refuses Jobs > 1 when a key runs in a real world: real runs
+// at once would disturb each other's times.
+func (r *Runner) CheckJobs(keys []Key) error {
+	if r.Jobs <= 1 {
+		return nil
+	}
+	for _, k := range keys {
+		if w, err := ParseWorld(k.World); err != nil || w.Real() {
+			return fmt.Errorf("campaign: %d jobs at once with a run in the %s world: real runs would disturb each other's times", r.Jobs, k.World)
+		}
+	}
+	return nil
+}
+
 // Run runs every key not in the CSV file yet, in order (with Jobs > 1,
 // the baselines first, then the others, several at once), and returns the
 // table with all rows. The CSV file is written after every run, so an
@@ -107,14 +121,10 @@ func (r *Runner) Run(ctx context.Context, keys []Key) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(r.Progress, "campaign: %d runs in the plan, %d already in %s, %d to run\n", len(keys), len(keys)-len(todo), r.CSV, len(todo))
-	if r.Jobs > 1 {
-		for _, k := range todo {
-			if w, err := ParseWorld(k.World); err != nil || w.Real() {
-				return nil, fmt.Errorf("campaign: %d jobs at once with a run in the %s world: real runs would disturb each other's times", r.Jobs, k.World)
-			}
-		}
+	if err := r.CheckJobs(todo); err != nil {
+		return nil, err
 	}
+	fmt.Fprintf(r.Progress, "campaign: %d runs in the plan, %d already in %s, %d to run\n", len(keys), len(keys)-len(todo), r.CSV, len(todo))
 	if len(t.Columns) == 0 {
 		t.Columns = RunColumns()
 		t.index = nil

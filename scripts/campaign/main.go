@@ -275,6 +275,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		r := campaign.Runner{CSV: *csvPath, JSONL: *jsonl, BinDir: *binDir, Launcher: launch, Timeout: *timeout, Progress: stderr,
 			Jobs: *jobs, InputDir: *inputs, Sources: setup.Sources}
+		if err := r.CheckJobs(keys); err != nil {
+			return badUsage(err)
+		}
 		if *dry {
 			t, todo, err := r.Todo(keys)
 			if err != nil {
