@@ -321,7 +321,7 @@ func writeAtomic(path string, data []byte, wrap func(io.Writer) io.Writer) (err 
 func checkpointFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "checkpoint", Usage: "on SIGUSR1 or SIGTERM, suspend the search at a consistent cut, write it to `FILE` (atomically, checksummed) and exit with status 3; see --restart"},
-		&cli.DurationFlag{Name: "checkpoint-every", Usage: "with --checkpoint, also write the checkpoint every `DURATION` (say 30m) and go on"},
+		&cli.DurationFlag{Name: "checkpoint-every", Usage: "with --checkpoint, also write the checkpoint every `DURATION` (say 30m) and go on; never more often than a checkpoint takes"},
 		&cli.StringFlag{Name: "restart", Usage: "resume the search checkpointed in `FILE`: the instance, balancer and options come from it (flags given explicitly override them); --np and --world may differ"},
 		&cli.Int64Flag{Name: "max-nodes", Usage: "stop once this run has done `N` nodes: rank 0 checks every tenth of a second or so, so a fast search overshoots by what it does in that time (millions of nodes); print the nodes done, write the checkpoint with --checkpoint, and exit with status 4; 0: no bound"},
 		&cli.DurationFlag{Name: "time-limit", Usage: "stop after `DURATION` of this run (say 23h30m): print the nodes done, write the checkpoint with --checkpoint, and exit with status 4; 0: no limit"},
@@ -381,6 +381,13 @@ type ckpt struct {
 	every  time.Duration
 	signal *atomic.Bool  // a checkpoint signal arrived (shared by the process)
 	last   time.Time     // rank 0: the start, or the last checkpoint
+	// rank 0: when the period made the checkpoint due (zero while it is
+	// not), and how long the last one took from then to the search going
+	// on: the period is at least that, so that a period shorter than a
+	// checkpoint (--checkpoint-every 1ns) leaves the search at least half
+	// the time to search instead of checkpointing for ever at 0 nodes.
+	dueAt time.Time
+	took  time.Duration
 	resume *lb.Suspended // the search to continue, nil for none
 	// rank 0, for the file: the instance's encoding, and the parameters.
 	instance []byte
@@ -399,7 +406,16 @@ type ckpt struct {
 // --checkpoint-every passed since the last checkpoint, or a limit was
 // reached.
 func (k *ckpt) due() bool {
-	return k.reached() || k.file != "" && (k.signal.Load() || k.every > 0 && time.Since(k.last) >= k.every)
+	if k.reached() || k.file != "" && k.signal.Load() {
+		return true
+	}
+	if k.file == "" || k.every <= 0 || time.Since(k.last) < max(k.every, k.took) {
+		return false
+	}
+	if k.dueAt.IsZero() {
+		k.dueAt = time.Now()
+	}
+	return true
 }
 
 // reached reports whether --max-nodes or --time-limit is reached, and
@@ -691,6 +707,9 @@ func solveCheckpointed[I any](r *Run, spec Spec[I], in I) error {
 		switch code {
 		case 0:
 			r.ckpt.resume, r.ckpt.last = s, time.Now()
+			if !r.ckpt.dueAt.IsZero() {
+				r.ckpt.took, r.ckpt.dueAt = r.ckpt.last.Sub(r.ckpt.dueAt), time.Time{}
+			}
 		case ExitCheckpointed, ExitLimit:
 			if r.Rank() == 0 {
 				fmt.Fprintf(errWriter(r.Context.App), "%s: %s\n", r.Context.App.Name, msg)
