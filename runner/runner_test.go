@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -108,6 +109,8 @@ func TestAction(t *testing.T) {
 		{[]string{"x", "-b", "nope"}, 2, ""},
 		{[]string{"x", "-b", "koso", "--pair-sync"}, 2, ""},
 		{[]string{"x", "-b", "seq", "--fast-init"}, 2, ""},
+		{[]string{"x", "--world", "sim", "--np", "4", "--trace", os.TempDir()}, 2, ""},             // a directory
+		{[]string{"x", "--world", "sim", "--np", "4", "--trace", "/nonexistent-dir/t.csv"}, 2, ""}, // no such directory
 		{[]string{"x", "-b", "static", "--levels", "33"}, 2, ""},
 		{[]string{"x", "--shuffle-below", "NaN", "-b", "ps"}, 2, ""},
 		{[]string{"x", "--budget", "0"}, 2, ""},

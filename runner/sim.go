@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -214,6 +215,9 @@ func parseSim(c *cli.Context, cm *Common) error {
 	}
 	if defines(c, "trace") {
 		so.trace = c.String("trace")
+		if err := checkTracePath(so.trace); err != nil {
+			return err
+		}
 	}
 	if defines(c, "max-events") {
 		if so.maxEvents = c.Int64("max-events"); so.maxEvents < 0 {
@@ -431,6 +435,26 @@ func (r *Run) Report(o *lb.Outcome) (Report, error) {
 	return rep, nil
 }
 
+// checkTracePath refuses, before the simulation, a --trace path that
+// cannot take the file: a directory, a FIFO or a socket (a FIFO nobody
+// reads blocked the command), or one in a directory that does not exist.
+// A device such as /dev/null or /dev/stdout may take it.
+func checkTracePath(path string) error {
+	if path == "" {
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil {
+		if m := st.Mode(); m.IsDir() || m&(os.ModeNamedPipe|os.ModeSocket) != 0 {
+			return Usagef("--trace %s: %s; need a file to write (nothing was written)", path, fileKind(m))
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return Usagef("--trace %s: %v", path, err)
+	} else if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return Usagef("--trace %s: no directory %s to write it in", path, filepath.Dir(path))
+	}
+	return nil
+}
+
 // writeTrace writes a run's trace to the --trace file: created with a
 // header by the command's first report, appended to by the others; the
 // run column numbers the reports.
@@ -441,7 +465,7 @@ func (r *Run) writeTrace(s *lb.SimReport) error {
 	}
 	f, err := os.OpenFile(r.sim.trace, flag, 0o644)
 	if err != nil {
-		return fmt.Errorf("--trace: %w", err)
+		return &OutputError{What: "--trace " + r.sim.trace, Err: err}
 	}
 	r.traceRuns++
 	w := bufio.NewWriter(f)
@@ -463,7 +487,7 @@ func (r *Run) writeTrace(s *lb.SimReport) error {
 	}
 	err = errors.Join(w.Flush(), f.Close())
 	if err != nil {
-		return fmt.Errorf("--trace: %w", err)
+		return &OutputError{What: "--trace " + r.sim.trace, Err: err}
 	}
 	return nil
 }

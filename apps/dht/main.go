@@ -136,13 +136,21 @@ func runSim(c *cli.Context) error {
 	if c.Bool("progress") || (!c.Bool("quiet") && !c.Bool("json") && runner.IsTerminal(os.Stderr)) {
 		sp.Progress = runner.CountProgress(c.App.ErrWriter, "dht sim", "runs")
 	}
+	dir := c.String("out")
+	if dir != "" {
+		// Before the simulation, which takes a minute at the defaults: a
+		// path that cannot be the directory is the flag's error.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return runner.Usagef("--out %s: %v", dir, err)
+		}
+	}
 	r, err := hashtable.Reproduce(sp, maxP, tableRuns)
 	if err != nil {
 		return err
 	}
-	if dir := c.String("out"); dir != "" {
+	if dir != "" {
 		if err := writeFiles(dir, r); err != nil {
-			return err
+			return &runner.OutputError{What: "--out " + dir, Err: err}
 		}
 	}
 	w := c.App.Writer

@@ -66,6 +66,14 @@ func TestRounds(t *testing.T) {
 
 func TestSim(t *testing.T) {
 	dir := t.TempDir()
+	// An --out that cannot be a directory is refused before the simulation.
+	notDir := filepath.Join(dir, "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run("sim", "--max-p", "16", "--runs", "2", "--table-runs", "0", "-q", "--out", notDir); err != exitError(2) || !strings.Contains(out, "--out") {
+		t.Errorf("--out a regular file: %v, %q; want exit 2 naming --out", err, out)
+	}
 	out, err := run("sim", "--max-p", "16", "--runs", "5", "--table-runs", "0", "--out", dir)
 	if err != nil || !strings.Contains(out, "Fig. 1 (c)") {
 		t.Fatalf("%v\n%s", err, out)
