@@ -379,15 +379,15 @@ func parseLimits(c *cli.Context, cm *Common) error {
 type ckpt struct {
 	file   string
 	every  time.Duration
-	signal *atomic.Bool  // a checkpoint signal arrived (shared by the process)
-	last   time.Time     // rank 0: the start, or the last checkpoint
+	signal *atomic.Bool // a checkpoint signal arrived (shared by the process)
+	last   time.Time    // rank 0: the start, or the last checkpoint
 	// rank 0: when the period made the checkpoint due (zero while it is
 	// not), and how long the last one took from then to the search going
 	// on: the period is at least that, so that a period shorter than a
 	// checkpoint (--checkpoint-every 1ns) leaves the search at least half
 	// the time to search instead of checkpointing for ever at 0 nodes.
-	dueAt time.Time
-	took  time.Duration
+	dueAt  time.Time
+	took   time.Duration
 	resume *lb.Suspended // the search to continue, nil for none
 	// rank 0, for the file: the instance's encoding, and the parameters.
 	instance []byte
