@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/treelb/treelb/runner"
 	"io"
 	"math"
 	"os"
@@ -405,12 +406,12 @@ func WriteSummary(path string, t *Table, gs []Group) error {
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return &OutputError{Path: path, Err: err}
+		return &runner.OutputError{What: path, Err: err}
 	}
 	cw := csv.NewWriter(f)
 	cw.WriteAll(out)
 	if err := errors.Join(cw.Error(), f.Close()); err != nil {
-		return &OutputError{Path: path, Err: err}
+		return &runner.OutputError{What: path, Err: err}
 	}
 	return nil
 }

@@ -237,9 +237,9 @@ func fake(calls *int) func(context.Context, []string) (Output, error) {
 	}
 }
 
-// runner returns a runner of the fake commands on a 2-core machine whose
+// fakeRunner returns a runner of the fake commands on a 2-core machine whose
 // load average is always load.
-func runner(dir string, calls *int, load float64) *Runner {
+func fakeRunner(dir string, calls *int, load float64) *Runner {
 	return &Runner{CSV: filepath.Join(dir, "c.csv"), BinDir: "/bin", Progress: &bytes.Buffer{}, Exec: fake(calls),
 		JSONL: filepath.Join(dir, "c.jsonl"), Cores: 2, Load: func() float64 { return load }}
 }
@@ -247,7 +247,7 @@ func runner(dir string, calls *int, load float64) *Runner {
 func TestRunnerResume(t *testing.T) {
 	dir := t.TempDir()
 	calls := 0
-	r := runner(dir, &calls, 0)
+	r := fakeRunner(dir, &calls, 0)
 	var progress bytes.Buffer
 	r.Progress = &progress
 	plan := Plan{Worlds: []string{"sim:unit", "embedded"}, NPs: []int{2, 4}, Balancers: []string{"rp"}, Instances: []string{"golomb 9"}, Seeds: []int64{1}, Repeats: 1}
@@ -495,7 +495,7 @@ func TestJobs(t *testing.T) {
 	var tabs []*Table
 	for _, jobs := range []int{1, 3} {
 		calls := 0
-		r := runner(t.TempDir(), &calls, 0)
+		r := fakeRunner(t.TempDir(), &calls, 0)
 		r.Jobs = jobs
 		tab, err := r.Run(context.Background(), keys)
 		if err != nil || calls != len(keys) {
@@ -515,7 +515,7 @@ func TestJobs(t *testing.T) {
 		t.Errorf("one job:\n%v\nthree:\n%v", a, b)
 	}
 	calls := 0
-	r := runner(t.TempDir(), &calls, 0)
+	r := fakeRunner(t.TempDir(), &calls, 0)
 	r.Jobs = 2
 	plan.Worlds = []string{"embedded"}
 	keys, _ = plan.Keys()
@@ -528,7 +528,7 @@ func TestJobs(t *testing.T) {
 // given to every run; the CSV keeps the generator.
 func TestGeneratedInput(t *testing.T) {
 	calls := 0
-	r := runner(t.TempDir(), &calls, 0)
+	r := fakeRunner(t.TempDir(), &calls, 0)
 	var gens, files []string
 	inner := r.Exec
 	r.Exec = func(ctx context.Context, cmd []string) (Output, error) {
@@ -560,7 +560,7 @@ func TestGeneratedInput(t *testing.T) {
 func TestDeriveAndPlots(t *testing.T) {
 	dir := t.TempDir()
 	calls := 0
-	r := runner(dir, &calls, 0)
+	r := fakeRunner(dir, &calls, 0)
 	plan := Plan{Worlds: []string{"sim:unit", "embedded"}, NPs: []int{2, 4, 8}, Balancers: []string{"rp", "ps"},
 		Instances: []string{"golomb 9"}, Seeds: []int64{1}, Repeats: 2}
 	keys, _ := plan.Keys()
@@ -662,7 +662,7 @@ func TestDeriveAndPlots(t *testing.T) {
 // at the same x under every balancer, whatever nodes each expanded.
 func TestSameXForEveryBalancer(t *testing.T) {
 	calls := 0
-	r := runner(t.TempDir(), &calls, 0)
+	r := fakeRunner(t.TempDir(), &calls, 0)
 	inner := r.Exec
 	r.Exec = func(ctx context.Context, cmd []string) (Output, error) {
 		out, err := inner(ctx, cmd)
@@ -746,7 +746,7 @@ func TestPresetLayout(t *testing.T) {
 // MPI) in their provenance, not the campaign's version; without a Source
 // they say it is unknown.
 func TestForeignProvenance(t *testing.T) {
-	r := runner(t.TempDir(), new(int), 0)
+	r := fakeRunner(t.TempDir(), new(int), 0)
 	r.Exec = func(ctx context.Context, cmd []string) (Output, error) {
 		return Output{Stdout: []byte("Tree size = 102181082, tree depth = 13, num leaves = 81746377\nWallclock time = 12.5 sec\n")}, nil
 	}

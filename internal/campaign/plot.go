@@ -3,6 +3,7 @@ package campaign
 import (
 	"errors"
 	"fmt"
+	"github.com/treelb/treelb/runner"
 	"image/color"
 	"math"
 	"os"
@@ -286,11 +287,11 @@ func saveBeside(pl *plot.Plot, w, h vg.Length, file string) error {
 	legend.Draw(draw.Crop(dc, w+m, 0, 0, -(top.Max.Y-top.Min.Y)-pl.Title.Padding-m))
 	f, err := os.Create(file)
 	if err != nil {
-		return &OutputError{Path: file, Err: err}
+		return &runner.OutputError{What: file, Err: err}
 	}
 	_, err = c.WriteTo(f)
 	if err = errors.Join(err, f.Close()); err != nil {
-		return &OutputError{Path: file, Err: err}
+		return &runner.OutputError{What: file, Err: err}
 	}
 	return nil
 }

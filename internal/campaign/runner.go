@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/treelb/treelb/runner"
 	"io"
 	"math"
 	"os"
@@ -559,7 +560,7 @@ func execCommand(ctx context.Context, cmd []string) (Output, error) {
 func appendFile(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return &OutputError{Path: path, Err: err}
+		return &runner.OutputError{What: path, Err: err}
 	}
 	data = append(bytes.TrimRight(data, "\n"), '\n')
 	_, err = f.Write(data)
@@ -567,7 +568,7 @@ func appendFile(path string, data []byte) error {
 		err = cerr
 	}
 	if err != nil {
-		return &OutputError{Path: path, Err: err}
+		return &runner.OutputError{What: path, Err: err}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/treelb/treelb/runner"
 	"io"
 	"os"
 	"path/filepath"
@@ -198,7 +199,7 @@ func ReadTable(path string) (*Table, error) {
 func (t *Table) Write(path string) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
 	if err != nil {
-		return &OutputError{Path: path, Err: err}
+		return &runner.OutputError{What: path, Err: err}
 	}
 	defer os.Remove(tmp.Name())
 	w := csv.NewWriter(tmp)
@@ -208,38 +209,26 @@ func (t *Table) Write(path string) error {
 	}
 	w.Flush()
 	if err := errors.Join(w.Error(), tmp.Chmod(0o644), tmp.Close()); err != nil {
-		return &OutputError{Path: path, Err: err}
+		return &runner.OutputError{What: path, Err: err}
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return &OutputError{Path: path, Err: err}
+		return &runner.OutputError{What: path, Err: err}
 	}
 	return nil
 }
-
-// OutputError is a file of the campaign's (its CSV, JSON lines, summary or
-// plots) that could not be written: a full disk, a missing directory, no
-// permission. The campaign runner exits with 74 on it, as every treelb
-// command does on output it cannot write.
-type OutputError struct {
-	Path string
-	Err  error
-}
-
-func (e *OutputError) Error() string { return fmt.Sprintf("writing %s: %v", e.Path, e.Err) }
-func (e *OutputError) Unwrap() error { return e.Err }
 
 // AppendLast appends the table's last row to the CSV file at path, which
 // must hold the table's header and earlier rows.
 func (t *Table) AppendLast(path string) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
-		return &OutputError{Path: path, Err: err}
+		return &runner.OutputError{What: path, Err: err}
 	}
 	w := csv.NewWriter(f)
 	w.Write(t.Rows[len(t.Rows)-1])
 	w.Flush()
 	if err := errors.Join(w.Error(), f.Close()); err != nil {
-		return &OutputError{Path: path, Err: err}
+		return &runner.OutputError{What: path, Err: err}
 	}
 	return nil
 }

@@ -50,6 +50,7 @@ import (
 
 	"github.com/treelb/treelb/internal/campaign"
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/runner"
 	"github.com/treelb/treelb/version"
 )
 
@@ -60,27 +61,18 @@ func main() {
 	os.Exit(code)
 }
 
-// The exit statuses of the campaign runner, as the apps' (runner.Exit*):
-// 2 for bad flags or arguments, 74 when its output (standard output, the
-// CSV, the JSON lines, the summary, the plots) could not be written, 1 for
-// any other failure (a run that failed, a CSV that does not parse).
-const (
-	exitFailure = 1
-	exitUsage   = 2
-	exitOutput  = 74
-)
-
-// usageError is an error in the flags or arguments.
-type usageError struct{ error }
-
-func (e usageError) Unwrap() error { return e.error }
+// The exit statuses of the campaign runner are the apps': 2 for bad flags
+// or arguments (runner.UsageError), 74 when its output (standard output,
+// the CSV, the JSON lines, the summary, the plots: runner.OutputError)
+// could not be written, 1 for any other failure (a run that failed, a CSV
+// that does not parse).
 
 // badUsage marks err, when not nil, as an error in the flags or arguments.
 func badUsage(err error) error {
 	if err == nil {
 		return nil
 	}
-	return usageError{err}
+	return &runner.UsageError{Err: err}
 }
 
 // outWriter is standard output, keeping its first write error: the help, a
@@ -111,16 +103,15 @@ func exitCode(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if errors.Is(err, flag.ErrHelp) {
 		err = nil
 	}
-	code := exitFailure
+	code := 1
+	var ec interface{ ExitCode() int } // runner.UsageError's 2, runner.OutputError's 74
 	switch {
 	case out.err != nil:
-		err, code = fmt.Errorf("writing standard output: %w", out.err), exitOutput
+		err, code = fmt.Errorf("writing standard output: %w", out.err), runner.ExitOutput
 	case err == nil:
 		return 0
-	case errors.As(err, new(usageError)):
-		code = exitUsage
-	case errors.As(err, new(*campaign.OutputError)):
-		code = exitOutput
+	case errors.As(err, &ec):
+		code = ec.ExitCode()
 	}
 	// Some errors already carry the prefix.
 	fmt.Fprintln(stderr, "campaign:", strings.TrimPrefix(err.Error(), "campaign: "))
@@ -294,7 +285,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		// A dry run creates nothing; a run creates the CSV's directory.
 		if err := os.MkdirAll(filepath.Dir(*csvPath), 0o755); err != nil {
-			return &campaign.OutputError{Path: *csvPath, Err: err}
+			return &runner.OutputError{What: *csvPath, Err: err}
 		}
 		if r.InputDir != "" {
 			if err := os.MkdirAll(r.InputDir, 0o755); err != nil {
