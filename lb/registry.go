@@ -33,7 +33,7 @@ func Balancers() []Info {
 			PSOptions{}, newPollShuffle},
 		{"static", "randomized static load balancing (seed 000 Fig. 1, seed 001 §3): 2^k leaves placed by a pseudo-random permutation; nothing moves after the placement: for trees of even shape, not branch-and-bound (golomb 13 on 16 simulated cluster ranks: efficiency 0.46, 1.9× the nodes; rp 0.96)",
 			StaticOptions{}, newStatic},
-		{"hybrid", "static placement, then random polling within --clusters clusters of ranks (seed 001 §6, seed 000 §5.1)",
+		{"hybrid", "static placement, then random polling within --clusters clusters of ranks (seed 001 §6, seed 000 §5.1); the placement searches the tree in no particular order: for trees of even shape, not branch-and-bound (golomb 13 on 16 cores: efficiency 0.38, 1.9× the nodes; rp 0.70)",
 			HybridOptions{}, newHybrid},
 		{"koso", "KOSO ring scheduler (seed 003 §2.2): keep one piece, send one clockwise; for rings of up to ~16 ranks (without --fast-init work reaches only as many ranks as it has been split); seed 003's subject of analysis, not a fast balancer: not for speed (golomb 13 on 16 simulated cluster ranks: efficiency 0.24, rp 0.96)",
 			KOSOOptions{}, newKOSO},

@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
-"""Medians of the runs in diag-*.tsv, gcfloor-*.tsv and mpiprocs-*.tsv (one
+"""Medians of the runs in diag-*.tsv, gcfloor-*.tsv, mpiprocs-*.tsv and lend3-*.tsv (one
 run per line: tag, 1-minute load before or the copies run at once, start,
 end, the command's JSON). Prints per tag: runs, the median (lower middle)
 and extremes of the command's seconds, the medians of the ranks' work and
 idle seconds (--stats), and of the idle seconds those before the ranks'
 first work slices and after their last where the runs have them (since
-c6f12cd: "start", "end"), the GOMAXPROCS the runs had; for the E1 tags the
+c6f12cd: "start", "end"), the share of the requests sent that were
+rejected ("rejected"), the GOMAXPROCS the runs had; for the E1 tags the
 ratio of the concurrent copies' median to the lone runs' median (how much
-slower a core runs when all are busy), and for mpiprocs' mpirun tags
-("m mpi-auto ...") the ratio of their median to the embedded runs' ("m
-emb ...") of the same instance.
+slower a core runs when all are busy), and for the mpirun tags of
+mpiprocs and lend3 ("m mpi-auto ...", "p mpi-auto ...") the ratio of their
+median to the embedded runs' ("m emb ...", "p emb ...") of the same instance.
 
     python3 results/scaling-16/summarize.py results/scaling-16/gcfloor-7df98af.tsv
 """
@@ -31,7 +32,8 @@ for path in sys.argv[1:]:
         total = d.get("stats", {}).get("total", {})
         procs = d.get("provenance", {}).get("gomaxprocs")
         runs[tag].append((d["seconds"], total.get("work_seconds", 0.0), total.get("idle_seconds", 0.0), procs,
-                          total.get("idle_start_seconds"), total.get("idle_end_seconds")))
+                          total.get("idle_start_seconds"), total.get("idle_end_seconds"),
+                          total.get("requests_rejected", 0) / total["requests_sent"] if total.get("requests_sent") else None))
     print(path)
     for tag, rs in runs.items():
         secs = [r[0] for r in rs]
@@ -40,6 +42,8 @@ for path in sys.argv[1:]:
             line += "  work %.2f s  idle %.2f s" % (lower_median([r[1] for r in rs]), lower_median([r[2] for r in rs]))
             if all(r[4] is not None and r[5] is not None for r in rs):
                 line += " (start %.3f, end %.3f)" % (lower_median([r[4] for r in rs]), lower_median([r[5] for r in rs]))
+            if all(r[6] is not None for r in rs):
+                line += "  rejected %.2f" % lower_median([r[6] for r in rs])
         procs = sorted({r[3] for r in rs if r[3] is not None})
         if procs:
             line += "  GOMAXPROCS %s" % ",".join(map(str, procs))
