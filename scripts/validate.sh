@@ -18,6 +18,7 @@
 #
 #   scripts/validate.sh                                  # P = 1,2, 3 worlds, 4 apps: about 40 min on 2 idle cores
 #   scripts/validate.sh --np 4,8,16                      # on a 16-core machine, unchanged otherwise
+#   scripts/validate.sh --np 4,8,16 --bin-dir BINS       # there, with commands built here (no Go there)
 #   scripts/validate.sh --worlds embedded,openmpi --apps golomb,uts --out /tmp/v   # a short run
 #   scripts/validate.sh --instance 'golomb --count 50 10' --repeats 1 --out /tmp/v # tiny, for debugging
 #
@@ -26,7 +27,12 @@
 # the default instances; default all), --instance SPEC (repeatable: replaces
 # the default instances, a campaign instance spec), --budgets LIST (default
 # 10,100,1000,10000), --repeats N (default 5), --out DIR (default
-# results/validate), -h/--help.
+# results/validate), --bin-dir DIR (prebuilt commands instead of building
+# them: DIR/campaign, DIR/embedded/APP and DIR/WORLD/APP for each MPI world,
+# as `CGO_ENABLED=0 go build -buildvcs=auto -trimpath -o DIR/ ./scripts/campaign`,
+# the same into DIR/embedded/ with ./apps/..., and `scripts/mpi-build.sh
+# --mpi WORLD --out DIR/WORLD` make them; the commit is then the campaign
+# command's), -h/--help.
 #
 # Writes into DIR: machines/WORLD-APP-bΔt.json (the calibrated models),
 # WORLD-runs.csv (every run: the campaign runner's CSV, with each run's
@@ -46,6 +52,7 @@ apps=golomb,fifteen,uts,knapsack
 budgets=10,100,1000,10000
 repeats=5
 out=results/validate
+prebuilt=
 instances=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -56,6 +63,7 @@ while [ $# -gt 0 ]; do
 	--budgets) budgets=${2:?--budgets needs a list}; shift 2 ;;
 	--repeats) repeats=${2:?--repeats needs a number}; shift 2 ;;
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
+	--bin-dir) prebuilt=${2:?--bin-dir needs a directory}; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "validate.sh: unknown argument $1 (--help lists the flags)" >&2; exit 2 ;;
 	esac
@@ -92,7 +100,7 @@ started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 # mpi-build.sh's go build gets it too: a `go env -w GOFLAGS=-buildvcs=false`
 # left the MPI rows' provenance.commit "unknown").
 export GOFLAGS="${GOFLAGS:+$GOFLAGS }-buildvcs=auto"
-go build -o "$tmp/campaign" ./scripts/campaign
+campaign_bin=$tmp/campaign
 pkgs=()
 for in in "${instances[@]}"; do
 	p=./apps/${in%% *}
@@ -100,13 +108,23 @@ for in in "${instances[@]}"; do
 done
 [[ " ${pkgs[*]} " == *" ./apps/knapsack "* ]] || ! [[ "${instances[*]}" == *"<(knapsack"* ]] || pkgs+=(./apps/knapsack)
 bindir() { echo "$tmp/bin/$1"; }
-for w in "${ws[@]}"; do
-	if [ "$w" = embedded ]; then
-		go build -o "$(bindir embedded)/" "${pkgs[@]}"
-	else
-		scripts/mpi-build.sh --mpi "$w" --out "$(bindir "$w")" "${pkgs[@]}" >&2
-	fi
-done
+if [ -n "$prebuilt" ]; then
+	prebuilt=$(cd "$prebuilt" && pwd) || exit 2
+	campaign_bin=$prebuilt/campaign
+	bindir() { echo "$prebuilt/$1"; }
+	for c in "$campaign_bin" $(for w in "${ws[@]}"; do for p in "${pkgs[@]}"; do echo "$(bindir "$w")/${p##*/}"; done; done); do
+		[ -x "$c" ] || { echo "validate.sh: --bin-dir: no command $c (--help says what the directory holds)" >&2; exit 2; }
+	done
+else
+	go build -o "$campaign_bin" ./scripts/campaign
+	for w in "${ws[@]}"; do
+		if [ "$w" = embedded ]; then
+			go build -o "$(bindir embedded)/" "${pkgs[@]}"
+		else
+			scripts/mpi-build.sh --mpi "$w" --out "$(bindir "$w")" "${pkgs[@]}" >&2
+		fi
+	done
+fi
 # knapsack gen for the inputs, from whichever build there is.
 gen_bin=$(bindir "${ws[0]}")
 
@@ -148,8 +166,13 @@ args() {
 	printf '%s\n' "${words[@]}"
 }
 
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git status --porcelain 2>/dev/null | grep -qv '^??' && echo " (with uncommitted changes)" || true)
+if [ -n "$prebuilt" ]; then
+	commit=$("$campaign_bin" --version | sed -n 's/^commit: \([0-9a-f]\{7\}\).*/\1/p')
+	dirty=" (the commands of --bin-dir $prebuilt)"
+else
+	commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+	dirty=$(git status --porcelain 2>/dev/null | grep -qv '^??' && echo " (with uncommitted changes)" || true)
+fi
 md="$out/validate.md"
 body="$tmp/body.md"
 : >"$body"
@@ -160,7 +183,7 @@ for w in "${ws[@]}"; do
 	prov="$cmdline at $commit$dirty on $(hostname), $(nproc) cores, $started"
 	# campaign ARG...: the preset in this world, its report on stdout.
 	campaign() {
-		"$tmp/campaign" --preset validate --set world="$w" --set machines="$out/machines" \
+		"$campaign_bin" --preset validate --set world="$w" --set machines="$out/machines" \
 			--set provenance="$prov" --np "$np" --repeats "$repeats" --bin-dir "$bin" --launcher "$(launcher "$w")" \
 			--csv "$out/$w-runs.csv" --plots none --timeout 600s "$@"
 	}
@@ -183,7 +206,7 @@ for w in "${ws[@]}"; do
 					campaign --repeats "$r" --set simulate=no --set budgets="$b" --instance "$in" >/dev/null
 				fi
 			done
-			"$tmp/campaign" --median-machine "${cals[@]}" >"$m"
+			"$campaign_bin" --median-machine "${cals[@]}" >"$m"
 			campaign --set budgets="$b" --instance "$in" >/dev/null # the last repeat, then the simulated runs
 		done
 	done
