@@ -162,7 +162,10 @@ func readBoards(r io.Reader, name string) ([]instance, error) {
 		out = append(out, instance{Label: label, Start: st})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("--file %s: after line %d: %w", name, line, err)
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = fmt.Errorf("longer than %d bytes", bufio.MaxScanTokenSize)
+		}
+		return nil, fmt.Errorf("--file %s:%d: %w", name, line+1, err) // the line the scanner failed on
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("--file %s: no instance in the file", name)

@@ -109,6 +109,7 @@ func TestCommand(t *testing.T) {
 
 	malformed := writeFile(t, dir, "bad.tsv", "id\tt0\n1\t2\t3\n")
 	short := writeFile(t, dir, "short.txt", goal+"\n1 2 3\n")
+	long := writeFile(t, dir, "long.txt", goal+"\n"+strings.Repeat("1 ", 40000)+"\n")
 	for _, c := range []struct {
 		args []string
 		want string
@@ -125,6 +126,7 @@ func TestCommand(t *testing.T) {
 		{[]string{"--korf", "5", "--data", malformed}, "line 2"},
 		{[]string{"--file", filepath.Join(dir, "missing.txt")}, "no such file"},
 		{[]string{"--file", short}, "short.txt:2"},
+		{[]string{"--file", long}, "long.txt:2: longer than 65536 bytes"},
 		{[]string{"--balancer", "nonesuch", "--korf", "1"}, "unknown balancer"},
 		{[]string{"--np", "0", "--korf", "1"}, "--np 0"},
 		{[]string{"-b", "seq", "--fast-init", "--korf", "1"}, "no balancer options"},

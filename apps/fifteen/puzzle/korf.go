@@ -3,6 +3,7 @@ package puzzle
 import (
 	"bufio"
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -94,7 +95,10 @@ func readKorf(r io.Reader) ([]Instance, error) {
 		out = append(out, in)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("after line %d: %w", line, err)
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = fmt.Errorf("longer than %d bytes", bufio.MaxScanTokenSize)
+		}
+		return nil, fmt.Errorf("line %d: %w", line+1, err) // the line the scanner failed on
 	}
 	return out, nil
 }

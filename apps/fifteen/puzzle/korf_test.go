@@ -74,6 +74,10 @@ func TestReadKorfErrors(t *testing.T) {
 			t.Errorf("line %q: error %v, want line 3 and %q", tc.line, err, tc.want)
 		}
 	}
+	// A line too long for the scanner is named by its own number.
+	if _, err := ReadKorf(strings.NewReader(header + good + strings.Repeat("1\t", 40000) + "\n")); err == nil || !strings.Contains(err.Error(), "line 3: longer than") {
+		t.Errorf("an overlong line 3: error %v, want line 3", err)
+	}
 	path := filepath.Join(t.TempDir(), "bad.tsv")
 	if err := os.WriteFile(path, []byte(header+"2\t1\n"), 0o644); err != nil {
 		t.Fatal(err)

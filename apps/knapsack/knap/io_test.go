@@ -79,7 +79,7 @@ func TestParseErrors(t *testing.T) {
 		{"1\n1..5 2\n5\n", 1000, `line 2: profit "1..5" is not a number`},
 		{"1\n. 2\n5\n", 1000, `line 2: profit "." is not a number`},
 		{"1\n100 2\n5\n", 1_000_000_000_000_000_000, "line 2: profit 100 × 1000000000000000000 overflows int64"},
-		{"1\n1 2\n" + strings.Repeat("1", 2<<20) + "\n", 0, "after line 2: bufio.Scanner: token too long"},
+		{"1\n1 2\n" + strings.Repeat("1", 2<<20) + "\n", 0, "knapsack: line 3: longer than 1048576 bytes"},
 		{"1\n1 2\n5\n", -1, "negative scale -1"},
 	}
 	for _, c := range cases {
