@@ -30,7 +30,8 @@ Output: the tree's nodes, leaves and height, and for integrals the value, the
 exact integral and the error; --json prints one JSON object with app,
 workload, balancer, ranks, world, seconds, nodes, leaves, height,
 certificate (the same on every run of the instance: docs/counts.md),
-replayed_nodes (intervals decoded from tasks that travelled), nodes_vary
+replayed_nodes (intervals evaluated again: decoded from tasks that travelled,
+or split in place by the root's fast initialisation or static placement), nodes_vary
 (false) and, for
 integrals, value, exact, error, finite, integrand, interval, theta_a, theta_r,
 rule, threshold, or for α-trees alpha, tree_seed, digest, expected_nodes

@@ -38,7 +38,7 @@ func (a *App) Problem() *Problem { return a.p }
 
 func (a *App) root() *Task {
 	p := a.p
-	return nodestack.NewRoot(interval{p.a, p.b, p.fa, p.fb, 0}, a.expand, p.spawn)
+	return nodestack.NewRoot(interval{p.a, p.b, p.fa, p.fb, 0}, a.expand, a.spawn)
 }
 
 // Root returns the whole integration: the interval at level 0. Every rank
@@ -49,12 +49,20 @@ func (a *App) Root() lb.Task { return a.root() }
 // intervals must lie inside the problem's, non-empty, at levels up to
 // MaxLevel. Its work will count on this App.
 func (a *App) Unmarshal(b []byte) (lb.Task, error) {
-	t, err := nodestack.DecodeTask(b, intervalMin, a.p.decodeInterval, a.expand, a.p.spawn)
+	t, err := nodestack.DecodeTask(b, intervalMin, a.p.decodeInterval, a.expand, a.spawn)
 	if err != nil {
 		return nil, fmt.Errorf("quad: %w", err)
 	}
 	a.res.Replayed += int64(len(t.Open)) // f at their ends, again
 	return t, nil
+}
+
+// spawn is the Problem's spawn, counting the interval it evaluates in
+// Replayed: a fresh task's split evaluates its lone interval in place, and
+// the part that keeps it evaluates it again when it counts it.
+func (a *App) spawn(iv interval) []interval {
+	a.res.Replayed++
+	return a.p.spawn(iv)
 }
 
 // Result returns this rank's part: the nodes, leaves and deepest level it

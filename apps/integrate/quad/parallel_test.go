@@ -118,3 +118,36 @@ func TestParallelEmbedded(t *testing.T) {
 		}
 	})
 }
+
+// TestReplayedSpawn checks that the intervals a fresh task's split
+// evaluates in place count as replayed: static placement splits the root
+// into its leaves on every rank, evaluating the lone intervals it halves,
+// and the parts that keep them evaluate them again.
+func TestReplayedSpawn(t *testing.T) {
+	var p *Problem
+	for _, c := range exactCases(t) {
+		if c.name == "osc" {
+			p = c.p
+		}
+	}
+	static, err := lb.Lookup("static")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := p.Solve()
+	bagsched.Embedded(t, 4, func(w lb.World) error {
+		got, _, err := p.SolveParallel(w, lb.Config{Balancer: static.New, Budget: 50, Seed: 7})
+		if err != nil {
+			return err
+		}
+		if got.Nodes != want.Nodes || got.Digest != want.Digest {
+			return fmt.Errorf("static: nodes %d digest %x, want %d %x", got.Nodes, got.Digest, want.Nodes, want.Digest)
+		}
+		// Each of the 4 ranks makes its leaves by k = DefaultLevels(4)
+		// halvings of the root, the first of which spawns the lone root.
+		if got.Replayed < 4 {
+			return fmt.Errorf("static: %d replayed intervals, want the spawned ones (at least one a rank)", got.Replayed)
+		}
+		return nil
+	})
+}

@@ -213,8 +213,9 @@ type Result struct {
 	// whichever rank evaluated which interval.
 	Digest uint64
 	// Replayed counts the intervals decoded from tasks that travelled,
-	// whose ends f is evaluated at again: overhead of the balancing, never
-	// in Nodes.
+	// whose ends f is evaluated at again, and those a fresh task's split
+	// evaluated in place (nodestack.Task), which the part keeping them
+	// evaluates again: overhead of the balancing, never in Nodes.
 	Replayed int64
 }
 
