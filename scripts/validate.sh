@@ -90,7 +90,6 @@ done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$out/machines"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 load_start=$(load)
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -125,6 +124,7 @@ else
 		fi
 	done
 fi
+mkdir -p "$out/machines" # once the commands are there: a refused --bin-dir makes nothing
 # knapsack gen for the inputs, from whichever build there is.
 gen_bin=$(bindir "${ws[0]}")
 
