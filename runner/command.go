@@ -651,7 +651,10 @@ func (r *Run) StatsOf(o *lb.Outcome) *Stats {
 // write them. Flags that stand before the subcommand's name and that only
 // the subcommand defines move after the name, so that commands whose
 // subcommands take the common flags accept them anywhere too. A "--" ends
-// the flags; what follows stays positional.
+// the flags; what follows stays positional. A flag that wants a value but
+// ends the command line is moved last, with no positional argument after
+// it, so that cli reports it as missing its value rather than taking the
+// argument that stood before it.
 func ReorderArgs(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
@@ -690,11 +693,15 @@ func ReorderArgs(app *cli.App, args []string) []string {
 			i = len(rest)
 		case strings.HasPrefix(a, "-") && len(a) > 1 && !isNumber(a):
 			// A flag, or what cli will reject as an unknown one.
-			fl = append(fl, a)
-			if takesValue(flags, a) && !strings.Contains(a, "=") && i+1 < len(rest) {
-				fl = append(fl, rest[i+1])
+			if takesValue(flags, a) && !strings.Contains(a, "=") {
+				if i+1 == len(rest) {
+					return append(append(head, fl...), a) // missing its value: cli says so
+				}
+				fl = append(fl, a, rest[i+1])
 				i++
+				continue
 			}
+			fl = append(fl, a)
 		default:
 			pos = append(pos, a)
 		}

@@ -505,13 +505,13 @@ func execute(app *cli.App, args []string) int {
 		app.Writer, app.ErrWriter = io.Discard, io.Discard
 	}
 	app.ExitErrHandler = func(*cli.Context, error) {}
-	app.OnUsageError = usageFor(app.Flags)
+	app.OnUsageError = usageFor(app.Flags, app.Commands)
 	app.HideHelpCommand = true
 	// Subcommands too: their bad flags are usage errors, and an argument
 	// "help" is theirs to read (integrate func help).
 	for _, cmd := range app.Commands {
 		if cmd.OnUsageError == nil {
-			cmd.OnUsageError = usageFor(cmd.Flags)
+			cmd.OnUsageError = usageFor(cmd.Flags, cmd.Subcommands)
 		}
 		cmd.HideHelpCommand = true
 	}

@@ -15,15 +15,30 @@ import (
 var (
 	badValue   = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-([^:]+): (.*)$`)
 	notDefined = regexp.MustCompile(`^flag provided but not defined: -(.+)$`)
+	noValue    = regexp.MustCompile(`^flag needs an argument: -(.+)$`)
 )
 
 // flagUsage rewrites the flag package's messages for a bad command line
 // in the commands' own style, naming the flag as it is written (--np, -Q)
 // and saying what it wants: `--np "abc": need an integer`. flags are the
-// command's; any other error is returned as it is.
-func flagUsage(flags []cli.Flag, err error) error {
+// command's, and sub the flags of its subcommands (for a command that has
+// some: a flag only they define, given where none of them is named, is
+// said to be theirs); any other error is returned as it is.
+func flagUsage(flags []cli.Flag, sub []*cli.Command, err error) error {
 	msg := err.Error()
+	if m := noValue.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s: needs a value (see --help)", dashed(m[1]))
+	}
 	if m := notDefined.FindStringSubmatch(msg); m != nil {
+		var names []string
+		for _, c := range sub {
+			if findFlag(c.Flags, m[1]) != nil {
+				names = append(names, c.Name)
+			}
+		}
+		if len(names) > 0 {
+			return fmt.Errorf("%s is a flag of the subcommands (%s), and the command line names none of them (see --help)", dashed(m[1]), strings.Join(names, ", "))
+		}
 		return fmt.Errorf("%s: no such flag (see --help)", dashed(m[1]))
 	}
 	m := badValue.FindStringSubmatch(msg)
@@ -51,9 +66,10 @@ func flagUsage(flags []cli.Flag, err error) error {
 }
 
 // usageFor returns the handler of a bad command line of a command with
-// flags: a *UsageError (exit status 2) in the commands' words (flagUsage).
-func usageFor(flags []cli.Flag) cli.OnUsageErrorFunc {
-	return func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: flagUsage(flags, err)} }
+// flags and subcommands sub: a *UsageError (exit status 2) in the
+// commands' words (flagUsage).
+func usageFor(flags []cli.Flag, sub []*cli.Command) cli.OnUsageErrorFunc {
+	return func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: flagUsage(flags, sub, err)} }
 }
 
 // dashed writes a flag's name as it is given: -Q, --np.

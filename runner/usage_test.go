@@ -22,8 +22,20 @@ func TestFlagUsage(t *testing.T) {
 		`flag provided but not defined: -bogus`:                  `--bogus: no such flag (see --help)`,
 		`flag provided but not defined: -x`:                      `-x: no such flag (see --help)`,
 		`Required flag "file" not set`:                           `Required flag "file" not set`,
+		`flag needs an argument: -np`:                            `--np: needs a value (see --help)`,
+		`flag needs an argument: -Q`:                             `-Q: needs a value (see --help)`,
 	} {
-		if got := flagUsage(flags, errors.New(in)).Error(); got != want {
+		if got := flagUsage(flags, nil, errors.New(in)).Error(); got != want {
+			t.Errorf("%s: got %q, want %q", in, got, want)
+		}
+	}
+	// A command with subcommands: a flag only they define is theirs.
+	sub := []*cli.Command{{Name: "poly", Flags: flags}, {Name: "func", Flags: flags}, {Name: "bare"}}
+	for in, want := range map[string]string{
+		`flag provided but not defined: -np`:    `--np is a flag of the subcommands (poly, func), and the command line names none of them (see --help)`,
+		`flag provided but not defined: -bogus`: `--bogus: no such flag (see --help)`,
+	} {
+		if got := flagUsage(nil, sub, errors.New(in)).Error(); got != want {
 			t.Errorf("%s: got %q, want %q", in, got, want)
 		}
 	}

@@ -71,6 +71,7 @@ func TestCommand(t *testing.T) {
 		{[]string{"--prove-bounds", "9"}, "only with --count"},
 		{[]string{"-b", "nope", "9"}, "unknown balancer"},
 		{[]string{"9", "--bogus"}, "--bogus: no such flag"},
+		{[]string{"9", "--np"}, "--np: needs a value"}, // not "need exactly one argument": the 9 is not --np's
 		{[]string{"9", "--np", "abc"}, `--np "abc": need an integer`},
 		{[]string{"9", "-b", "rp-local", "--growth", "1"}, "--growth 1: need a factor"},
 		{[]string{"9", "-b", "koso", "--pair-sync"}, "does not use it"},

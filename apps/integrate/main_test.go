@@ -196,6 +196,8 @@ func TestCommand(t *testing.T) {
 		for _, tc := range []struct{ args, want string }{
 			{"", "need a subcommand"},
 			{"bogus", "unknown subcommand"},
+			{"bogus --np 4", "--np is a flag of the subcommands (poly, func, alpha)"},
+			{"func osc --theta-a", "--theta-a: needs a value"},
 			{"poly --theta-a 0", "--theta-a 0: need a finite number > 0"},
 			{"func exp --theta-a -1e-8", "--theta-a -1e-08"},
 			{"poly --theta-r 0", "--theta-r 0"},
