@@ -141,7 +141,7 @@ type output struct {
 	Length    int    `json:"length,omitempty"`
 	Ruler     []int  `json:"ruler,omitempty"`
 	CountUpTo int    `json:"count_up_to,omitempty"`
-	Rulers    int64  `json:"rulers,omitempty"`
+	Rulers    *int64 `json:"rulers,omitempty"` // --count: the number found, 0 included
 	Bounds    string `json:"bounds,omitempty"` // --count: "table" or "proved" (--prove-bounds)
 	// Steps are the searches for the shortest rulers: the answer's, or
 	// with --prove-bounds those of the bounds, before the count.
@@ -297,7 +297,7 @@ func count(r *runner.Run, in instance, resumed ruler.State, search func(int) ([]
 		}
 	}
 	out.Seconds = time.Since(start).Seconds()
-	out.Rulers, out.Nodes, out.Steps = res.Solutions, res.Nodes, steps
+	out.Rulers, out.Nodes, out.Steps = &res.Solutions, res.Nodes, steps
 	out.Certificate, out.ReplayedNodes = certificate(in.Marks, in.Count, res), res.Replayed
 	return printOut(r, in, out, stats)
 }
@@ -313,12 +313,12 @@ func printOut(r *runner.Run, in instance, out output, stats *lb.Outcome) error {
 	return r.Print(out, func(w io.Writer) error {
 		switch {
 		case r.Quiet && out.CountUpTo > 0:
-			fmt.Fprintln(w, out.Rulers)
+			fmt.Fprintln(w, *out.Rulers)
 		case r.Quiet:
 			fmt.Fprintln(w, join(out.Ruler))
 		default:
 			if out.CountUpTo > 0 {
-				fmt.Fprintf(w, "golomb: %d rulers with %d marks and length ≤ %d (mirror images counted once)\n", out.Rulers, in.Marks, in.Count)
+				fmt.Fprintf(w, "golomb: %d rulers with %d marks and length ≤ %d (mirror images counted once)\n", *out.Rulers, in.Marks, in.Count)
 				if in.ProveBounds {
 					var n int64
 					for _, s := range out.Steps {

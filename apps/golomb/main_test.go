@@ -151,6 +151,10 @@ func proveBounds(t *testing.T, run func(args ...string) (string, string, int)) {
 	if r := decode("--json", "9", "--np", "2"); !r.NodesVary || r.Certificate != "" {
 		t.Errorf("shortest 9-mark ruler: %+v", r)
 	}
+	// A count of none still says so: "rulers": 0, not a missing key.
+	if stdout, _, code := run("--json", "--count", "43", "9", "-b", "seq"); code != 0 || !strings.Contains(stdout, `"rulers":0`) {
+		t.Errorf("--count 43 9 (no ruler): exit %d, no \"rulers\":0 in %s", code, stdout)
+	}
 }
 
 // simulated runs golomb in the simulated world: the count equals the
