@@ -163,9 +163,9 @@ func readBoards(r io.Reader, name string) ([]instance, error) {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			err = fmt.Errorf("longer than %d bytes", bufio.MaxScanTokenSize)
+			return nil, fmt.Errorf("--file %s:%d: longer than %d bytes", name, line+1, bufio.MaxScanTokenSize) // the line the scanner failed on
 		}
-		return nil, fmt.Errorf("--file %s:%d: %w", name, line+1, err) // the line the scanner failed on
+		return nil, fmt.Errorf("--file %s: %w", name, err) // a directory: "read /tmp: is a directory"
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("--file %s: no instance in the file", name)

@@ -96,9 +96,9 @@ func readKorf(r io.Reader) ([]Instance, error) {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			err = fmt.Errorf("longer than %d bytes", bufio.MaxScanTokenSize)
+			return nil, fmt.Errorf("line %d: longer than %d bytes", line+1, bufio.MaxScanTokenSize) // the line the scanner failed on
 		}
-		return nil, fmt.Errorf("line %d: %w", line+1, err) // the line the scanner failed on
+		return nil, err // a directory: "read /tmp: is a directory"
 	}
 	return out, nil
 }

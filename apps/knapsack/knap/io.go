@@ -38,10 +38,10 @@ func (r *lineReader) read() (int, []string, bool) {
 		}
 	}
 	if err := r.sc.Err(); err != nil && r.err == nil {
+		r.err = fmt.Errorf("knapsack: %w", err) // a directory: "read .: is a directory"
 		if errors.Is(err, bufio.ErrTooLong) {
-			err = fmt.Errorf("longer than %d bytes", maxLine)
+			r.err = fmt.Errorf("knapsack: line %d: longer than %d bytes", r.phys+1, maxLine) // the line the scanner failed on
 		}
-		r.err = fmt.Errorf("knapsack: line %d: %w", r.phys+1, err) // the line the scanner failed on
 	}
 	return r.phys + 1, nil, false
 }
