@@ -150,6 +150,9 @@ func readBoards(r io.Reader, name string) ([]instance, error) {
 	for sc.Scan() {
 		line++
 		text, _, _ := strings.Cut(sc.Text(), "#")
+		if line == 1 {
+			text = strings.TrimPrefix(text, "\ufeff") // a byte-order mark, as some editors write
+		}
 		fields := splitFields(text)
 		if len(fields) == 0 {
 			continue

@@ -118,6 +118,8 @@ func TestCommand(t *testing.T) {
 		{strings.Fields(goal)[1:], "got 15"},
 		{strings.Fields(strings.Replace(goal, "15", "14", 1)), "appears twice"},
 		{strings.Fields(strings.Replace(goal, "15", "16", 1)), "out of range"},
+		{strings.Fields(strings.Replace(goal, "15", "x", 1)), `tile 16: "x" is not a number from 0 to 15`},
+		{[]string{"--file", writeFile(t, dir, "bom.txt", "\ufeff"+goal+"\n1 2\n")}, "bom.txt:2"}, // the mark is not tile 1's
 		{append([]string{"--"}, strings.Fields(strings.Replace(goal, "15", "-3", 1))...), "out of range"},
 		{strings.Fields(swapped), "unsolvable"},
 		{[]string{"-b", "seq", "--korf", "0"}, "1..100"},

@@ -70,9 +70,10 @@ func parse(fields []string) (State, error) {
 	}
 	tiles := make([]int, Size)
 	for i, f := range fields {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
+		f = strings.TrimSpace(f)
+		v, err := strconv.Atoi(f)
 		if err != nil {
-			return State{}, fmt.Errorf("tile %d: %w", i+1, err)
+			return State{}, fmt.Errorf("tile %d: %q is not a number from 0 to %d", i+1, f, Size-1)
 		}
 		tiles[i] = v
 	}
