@@ -29,7 +29,7 @@ after -- at the end of the command line, or one by one by their long names:
   reference  long flag          meaning (default)
   -t T       --tree-type T      0 binomial, 1 geometric, 2 hybrid, 3 balanced (1)
   -b B       --branching B      branching factor of the root, b_0 (4)
-  -r R       --root-seed R      seed of the root's state, 32 bits (0)
+  -r R       --root-seed R      seed of the root's state, a signed 32-bit integer (0)
   -m M       --children M       binomial, hybrid: children of a non-leaf (4)
   -q Q       --prob Q           binomial, hybrid: probability of a non-leaf, [0, 1] (0.234375)
   -d D       --depth D          geometric, hybrid, balanced: depth parameter (6)

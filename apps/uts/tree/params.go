@@ -142,7 +142,7 @@ func (p Params) Validate() error {
 		errs = append(errs, fmt.Errorf("-m %d: children of a non-leaf must be in 1..%d (--children)", p.M, math.MaxInt32))
 	}
 	if p.Root < math.MinInt32 || p.Root > math.MaxInt32 {
-		errs = append(errs, fmt.Errorf("-r %d: seed must fit in 32 bits (--root-seed)", p.Root))
+		errs = append(errs, fmt.Errorf("-r %d: seed must be a signed 32-bit integer, %d..%d (--root-seed)", p.Root, math.MinInt32, math.MaxInt32))
 	}
 	if p.Depth < math.MinInt32 || p.Depth > math.MaxInt32 {
 		errs = append(errs, fmt.Errorf("-d %d: depth must fit in 32 bits (--depth)", p.Depth))
@@ -226,7 +226,14 @@ func (p *Params) Set(c byte, v string) error {
 		return fmt.Errorf("uts: unknown flag -%c", c)
 	}
 	if err != nil {
-		return fmt.Errorf("uts: -%c %s: %w", c, v, err)
+		want := "an integer"
+		if c == 'b' || c == 'q' || c == 'f' {
+			want = "a number"
+		}
+		if errors.Is(err, strconv.ErrRange) {
+			return fmt.Errorf("uts: -%c %s: out of range", c, v)
+		}
+		return fmt.Errorf("uts: -%c %q: need %s", c, v, want)
 	}
 	return nil
 }
