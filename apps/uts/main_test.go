@@ -173,7 +173,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--tree", "T9"}, `--tree "T9": no such sample tree`},
 		{[]string{"--ref", "-t 1 -b"}, "--ref: -b: missing value"},
 		{[]string{"--ref", "-x 1"}, "--ref: unknown flag -x"},
-		{[]string{"--ref", "-b 4x"}, `--ref: -b 4x`},
+		{[]string{"--ref", "-b 4x"}, `--ref: -b "4x": need a number`},
 		{[]string{"--ref", "t 1"}, `--ref: "t": expected a flag`},
 		{[]string{"--", "-m", "2.5"}, `after --: -m "2.5": need an integer`},
 		{[]string{"foo"}, `unexpected argument "foo"`},
