@@ -147,7 +147,7 @@ func (o op) replySize() int {
 // table; if inserted is not nil, inserted[i] reports whether keys[i] was new
 // to the table. Collective.
 func (t *Table[K]) Insert(keys []K, vals []uint64, inserted []bool) error {
-	if err := checkLens("Insert", len(keys), len(vals), len(inserted)); err != nil {
+	if err := checkLens("Insert", len(keys), given(vals), given(inserted)); err != nil {
 		return err
 	}
 	return t.batch(opInsert, keys, vals, inserted, nil)
@@ -156,7 +156,7 @@ func (t *Table[K]) Insert(keys []K, vals []uint64, inserted []bool) error {
 // Search looks up every key: vals[i] and found[i] receive the value and
 // presence of keys[i]; either may be nil. Collective.
 func (t *Table[K]) Search(keys []K, vals []uint64, found []bool) error {
-	if err := checkLens("Search", len(keys), len(vals), len(found)); err != nil {
+	if err := checkLens("Search", len(keys), given(vals), given(found)); err != nil {
 		return err
 	}
 	return t.batch(opSearch, keys, nil, found, vals)
@@ -165,7 +165,7 @@ func (t *Table[K]) Search(keys []K, vals []uint64, found []bool) error {
 // Delete removes every key; if deleted is not nil, deleted[i] reports
 // whether keys[i] was present. Collective.
 func (t *Table[K]) Delete(keys []K, deleted []bool) error {
-	if err := checkLens("Delete", len(keys), 0, len(deleted)); err != nil {
+	if err := checkLens("Delete", len(keys), -1, given(deleted)); err != nil {
 		return err
 	}
 	return t.batch(opDelete, keys, nil, deleted, nil)
@@ -183,14 +183,25 @@ func (t *Table[K]) Route(keys []K) ([]K, error) {
 	return t.keys, nil
 }
 
+// checkLens checks the lengths of a batch's slices against its n keys:
+// vals and res are the lengths of the values and the results given, -1
+// for a nil slice (not given); an empty slice that is not nil is given.
 func checkLens(fn string, n, vals, res int) error {
-	if vals != 0 && vals != n {
+	if vals >= 0 && vals != n {
 		return fmt.Errorf("hashtable: %s: %d values for %d keys", fn, vals, n)
 	}
-	if res != 0 && res != n {
+	if res >= 0 && res != n {
 		return fmt.Errorf("hashtable: %s: %d result slots for %d keys", fn, res, n)
 	}
 	return nil
+}
+
+// given returns len(s), or -1 when s is nil (checkLens).
+func given[T any](s []T) int {
+	if s == nil {
+		return -1
+	}
+	return len(s)
 }
 
 func grow[T any](s []T, n int) []T {

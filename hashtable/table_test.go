@@ -187,6 +187,23 @@ func TestNewBadInput(t *testing.T) {
 		if err := tab.Search([]string{"a"}, nil, make([]bool, 3)); err == nil {
 			return errors.New("Search with 3 result slots for 1 key succeeded")
 		}
+		// An empty slice that is not nil is given, and too short (it
+		// panicked in the batch before).
+		keys := []string{"a", "b", "c"}
+		for name, err := range map[string]error{
+			"Insert, empty inserted": tab.Insert(keys, nil, []bool{}),
+			"Insert, empty values":   tab.Insert(keys, []uint64{}, nil),
+			"Search, empty values":   tab.Search(keys, []uint64{}, nil),
+			"Delete, empty deleted":  tab.Delete(keys, []bool{}),
+		} {
+			if err == nil {
+				return fmt.Errorf("%s for 3 keys succeeded", name)
+			}
+		}
+		// Empty batches with empty slices are fine (collectively).
+		if err := tab.Insert(nil, []uint64{}, []bool{}); err != nil {
+			return fmt.Errorf("an empty batch with empty slices: %w", err)
+		}
 		return nil
 	})
 }
