@@ -76,13 +76,16 @@ func readRounds(c *cli.Context, cm runner.Common) (rounds, error) {
 	// peak resident size of dht --np 4 --rounds 2 at q = 10⁵ (Go 1.26,
 	// GOGC 100, issue 23) was 335, 1100, 2234 and 776 bytes per bucket at
 	// (α, β) = (1, 1), (4, 4), (8, 8) and (4, 0.5); 100 + 170·α + 100·β
-	// bytes covers each of them.
+	// bytes covers each of them. Every rank also holds arrays of one
+	// entry per rank (its two tables' scratch and the all-to-all's counts
+	// and buffers): dht --np 1024 and 1448 -Q 1 --rounds 1 peaked at 485
+	// and 968 MB, 461 bytes per rank per rank, so 512·P bytes a rank.
 	p := float64(cm.NP)
 	if cm.World == runner.WorldMPI {
 		p = 1 // each process holds its own rank's share
 	}
-	need := p*float64(rp.Q)*(100+170*rp.Alpha+100*rp.Beta) + dhtBase
-	if err := runner.CheckMemory(need, fmt.Sprintf("%g ranks with -Q %d, --alpha %g and --beta %g", p, rp.Q, rp.Alpha, rp.Beta)); err != nil {
+	need := p*(float64(rp.Q)*(100+170*rp.Alpha+100*rp.Beta)+perPeer*float64(cm.NP)) + dhtBase
+	if err := runner.CheckMemory(need, fmt.Sprintf("--np %d with -Q %d, --alpha %g and --beta %g", cm.NP, rp.Q, rp.Alpha, rp.Beta)); err != nil {
 		return rounds{}, err
 	}
 	return rounds{Params: rp, Rounds: n}, nil
@@ -90,6 +93,10 @@ func readRounds(c *cli.Context, cm runner.Common) (rounds, error) {
 
 // dhtBase is the resident size of a dht process with tiny tables.
 const dhtBase = 16 << 20
+
+// perPeer is what a rank holds for each rank of the world, in bytes (see
+// the estimate in readRounds).
+const perPeer = 512
 
 func runRounds(r *runner.Run, in rounds) error {
 	s, err := hashtable.RunRounds(r.Comm, in.Params, in.Rounds)

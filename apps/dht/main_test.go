@@ -117,6 +117,7 @@ func TestBadInput(t *testing.T) {
 		{"--np", "0"}, {"surplus"}, {"sim", "--runs", "1"}, {"sim", "--model", "gauss"}, {"sim", "--alpha", "-4"},
 		{"sim", "--max-p", "2"}, {"sim", "--table-runs", "10"}, {"sim", "--alpha", "0"}, {"sim", "--beta", "0"},
 		{"sim", "--bogus"}, {"-Q", "2000000000000", "--np", "2"}, {"--alpha", "1e9", "--np", "2"},
+		{"--np", "65536", "-Q", "1"}, // 2 TB of per-rank arrays of P entries: refused, not started
 	} {
 		out, err := run(args...)
 		var ec mpi.ExitCoder
