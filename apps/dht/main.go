@@ -243,6 +243,9 @@ func simFlags(units string) []cli.Flag {
 				f.Usage = "seed of the simulation's random source"
 			}
 		case *cli.BoolFlag:
+			if f.Name == "quiet" {
+				f.Usage = "print nothing on stdout and no progress lines: only the files of --out"
+			}
 			if f.Name == "progress" {
 				f.Usage = "print a progress line on stderr as the " + units + " are done (the default when stderr is a terminal): " + units + " done of all, elapsed time"
 			}

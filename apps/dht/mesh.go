@@ -111,6 +111,14 @@ func runMesh(c *cli.Context) error {
 	if c.Bool("progress") || (!c.Bool("quiet") && !c.Bool("json") && runner.IsTerminal(os.Stderr)) {
 		mp.Progress = runner.CountProgress(c.App.ErrWriter, "dht mesh", "rounds")
 	}
+	dir := c.String("out")
+	if dir != "" {
+		// Before the simulation, as dht sim: a path that cannot be the
+		// directory is the flag's error.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return runner.Usagef("--out %s: %v", dir, err)
+		}
+	}
 	var pts []hashtable.MeshPoint
 	for _, a := range allocs {
 		mp.Alloc = a
@@ -120,10 +128,10 @@ func runMesh(c *cli.Context) error {
 		}
 		pts = append(pts, ps...)
 	}
-	if dir := c.String("out"); dir != "" {
+	if dir != "" {
 		title := fmt.Sprintf("Dispatch on a mesh (seed 004 §5): %s times, %s, β = %g, %d-byte messages, %d rounds", mi.Name, pts[0].Routing, mp.Beta, mp.Bytes, mp.Rounds)
 		if err := writeMeshFiles(dir, pts, title); err != nil {
-			return err
+			return &runner.OutputError{What: "--out " + dir, Err: err}
 		}
 	}
 	w := c.App.Writer

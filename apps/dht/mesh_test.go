@@ -42,10 +42,15 @@ func TestMesh(t *testing.T) {
 }
 
 func TestMeshBadInput(t *testing.T) {
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
 		{"--alloc", "cyclic"}, {"--alloc", "block,"}, {"--max-p", "2"}, {"--max-p", "1000000"}, {"--rounds", "0"},
 		{"--byte-ns", "-1"}, {"--hop-ns", "NaN"}, {"--machine", "cray"}, {"-Q", "-1"}, {"--bytes", "0"}, {"--beta", "0"},
 		{"surplus"}, {"-Q", "1000000", "--max-p", "4096"},
+		{"--out", notDir + "/x"}, // a directory under a regular file: refused before the simulation
 	} {
 		out, err := run(append([]string{"mesh"}, args...)...)
 		var ec mpi.ExitCoder
