@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,7 +24,7 @@ func newApp() *cli.App {
 	return &cli.App{
 		Name:  "dht",
 		Usage: "run rounds of the distributed hash table's four phases and report load balance and throughput",
-		Flags: append(runner.FlagsNamed("np", "seed", "json", "stats", "quiet"),
+		Flags: append(npFlag(runner.FlagsNamed("np", "seed", "json", "stats", "quiet")),
 			&cli.IntFlag{Name: "buckets-per-rank", Aliases: []string{"Q"}, Value: 16, Usage: "buckets per rank `q` (m = p·q)"},
 			&cli.Float64Flag{Name: "alpha", Value: 4, Usage: "load factor α of the old table"},
 			&cli.Float64Flag{Name: "beta", Value: 4, Usage: "load factor β of the new elements"},
@@ -99,18 +100,21 @@ const dhtBase = 16 << 20
 const perPeer = 512
 
 func runRounds(r *runner.Run, in rounds) error {
+	start := time.Now()
 	s, err := hashtable.RunRounds(r.Comm, in.Params, in.Rounds)
 	if err != nil {
 		return err
 	}
+	seconds := time.Since(start).Seconds()
 	if !r.Common.Stats {
 		s.Ranks = nil
 	}
 	rec := struct {
-		App   string `json:"app"`
-		Ranks int    `json:"ranks"` // as every command's output names P (the paper's p too)
+		App     string  `json:"app"`
+		Ranks   int     `json:"ranks"`   // as every command's output names P (the paper's p too)
+		Seconds float64 `json:"seconds"` // the rounds' wall time on rank 0, as every command's
 		*hashtable.Summary
-	}{"dht", s.P, s}
+	}{"dht", s.P, seconds, s}
 	return r.Print(rec, func(w io.Writer) error {
 		if r.Quiet {
 			_, err := fmt.Fprintf(w, "eta=%.4f elements/s=%.4g per-rank=%.4g\n", s.Overall.Eta, s.Overall.OpsPerSec, s.Overall.OpsPerSecPerRank)
@@ -229,6 +233,17 @@ func stamped(w io.Writer, p version.Provenance, write func(io.Writer) error) err
 		return err
 	}
 	return s.Close()
+}
+
+// npFlag says in --np's help that dht's ranks are the embedded world's (or
+// the launcher's): it has no simulated world of ranks.
+func npFlag(fs []cli.Flag) []cli.Flag {
+	for _, f := range fs {
+		if f, ok := f.(*cli.IntFlag); ok && f.Name == "np" {
+			f.Usage = fmt.Sprintf("ranks of the embedded world, 1..%d (under mpirun/srun the launcher's size; a different --np is an error)", runner.MaxNP)
+		}
+	}
+	return fs
 }
 
 // simFlags returns the common flags of dht's simulations (sim, mesh), whose

@@ -45,11 +45,13 @@ func TestRounds(t *testing.T) {
 	}
 	out, err = run("--np", "2", "--rounds", "1", "--json")
 	var s struct {
-		App   string `json:"app"`   // as every command's record says
-		Ranks int    `json:"ranks"` // the number of ranks, as every command's
+		App     string   `json:"app"`     // as every command's record says
+		Ranks   int      `json:"ranks"`   // the number of ranks, as every command's
+		Seconds *float64 `json:"seconds"` // the run's time, as every command's
 		hashtable.Summary
 	}
-	if err != nil || json.Unmarshal([]byte(out), &s) != nil || s.App != "dht" || s.Ranks != 2 || s.P != 2 || len(s.Phases) != 4 || s.Summary.Ranks != nil {
+	if err != nil || json.Unmarshal([]byte(out), &s) != nil || s.App != "dht" || s.Ranks != 2 || s.P != 2 || len(s.Phases) != 4 || s.Summary.Ranks != nil ||
+		s.Seconds == nil || *s.Seconds <= 0 {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	// With --stats, every rank's record, under rank_stats.
