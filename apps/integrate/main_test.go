@@ -174,6 +174,22 @@ func TestCommand(t *testing.T) {
 		}
 	})
 
+	t.Run("root alone", func(t *testing.T) {
+		c.t = t
+		// A narrow peak between the three points the root's test sees:
+		// the note says so, under either rule, and names the remedy that
+		// works (a smaller θ_a; --rule relative alone does not).
+		for _, args := range []string{"func gauss --interval 0,2", "func gauss --interval 0,2 --rule relative"} {
+			stdout, _, code := c.run(args)
+			if code != 0 || !strings.Contains(stdout, "saw f at 0, 1 and 2 only: a smaller --theta-a") {
+				t.Errorf("integrate %s: exit %d, no note in %q", args, code, stdout)
+			}
+		}
+		if stdout, _, _ := c.run("func gauss --interval 0,2 --theta-a 1e-14"); strings.Contains(stdout, "note:") {
+			t.Errorf("a smaller θ_a still makes a one-node tree: %q", stdout)
+		}
+	})
+
 	t.Run("help", func(t *testing.T) {
 		c.t = t
 		for args, wants := range map[string][]string{

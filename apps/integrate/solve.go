@@ -136,8 +136,15 @@ func solveIntegral(r *runner.Run, in integral) error {
 		fmt.Fprintf(w, "integrate %s: %s over [%v, %v]\n", in.Workload, out.Integrand, in.A, in.B)
 		fmt.Fprintf(w, "value: %.17g  exact: %.17g  error: %.3g\n", v, exact, v-exact)
 		fmt.Fprintf(w, "rule: %s, threshold %.3g (θ_a %g), θ_r %g\n", out.Rule, out.Threshold, in.Opt.ThetaA, in.Opt.ThetaR)
-		if res.Nodes == 1 && in.Opt.Rule == quad.Absolute {
-			fmt.Fprintln(w, "note: the root alone passed the accuracy test; --rule relative scales θ_a by ∫|f|")
+		if res.Nodes == 1 {
+			// The trapezoid saw f at the ends and the midpoint only; a
+			// narrow peak between them passes unseen (gauss on [0, 2]).
+			more := ""
+			if in.Opt.Rule == quad.Absolute {
+				more = ", as does --rule relative where |f| is small everywhere (it scales θ_a by ∫|f|)"
+			}
+			fmt.Fprintf(w, "note: the root alone passed the accuracy test, which saw f at %v, %v and %v only: a smaller --theta-a looks closer%s\n",
+				in.A, (in.A+in.B)/2, in.B, more)
 		}
 		out.write(w, r)
 		return nil
