@@ -99,7 +99,7 @@ func Parse(r io.Reader, scale int64) (*Instance, error) {
 	if len(lr.fields) != 1 {
 		return nil, fmt.Errorf("knapsack: line %d: want the number of items alone, got %d fields", lr.line, len(lr.fields))
 	}
-	n64, err := parseNumber(lr.fields[0], 0, "item count")
+	n64, err := parseNumber(lr.fields[0], -1, "item count")
 	if err != nil {
 		return nil, fmt.Errorf("knapsack: line %d: %w", lr.line, err)
 	}
@@ -164,27 +164,31 @@ func Parse(r io.Reader, scale int64) (*Instance, error) {
 	return in, nil
 }
 
-// parseNumber parses one field, a non-negative integer with scale 0 or a
-// decimal number to multiply by scale ≥ 1 and round, halves up.
+// parseNumber parses one field, a non-negative integer with scale 0 (or
+// -1: a field no scale applies to, the item count) or a decimal number to
+// multiply by scale ≥ 1 and round, halves up. Its errors quote at most the
+// field's first 40 bytes.
 func parseNumber(s string, scale int64, what string) (int64, error) {
 	if strings.HasPrefix(s, "-") {
-		return 0, fmt.Errorf("negative %s %s", what, s)
+		return 0, fmt.Errorf("negative %s %s", what, clip(s))
 	}
-	if scale == 0 {
+	if scale <= 0 {
 		v, err := strconv.ParseInt(s, 10, 64)
 		switch {
 		case err == nil:
 			return v, nil
 		case errors.Is(err, strconv.ErrRange):
-			return 0, fmt.Errorf("%s %s overflows int64", what, s)
+			return 0, fmt.Errorf("%s %s overflows int64", what, clip(s))
+		case isDecimal(s) && scale == 0:
+			return 0, fmt.Errorf("%s %s is not an integer (decimal numbers need a scale)", what, clip(s))
 		case isDecimal(s):
-			return 0, fmt.Errorf("%s %s is not an integer (decimal numbers need a scale)", what, s)
+			return 0, fmt.Errorf("%s %s is not an integer", what, clip(s))
 		default:
-			return 0, fmt.Errorf("%s %q is not a number", what, s)
+			return 0, fmt.Errorf("%s %s is not a number", what, clipQuoted(s))
 		}
 	}
 	if !isDecimal(s) {
-		return 0, fmt.Errorf("%s %q is not a number", what, s)
+		return 0, fmt.Errorf("%s %s is not a number", what, clipQuoted(s))
 	}
 	ip, fp, _ := strings.Cut(strings.TrimPrefix(s, "+"), ".")
 	m, _ := new(big.Int).SetString("0"+ip+fp, 10) // digits only: cannot fail
@@ -195,9 +199,26 @@ func parseNumber(s string, scale int64, what string) (int64, error) {
 		q.Add(q, big.NewInt(1))
 	}
 	if !q.IsInt64() {
-		return 0, fmt.Errorf("%s %s × %d overflows int64", what, s, scale)
+		return 0, fmt.Errorf("%s %s × %d overflows int64", what, clip(s), scale)
 	}
 	return q.Int64(), nil
+}
+
+// clip returns s, or its first 40 bytes and how long it is when longer, for
+// a message (a 200 000-digit number is not echoed whole).
+func clip(s string) string {
+	if len(s) <= 40 {
+		return s
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strings.ToValidUTF8(s[:40], ""), len(s))
+}
+
+// clipQuoted is clip with the text quoted (%q), the length outside.
+func clipQuoted(s string) string {
+	if len(s) <= 40 {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%q… (%d bytes)", strings.ToValidUTF8(s[:40], ""), len(s))
 }
 
 // isDecimal reports whether s is an optional '+', digits, and at most one

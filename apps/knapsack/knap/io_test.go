@@ -81,6 +81,9 @@ func TestParseErrors(t *testing.T) {
 		{"1\n100 2\n5\n", 1_000_000_000_000_000_000, "line 2: profit 100 × 1000000000000000000 overflows int64"},
 		{"1\n1 2\n" + strings.Repeat("1", 2<<20) + "\n", 0, "knapsack: line 3: longer than 1048576 bytes"},
 		{"1\n1 2\n5\n", -1, "negative scale -1"},
+		{"2.0\n1 1\n2 2\n5\n", 10, "line 1: item count 2.0 is not an integer"}, // no scale applies to the count
+		{"1\n" + strings.Repeat("1", 100) + " 2\n5\n", 0, "line 2: profit " + strings.Repeat("1", 40) + "… (100 bytes) overflows int64"},
+		{"1\n" + strings.Repeat("x", 100) + " 2\n5\n", 0, `line 2: profit "` + strings.Repeat("x", 40) + `"… (100 bytes) is not a number`},
 	}
 	for _, c := range cases {
 		in, err := Parse(strings.NewReader(c.text), c.scale)
