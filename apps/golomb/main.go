@@ -23,7 +23,7 @@ func newApp() *cli.App {
 		Name:      "golomb",
 		Usage:     "find a shortest Golomb ruler with MARKS marks and prove it optimal",
 		ArgsUsage: "MARKS",
-		Description: `Finds a shortest ruler with MARKS marks by branch-and-bound, one search per
+		Description: `Finds a shortest ruler with MARKS marks (2 to 19) by branch-and-bound, one search per
 number of marks from 2 up (each bounds the next), and proves it optimal; its
 nodes depend on the balancer, the ranks and the schedule (nodes_vary).
 With --count L it counts the rulers of length at most L instead (mirror
@@ -40,7 +40,12 @@ or count_up_to, rulers and bounds ("table" or "proved"); steps (each search
 of the shortest rulers, with its nodes), and with --prove-bounds
 steps_seconds; messages by kind
 under a balancer, stats with --stats, and in --world sim the simulator's
-report.`,
+report.
+
+Exit status: 0 on success; 2 for bad flags or input (MARKS not a whole
+number from 2 to 19, --count outside 1..255, --prove-bounds without
+--count); 1 for any other error; 3 a checkpointed search not finished
+(docs/reliability.md lists the statuses every command shares).`,
 		Flags: append(runner.Flags(),
 			&cli.IntFlag{Name: "count", Usage: "instead, count the rulers of length ≤ `L`, pruned with the known optimal lengths of shorter rulers: exhaustive, so nodes and the certificate are the same on any --np, balancer, world and restart"},
 			&cli.BoolFlag{Name: "prove-bounds", Usage: "with --count: find and prove the optimal lengths of the shorter rulers by branch-and-bound first (reported apart as steps, never in nodes) instead of taking them from the table of known optimal rulers"}),

@@ -106,7 +106,7 @@ func TestCommand(t *testing.T) {
 	if _, stderr, _ := run("-q", "--np", "2", "11"); stderr != "" {
 		t.Errorf("-q: stderr %q", stderr)
 	}
-	if stdout, _, code := run("--help"); code != 0 || !strings.Contains(stdout, "--count") || !strings.Contains(stdout, "--world") {
+	if stdout, _, code := run("--help"); code != 0 || !strings.Contains(stdout, "--count") || !strings.Contains(stdout, "--world") || !strings.Contains(stdout, "Exit status") || !strings.Contains(stdout, "2 to 19") {
 		t.Errorf("--help: exit %d\n%s", code, stdout)
 	}
 	if stdout, _, code := run("--version"); code != 0 || !strings.Contains(stdout, "mpi library") {
