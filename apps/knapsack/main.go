@@ -234,13 +234,13 @@ func solve(r *runner.Run, in instance) error {
 		return err
 	}
 	return r.Print(out, func(w io.Writer) error {
-		items := join(out.Items)
+		chosen := join(out.Items)
 		if r.Quiet {
-			_, err := fmt.Fprintf(w, "%d\n%s\n", out.Profit, items)
+			_, err := fmt.Fprintf(w, "%d\n%s\n", out.Profit, chosen)
 			return err
 		}
-		fmt.Fprintf(w, "knapsack: %s: %d items, capacity %d\n", inputName(out.File), out.N, out.Capacity)
-		fmt.Fprintf(w, "optimal profit %d, weight %d, %d items: %s\n", out.Profit, out.Weight, len(out.Items), items)
+		fmt.Fprintf(w, "knapsack: %s: %s, capacity %d\n", inputName(out.File), items(out.N), out.Capacity)
+		fmt.Fprintf(w, "optimal profit %d, weight %d, %s: %s\n", out.Profit, out.Weight, items(len(out.Items)), chosen)
 		fmt.Fprintf(w, "nodes: %d  time: %.3f s  cpu: %.3f s", out.Nodes, out.Seconds, out.CPUSeconds)
 		if out.SimSeconds > 0 {
 			fmt.Fprintf(w, " (simulated: %.6f s)", out.SimSeconds)
@@ -317,4 +317,12 @@ func gen(c *cli.Context) error {
 		return err
 	}
 	return nil
+}
+
+// items says n items, or 1 item.
+func items(n int) string {
+	if n == 1 {
+		return "1 item"
+	}
+	return fmt.Sprintf("%d items", n)
 }
