@@ -68,6 +68,9 @@ func (s sources) instances() ([]instance, error) {
 	}
 	if len(s.numbers) > 0 {
 		fields := splitFields(strings.Join(s.numbers, " "))
+		if len(fields) == 1 && fields[0] == "-" {
+			return nil, errors.New("arguments: \"-\" is no board: --file - reads boards from standard input")
+		}
 		if len(fields) == 0 || len(fields)%puzzle.Size != 0 {
 			return nil, fmt.Errorf("arguments: need %d numbers per instance, got %d", puzzle.Size, len(fields))
 		}

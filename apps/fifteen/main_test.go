@@ -69,6 +69,7 @@ func TestInstances(t *testing.T) {
 	}{
 		{"nothing", sources{}, "no instance"},
 		{"15 numbers", sources{numbers: strings.Fields(goal)[1:]}, "need 16 numbers per instance, got 15"},
+		{"stdin as an argument", sources{numbers: []string{"-"}}, "--file - reads boards from standard input"},
 		{"17 numbers", sources{numbers: strings.Fields(goal + " 1")}, "got 17"},
 		{"duplicate", sources{numbers: strings.Fields(strings.Replace(goal, "15", "14", 1))}, "appears twice"},
 		{"out of range", sources{numbers: strings.Fields(strings.Replace(goal, "15", "16", 1))}, "out of range"},
