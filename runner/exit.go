@@ -33,26 +33,29 @@ const (
 	ExitStall = driver.ExitStall
 )
 
-// checkedWriter is an output of the command (stdout, stderr) that keeps its
+// CheckedWriter is an output of a command (stdout, stderr) that keeps its
 // first write error, so that a write whose error a printer ignored still
-// ends the command with ExitOutput. After the first error every write
-// fails with it. It is safe for concurrent use (goroutine ranks share the
-// process's stderr).
-type checkedWriter struct {
+// ends the command with ExitOutput: Main checks its commands' outputs so,
+// and any other command can (the campaign runner does). After the first
+// error every write fails with it, an *OutputError. It is safe for
+// concurrent use (goroutine ranks share the process's stderr).
+type CheckedWriter struct {
 	w    io.Writer
 	name string // "standard output", for messages
 	mu   sync.Mutex
 	err  error
 }
 
-func newChecked(w io.Writer, name string) *checkedWriter {
-	if c, ok := w.(*checkedWriter); ok {
+// NewCheckedWriter returns w checked, its errors naming it name ("standard
+// output"); w itself when it is checked already.
+func NewCheckedWriter(w io.Writer, name string) *CheckedWriter {
+	if c, ok := w.(*CheckedWriter); ok {
 		return c
 	}
-	return &checkedWriter{w: w, name: name}
+	return &CheckedWriter{w: w, name: name}
 }
 
-func (c *checkedWriter) Write(p []byte) (int, error) {
+func (c *CheckedWriter) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.err != nil {
@@ -68,8 +71,9 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 	return n, c.err
 }
 
-// failed returns the first write error, nil while every write succeeded.
-func (c *checkedWriter) failed() error {
+// Err returns the first write error, an *OutputError, nil while every
+// write succeeded.
+func (c *CheckedWriter) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
@@ -78,8 +82,8 @@ func (c *checkedWriter) failed() error {
 // writeError returns the first write error of w when it is a checked
 // writer, nil otherwise.
 func writeError(w io.Writer) error {
-	if c, ok := w.(*checkedWriter); ok {
-		return c.failed()
+	if c, ok := w.(*CheckedWriter); ok {
+		return c.Err()
 	}
 	return nil
 }

@@ -425,7 +425,7 @@ func Main(app *cli.App) {
 	if mpi.WorldName == "mpi" {
 		setMPIProcs()
 	}
-	app.Writer = newChecked(os.Stdout, "standard output")
+	app.Writer = NewCheckedWriter(os.Stdout, "standard output")
 	if mpi.WorldName == "mpi" && !mpi.DetectLauncher(os.Getenv).Speaks() {
 		// Help and --version come before any world starts, from every
 		// task alike, and an MPI world's output is rank 0's (the task
@@ -458,15 +458,15 @@ func errWriter(app *cli.App) io.Writer {
 // ExitOutput and a message on the error output where it can. A panic
 // becomes an *InternalError, ExitInternal, with its stack in a file.
 func Execute(app *cli.App, args []string) (code int) {
-	out := newChecked(orStdout(app.Writer), "standard output")
-	errw := newChecked(errWriter(app), "standard error")
+	out := NewCheckedWriter(orStdout(app.Writer), "standard output")
+	errw := NewCheckedWriter(errWriter(app), "standard error")
 	app.Writer, app.ErrWriter = out, errw
 	defer func() {
 		if code == 0 || code == ExitCheckpointed || code == ExitLimit {
-			if err := out.failed(); err != nil {
+			if err := out.Err(); err != nil {
 				fmt.Fprintf(errw, "%s: %v\n", app.Name, err)
 				code = ExitOutput
-			} else if errw.failed() != nil {
+			} else if errw.Err() != nil {
 				code = ExitOutput
 			}
 		}

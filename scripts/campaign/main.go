@@ -75,30 +75,13 @@ func badUsage(err error) error {
 	return &runner.UsageError{Err: err}
 }
 
-// outWriter is standard output, keeping its first write error: the help, a
-// dry run's command lines and the summaries a run prints are its output,
-// and a full disk or a closed pipe must not end it with status 0.
-type outWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (o *outWriter) Write(p []byte) (int, error) {
-	if o.err != nil {
-		return 0, o.err
-	}
-	n, err := o.w.Write(p)
-	if err == nil && n < len(p) {
-		err = io.ErrShortWrite
-	}
-	o.err = err
-	return n, err
-}
-
 // exitCode runs the campaign runner with args and returns its exit status,
 // having printed why on stderr when it is not 0.
 func exitCode(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	out := &outWriter{w: stdout}
+	// Standard output keeps its first write error: the help, a dry run's
+	// command lines and the summaries a run prints are its output, and a
+	// full disk or a closed pipe must not end it with status 0.
+	out := runner.NewCheckedWriter(stdout, "standard output")
 	err := run(ctx, args, stdin, out, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		err = nil
@@ -106,8 +89,8 @@ func exitCode(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	code := 1
 	var ec interface{ ExitCode() int } // runner.UsageError's 2, runner.OutputError's 74
 	switch {
-	case out.err != nil:
-		err, code = fmt.Errorf("writing standard output: %w", out.err), runner.ExitOutput
+	case out.Err() != nil:
+		err, code = out.Err(), runner.ExitOutput
 	case err == nil:
 		return 0
 	case errors.As(err, &ec):
