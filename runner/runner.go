@@ -236,6 +236,15 @@ func Parse(c *cli.Context) (Common, error) {
 				return cm, Usagef("--%s: the sequential solver (--balancer seq) has no balancer options", name)
 			}
 		}
+		// Say what is not used rather than run quietly otherwise than asked
+		// (to a reader: the campaign runner's baselines are --json runs of
+		// the sequential solver in the world sim, for its nodes).
+		switch {
+		case cm.World == WorldSim && !cm.JSON:
+			fmt.Fprintf(c.App.ErrWriter, "%s: note: --balancer seq runs the sequential solver for real, one rank: --world sim simulates nothing (its time is this machine's)\n", c.App.Name)
+		case c.IsSet("np") && cm.NP > 1 && cm.World == WorldEmbedded:
+			fmt.Fprintf(c.App.ErrWriter, "%s: note: --balancer seq runs one rank: --np %d is not used\n", c.App.Name, cm.NP)
+		}
 		return cm, nil
 	}
 	info, err := lb.Lookup(cm.Balancer)

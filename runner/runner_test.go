@@ -102,6 +102,8 @@ func TestAction(t *testing.T) {
 	}{
 		{[]string{"abc", "--np", "3"}, 0, "in=3 ranks=3 world=embedded balancer=rp seq=false"},
 		{[]string{"--np", "5", "-b", "seq", "xy"}, 0, "in=2 ranks=1 world=embedded balancer=seq seq=true"},
+		{[]string{"--np", "5", "-b", "seq", "xy"}, 0, "note: --balancer seq runs one rank: --np 5 is not used"},
+		{[]string{"--world", "sim", "-b", "seq", "xy"}, 0, "--world sim simulates nothing"},
 		{[]string{"--world", "sim", "--np", "4096", "x", "-b", "koso"}, 0, "in=1 ranks=4096 world=sim balancer=koso"},
 		{[]string{"--json", "--np", "2", "abcd"}, 0, `{"in":4,"ranks":2,"world":"embedded","provenance":{"version":"` + version.Version + `","commit":`},
 		{[]string{"bad", "--np", "2"}, 2, ""},
