@@ -158,3 +158,35 @@ func TestExpectedMaxPoissonFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestSimModelThrows checks the model behind Table 1 (seed 004 §4.5): under
+// SimBernoulli, the seed's, exactly n = α·m old and β·m new elements are
+// thrown into the m buckets in every run, while under SimPoisson each
+// bucket's count is drawn on its own, so the totals vary from run to run.
+// (Table 1's comparison, |z| ≤ 3, cannot tell the two models apart.)
+func TestSimModelThrows(t *testing.T) {
+	const p, q = 16, 4
+	m := p * q
+	total := func(xs []uint16) (n int64) {
+		for _, x := range xs {
+			n += int64(x)
+		}
+		return n
+	}
+	for _, model := range []SimModel{SimBernoulli, SimPoisson} {
+		sp := SimParams{Alpha: 4, Beta: 2.5, Runs: 2, Model: model}
+		s := newSimScratch(m, sp)
+		varies := false
+		for seed := range uint64(20) {
+			s.run(p, q, seed)
+			nx, ny := total(s.x[:m]), total(s.y[:m])
+			if model == SimBernoulli && (nx != counts(sp.Alpha, m) || ny != counts(sp.Beta, m)) {
+				t.Fatalf("Bernoulli, seed %d: %d old and %d new elements, want exactly %d and %d", seed, nx, ny, counts(sp.Alpha, m), counts(sp.Beta, m))
+			}
+			varies = varies || nx != counts(sp.Alpha, m) || ny != counts(sp.Beta, m)
+		}
+		if model == SimPoisson && !varies {
+			t.Errorf("Poisson: 20 runs all threw exactly α·m and β·m elements")
+		}
+	}
+}

@@ -304,3 +304,60 @@ func TestKOSOSpeedupBound(t *testing.T) {
 		t.Errorf("height 60, p = 4: bound %.3f, want about 4", b)
 	}
 }
+
+// TestKOSORules checks the two rules of seed 003 §2.2 that the theorems'
+// tests above do not depend on: (a) a rank executes the shallowest task in
+// its queue ("ordered by the tasks' height"), under KOSO and KOSO*; (b)
+// KOSO* sends the spawned task to its clockwise neighbour only when the
+// neighbour's load is strictly lighter than its own, and keeps it
+// otherwise, while KOSO always sends.
+func TestKOSORules(t *testing.T) {
+	for _, star := range []bool{false, true} {
+		var ranks []*koso
+		checked := 0
+		ringSteps(5, star, heightApp{8}, 1<<10, func(r int, task Task) {
+			if ranks == nil {
+				return // the first step: rank 0 holds the root alone
+			}
+			level := task.(*heightTask).Level()
+			for _, q := range ranks[r].q {
+				if h := q.t.(*heightTask); !h.Empty() && h.Level() < level {
+					t.Fatalf("star=%v: rank %d executes a task of depth %d while one of depth %d waits", star, r, level, h.Level())
+				}
+			}
+			checked++
+		}, func(_ int, bs []*koso) { ranks = bs })
+		if checked < 100 {
+			t.Fatalf("star=%v: only %d executions checked", star, checked)
+		}
+	}
+	// (b): one rank of a ring of two, holding one task of the endless tree.
+	for _, tc := range []struct {
+		star         bool
+		nbLoad, want int // the neighbour's reported load, tasks sent
+	}{
+		{true, 0, 1},  // lighter: send
+		{true, 1, 0},  // as loaded (one task here once the head has split): keep
+		{true, 5, 0},  // heavier: keep
+		{false, 5, 1}, // KOSO sends whatever the loads
+	} {
+		b, err := newRing(Env{Rank: 0, Size: 2, App: spawnApp{}, Rand: NewRand(1, 0)}, tc.star, "koso")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Start(spawnApp{}.Root())
+		b.Outbox()
+		b.nbLoad = tc.nbLoad
+		b.Task().Work(1)
+		b.Tick(1)
+		sent := 0
+		for _, m := range b.Outbox() {
+			if m.Kind == KWork {
+				sent++
+			}
+		}
+		if sent != tc.want {
+			t.Errorf("star=%v, own load 1, neighbour's %d: %d tasks sent, want %d", tc.star, tc.nbLoad, sent, tc.want)
+		}
+	}
+}
