@@ -519,3 +519,17 @@ func TestLocalizedVariants(t *testing.T) {
 		}
 	}
 }
+
+// TestRPDefaultQueueLimit checks §4.2's default queue limit c·√P with
+// c = 2 (RPOptions.QueueLimit 0): 2·⌈√P⌉ requests in one polling interval,
+// and that a limit given is kept.
+func TestRPDefaultQueueLimit(t *testing.T) {
+	for p, want := range map[int]int{1: 2, 2: 4, 4: 4, 5: 6, 16: 8, 17: 10, 1024: 64, 4096: 128} {
+		if got := newRP(Env{Rank: 0, Size: p, Rand: NewRand(1, 0)}, 0, false).queueLimit; got != want {
+			t.Errorf("P = %d: default queue limit %d, want 2·⌈√P⌉ = %d", p, got, want)
+		}
+	}
+	if got := newRP(Env{Rank: 0, Size: 16, Rand: NewRand(1, 0)}, 3, false).queueLimit; got != 3 {
+		t.Errorf("a queue limit of 3 became %d", got)
+	}
+}
