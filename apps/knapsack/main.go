@@ -67,7 +67,7 @@ func newApp() *cli.App {
 		Description: description,
 		Flags: append(runner.Flags(),
 			&cli.StringFlag{Name: "search", Value: knap.Core.String(), Usage: "the branch-and-bound search: core (Pisinger's expanding core) or hs (Horowitz–Sahni, seed 002's)"},
-			&cli.Int64Flag{Name: "scale", Usage: "read decimal numbers and multiply them by `S` ≥ 1, rounding to the nearest integer (0: integers only)"}),
+			&cli.Int64Flag{Name: "scale", Usage: "read decimal numbers and multiply them by `S` ≥ 1, rounding to the nearest integer (0: integers only); a warning says when nonzero numbers round to 0"}),
 		Action: runner.Action(runner.Spec[instance]{App: "knapsack", Read: read, Solve: solve, Sample: sample, Resumable: true,
 			NodeCosts: knap.NodeCosts()}),
 		Commands: []*cli.Command{{
@@ -140,9 +140,17 @@ func read(c *cli.Context, cm runner.Common) (instance, error) {
 		defer f.Close()
 		r = f
 	}
-	p, err := knap.Parse(r, in.Scale)
+	p, z, err := knap.ParseScaled(r, in.Scale)
 	if err != nil {
 		return instance{}, runner.Usagef("%s: %s", inputName(in.File), strings.TrimPrefix(err.Error(), "knapsack: "))
+	}
+	if z.Count > 0 { // rank 0 reads the input: one warning
+		what := fmt.Sprintf("%d nonzero numbers", z.Count)
+		if z.Count == 1 {
+			what = "a nonzero number"
+		}
+		fmt.Fprintf(c.App.ErrWriter, "knapsack: warning: %s: --scale %d rounds %s to 0 (the first on line %d), which changes the instance: a larger --scale keeps them\n",
+			inputName(in.File), in.Scale, what, z.First)
 	}
 	in.In = *p
 	return in, checkMemory(cm, p.Len())

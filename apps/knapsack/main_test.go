@@ -333,3 +333,18 @@ func TestBuilt(t *testing.T) {
 		t.Errorf("--help: exit %d\n%s", code, stdout)
 	}
 }
+
+// TestScaleZeroedWarning: a --scale that rounds nonzero numbers to 0 says
+// so on stderr (the instance changes: a weight of 0 packs for free), and
+// one that keeps them says nothing.
+func TestScaleZeroedWarning(t *testing.T) {
+	embeddedOnly(t)
+	const input = "2\n3 0.25\n2 0.75\n1\n"
+	if _, stderr, code := run(input, "-q", "--scale", "1", "-"); code != 0 ||
+		!strings.Contains(stderr, "--scale 1 rounds a nonzero number to 0 (the first on line 2)") {
+		t.Errorf("--scale 1: exit %d, stderr %q", code, stderr)
+	}
+	if _, stderr, code := run(input, "-q", "--scale", "100", "-"); code != 0 || stderr != "" {
+		t.Errorf("--scale 100: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -84,27 +84,49 @@ func (r *lineReader) more() bool {
 // number, a non-number, a number or a sum of profits or of weights that
 // overflows (see Instance.Validate). It takes time linear in the input.
 func Parse(r io.Reader, scale int64) (*Instance, error) {
+	in, _, err := ParseScaled(r, scale)
+	return in, err
+}
+
+// Zeroed says which numbers of an input a scale rounded to 0 although they
+// are not 0 (a weight of 0.25 under --scale 1): Count of them, the first
+// on line First.
+type Zeroed struct{ Count, First int }
+
+// ParseScaled is Parse, also reporting the nonzero decimal numbers that
+// the scale rounded to 0, which change the instance (a weight of 0 packs
+// for free): a larger scale keeps them.
+func ParseScaled(r io.Reader, scale int64) (*Instance, Zeroed, error) {
+	var z Zeroed
+	zeroed := func(s string, v int64, line int) {
+		if v == 0 && strings.ContainsAny(s, "123456789") {
+			if z.Count == 0 {
+				z.First = line
+			}
+			z.Count++
+		}
+	}
 	if scale < 0 {
-		return nil, fmt.Errorf("knapsack: negative scale %d", scale)
+		return nil, z, fmt.Errorf("knapsack: negative scale %d", scale)
 	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
 	lr := &lineReader{sc: sc}
 	if !lr.next() {
 		if lr.err != nil {
-			return nil, lr.err
+			return nil, z, lr.err
 		}
-		return nil, errors.New("knapsack: empty input: want the number of items on line 1")
+		return nil, z, errors.New("knapsack: empty input: want the number of items on line 1")
 	}
 	if len(lr.fields) != 1 {
-		return nil, fmt.Errorf("knapsack: line %d: want the number of items alone, got %d fields", lr.line, len(lr.fields))
+		return nil, z, fmt.Errorf("knapsack: line %d: want the number of items alone, got %d fields", lr.line, len(lr.fields))
 	}
 	n64, err := parseNumber(lr.fields[0], -1, "item count")
 	if err != nil {
-		return nil, fmt.Errorf("knapsack: line %d: %w", lr.line, err)
+		return nil, z, fmt.Errorf("knapsack: line %d: %w", lr.line, err)
 	}
 	if n64 > MaxItems {
-		return nil, fmt.Errorf("knapsack: line %d: %d items, at most %d supported", lr.line, n64, MaxItems)
+		return nil, z, fmt.Errorf("knapsack: line %d: %d items, at most %d supported", lr.line, n64, MaxItems)
 	}
 	n, countLine := int(n64), lr.line
 	in := &Instance{Profit: make([]int64, 0, min(n, 1<<16)), Weight: make([]int64, 0, min(n, 1<<16))}
@@ -112,29 +134,31 @@ func Parse(r io.Reader, scale int64) (*Instance, error) {
 	for i := range n {
 		if !lr.next() {
 			if lr.err != nil {
-				return nil, lr.err
+				return nil, z, lr.err
 			}
-			return nil, fmt.Errorf("knapsack: line %d: input ends after %d of the %d items declared on line %d, and the capacity line is missing", lr.line, i, n, countLine)
+			return nil, z, fmt.Errorf("knapsack: line %d: input ends after %d of the %d items declared on line %d, and the capacity line is missing", lr.line, i, n, countLine)
 		}
 		if len(lr.fields) == 1 && !lr.more() {
-			return nil, fmt.Errorf("knapsack: line %d: count mismatch: line %d declares %d items, but only %d item lines precede the capacity", lr.line, countLine, n, i)
+			return nil, z, fmt.Errorf("knapsack: line %d: count mismatch: line %d declares %d items, but only %d item lines precede the capacity", lr.line, countLine, n, i)
 		}
 		if len(lr.fields) != 2 {
-			return nil, fmt.Errorf("knapsack: line %d: want \"profit weight\" for item %d, got %d fields", lr.line, i+1, len(lr.fields))
+			return nil, z, fmt.Errorf("knapsack: line %d: want \"profit weight\" for item %d, got %d fields", lr.line, i+1, len(lr.fields))
 		}
 		p, err := parseNumber(lr.fields[0], scale, "profit")
 		if err != nil {
-			return nil, fmt.Errorf("knapsack: line %d: %w", lr.line, err)
+			return nil, z, fmt.Errorf("knapsack: line %d: %w", lr.line, err)
 		}
 		w, err := parseNumber(lr.fields[1], scale, "weight")
 		if err != nil {
-			return nil, fmt.Errorf("knapsack: line %d: %w", lr.line, err)
+			return nil, z, fmt.Errorf("knapsack: line %d: %w", lr.line, err)
 		}
+		zeroed(lr.fields[0], p, lr.line)
+		zeroed(lr.fields[1], w, lr.line)
 		if sp > math.MaxInt64-1-p {
-			return nil, fmt.Errorf("knapsack: line %d: %w", lr.line, errSumProfit)
+			return nil, z, fmt.Errorf("knapsack: line %d: %w", lr.line, errSumProfit)
 		}
 		if sw > math.MaxInt64-w {
-			return nil, fmt.Errorf("knapsack: line %d: %w", lr.line, errSumWeight)
+			return nil, z, fmt.Errorf("knapsack: line %d: %w", lr.line, errSumWeight)
 		}
 		sp, sw = sp+p, sw+w
 		in.Profit = append(in.Profit, p)
@@ -142,26 +166,27 @@ func Parse(r io.Reader, scale int64) (*Instance, error) {
 	}
 	if !lr.next() {
 		if lr.err != nil {
-			return nil, lr.err
+			return nil, z, lr.err
 		}
-		return nil, fmt.Errorf("knapsack: line %d: the capacity line is missing after the %d items", lr.line, n)
+		return nil, z, fmt.Errorf("knapsack: line %d: the capacity line is missing after the %d items", lr.line, n)
 	}
 	if len(lr.fields) == 2 {
-		return nil, fmt.Errorf("knapsack: line %d: count mismatch: line %d declares %d items, but more item lines follow", lr.line, countLine, n)
+		return nil, z, fmt.Errorf("knapsack: line %d: count mismatch: line %d declares %d items, but more item lines follow", lr.line, countLine, n)
 	}
 	if len(lr.fields) != 1 {
-		return nil, fmt.Errorf("knapsack: line %d: want the capacity alone, got %d fields", lr.line, len(lr.fields))
+		return nil, z, fmt.Errorf("knapsack: line %d: want the capacity alone, got %d fields", lr.line, len(lr.fields))
 	}
 	if in.Capacity, err = parseNumber(lr.fields[0], scale, "capacity"); err != nil {
-		return nil, fmt.Errorf("knapsack: line %d: %w", lr.line, err)
+		return nil, z, fmt.Errorf("knapsack: line %d: %w", lr.line, err)
 	}
+	zeroed(lr.fields[0], in.Capacity, lr.line)
 	if lr.next() {
-		return nil, fmt.Errorf("knapsack: line %d: extra line after the capacity", lr.line)
+		return nil, z, fmt.Errorf("knapsack: line %d: extra line after the capacity", lr.line)
 	}
 	if lr.err != nil {
-		return nil, lr.err
+		return nil, z, lr.err
 	}
-	return in, nil
+	return in, z, nil
 }
 
 // parseNumber parses one field, a non-negative integer with scale 0 (or

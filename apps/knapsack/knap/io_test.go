@@ -146,3 +146,18 @@ func invalidInstances() []*Instance {
 		{Profit: []int64{1, 1}, Weight: []int64{1 << 62, 1 << 62}},
 	}
 }
+
+// TestParseScaledZeroed: the nonzero numbers a scale rounds to 0 are
+// counted, with the first one's line; exact zeros and integers are not.
+func TestParseScaledZeroed(t *testing.T) {
+	text := "3\n0 0.25\n0.4 2\n0.00 0.5\n0.3\n"
+	for _, c := range []struct {
+		scale int64
+		want  Zeroed
+	}{{1, Zeroed{Count: 3, First: 2}}, {10, Zeroed{}}, {2, Zeroed{}}} {
+		_, z, err := ParseScaled(strings.NewReader(text), c.scale)
+		if err != nil || z != c.want {
+			t.Errorf("scale %d: %+v, %v; want %+v", c.scale, z, err, c.want)
+		}
+	}
+}
