@@ -689,7 +689,10 @@ func ReorderArgs(app *cli.App, args []string) []string {
 		a := rest[i]
 		switch {
 		case a == "--":
-			pos = append(pos, rest[i:]...)
+			// What follows is positional; the "--" itself goes, and comes
+			// back in front of the positional arguments if one of them
+			// looks like a flag (below).
+			pos = append(pos, rest[i+1:]...)
 			i = len(rest)
 		case strings.HasPrefix(a, "-") && len(a) > 1 && !isNumber(a):
 			// A flag, or what cli will reject as an unknown one.
@@ -706,7 +709,7 @@ func ReorderArgs(app *cli.App, args []string) []string {
 			pos = append(pos, a)
 		}
 	}
-	if len(pos) > 0 && pos[0] != "--" && hasNegativeNumber(pos) {
+	if hasNegativeNumber(pos) {
 		pos = append([]string{"--"}, pos...)
 	}
 	return append(append(head, fl...), pos...)

@@ -51,6 +51,9 @@ func TestReorderArgs(t *testing.T) {
 		{"t --x --out d sub 3", "t sub --x --out d 3"},
 		{"t --out=d --np 2 sub 3 --x", "t --np 2 sub --out=d --x 3"},
 		{"t --bogus sub 3", "t --bogus sub 3"},
+		{"t 12 --np 4 -- x", "t --np 4 12 x"}, // a "--" after positional arguments
+		{"t 8 --np 2 -q --", "t --np 2 -q 8"}, // ... or ending the line
+		{"t --np 2 -- -m 2.5", "t --np 2 -- -m 2.5"},
 		{"t 5 --np", "t --np"},                         // missing its value: cli must say so, not take 5
 		{"t -q 5 --np", "t -q --np"},                   // likewise after other flags
 		{"t --np 2 sub 3 --out", "t --np 2 sub --out"}, // a subcommand's
