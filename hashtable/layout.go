@@ -15,7 +15,8 @@ type Alloc int
 const (
 	// Block gives rank r the buckets [r·q, (r+1)·q) with q = ⌈m/p⌉. When p
 	// does not divide m the last ranks get fewer buckets, or none (m = p+1
-	// gives two buckets to each of the first ⌈(p+1)/2⌉ ranks).
+	// gives two buckets to each of the first ⌊(p+1)/2⌋ ranks, for even p one
+	// to the next, and none to the rest).
 	Block Alloc = iota
 	// Modular gives bucket b to rank b mod p. Subtables differ by at most
 	// one bucket for every m.

@@ -37,7 +37,9 @@ import (
 // on; the catalogue's models leave them 0 (their published figures do not
 // change), as no source gives them for those machines.
 //
-// The zero value is the seeded fake network of the tests (TestNetwork).
+// The zero value is no valid machine (Validate refuses a node that costs
+// nothing); sim.Config takes a zero Machine for the tests' seeded fake
+// network (TestNetwork).
 type Machine struct {
 	// Name names the model ("gcel"); informational.
 	Name string `json:"name"`

@@ -19,7 +19,9 @@ import (
 // one goroutine that drives all its ranks) and is not safe for concurrent
 // use.
 type World interface {
-	// Name is "embedded", "mpi" or "sim".
+	// Name is the world's name: "embedded", "mpi" and "sim" for the
+	// package's worlds, "lockstep" for lb/lockstep's, and whatever another
+	// world calls itself.
 	Name() string
 	// Rank is this program's rank: 0..Size()-1 in the embedded and MPI
 	// worlds, 0 in the simulator, whose one program stands for all ranks.

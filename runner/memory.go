@@ -223,13 +223,18 @@ func softMemoryLimit(all []MemoryLimit, getenv func(string) string) (int64, bool
 	return 0, false
 }
 
-// FormatBytes formats a byte count with a binary unit (KiB … TiB).
+// FormatBytes formats a byte count with a binary unit (B, KiB … PiB) and
+// three significant digits, four from 1000 to 1023 of a unit ("1023 B",
+// not "1.02e+03 B").
 func FormatBytes(b float64) string {
 	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
 	i := 0
 	for b >= 1024 && i < len(units)-1 {
 		b /= 1024
 		i++
+	}
+	if b >= 1000 && b < 1024 {
+		return fmt.Sprintf("%.0f %s", b, units[i])
 	}
 	return fmt.Sprintf("%.3g %s", b, units[i])
 }

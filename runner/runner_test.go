@@ -267,6 +267,11 @@ func TestCheckMemory(t *testing.T) {
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "four times need about") {
 		t.Errorf("four times the available memory: %v", err)
 	}
+	for b, want := range map[float64]string{1023: "1023 B", 1000 << 10: "1000 KiB", 5 << 50: "5 PiB", 1536: "1.5 KiB"} {
+		if got := FormatBytes(b); got != want {
+			t.Errorf("FormatBytes(%g) = %q, want %q", b, got, want)
+		}
+	}
 	if got := FormatBytes(3 << 30); got != "3 GiB" {
 		t.Errorf("FormatBytes(3 GiB) = %q", got)
 	}

@@ -1,4 +1,4 @@
-// Package simplot draws Fig. 1 of seed 004 from the points of the
+// Package simplot draws seed 004's Figure 1 from the points of the
 // hashtable package's counting model: the load balance factor η against p
 // for q ∈ {1, lg p, lg² p, lg³ p}, one panel per load W ∈ {X, XY, X^(2)}.
 // It is separate from hashtable so that the table itself does not depend on

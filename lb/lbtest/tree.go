@@ -1,8 +1,16 @@
-// Package lbtest holds what the tests of lb, its drivers and the apps share:
+// Package lbtest checks lb.App implementations and holds what the tests of
+// lb, its drivers and the apps share. TestApp (CheckApp for a report
+// instead of a test failure), as testing/fstest.TestFS checks a file
+// system, checks an app's tasks: Work's bounds, splits disjoint and
+// covering wherever they are made and whichever rank works the parts,
+// halving of fresh tasks, encodings that round-trip, Halve equal to Split;
+// an app's own tests call it (docs/writing-an-app.md). The rest:
 // Tree, a seeded synthetic tree-shaped computation with an exhaustive, a
-// branch-and-bound and a first-solution mode, Variants, the balancers and
-// option variants every conformance test runs, and LargeP, the balancers
-// on 1024 and 4096 simulated ranks for the apps' scale tests.
+// branch-and-bound and a first-solution mode; Variants, the balancers and
+// option variants every conformance test runs, with World and Range; the
+// resume chains (ResumeChain, ResumeVariants); FuzzCanonicalEncoding; and
+// LargeP, the balancers on 1024 and 4096 simulated ranks for the apps'
+// scale tests.
 package lbtest
 
 import (

@@ -12,7 +12,7 @@
 // the moves in the order Up, Left, Right, Down and never generates the move
 // that would undo the previous one.
 //
-// Node counts follow Korf's table (data/korf100.tsv): an iteration counts
+// Node counts follow Korf's table (korf100.tsv, embedded): an iteration counts
 // every node it generates, including the nodes it prunes because their
 // f = g + h exceeds the threshold, and stops at the first solution; the
 // root, shared by all iterations, is counted once for the whole run. So

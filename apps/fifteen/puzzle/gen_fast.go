@@ -59,8 +59,8 @@ func closerMask(from, to int) uint16 {
 
 func fname(p, prev int) string { return fmt.Sprintf("b%02d%s", p, letter[prev]) }
 
-// info packs the constants the cold paths need, as decoded by the fastInfo
-// methods in solve.go.
+// info packs the constants the cold paths need, as (*fastSearch).unwind in
+// solve.go decodes them.
 func info(p, prev, m int, pending, unborn int, earlier bool) uint32 {
 	x := uint32(p) | uint32(prev)<<4 | uint32(m)<<8 | uint32(pending)<<12 | uint32(unborn)<<16
 	if earlier {
