@@ -352,16 +352,22 @@ type Stats struct {
 	// before the rank's first work slice and after its last (Times).
 	IdleStartSeconds float64 `json:"idle_start_seconds"`
 	IdleEndSeconds   float64 `json:"idle_end_seconds"`
-	Nodes            int64   `json:"nodes"`
-	Slices           int64   `json:"slices"`
-	RequestsSent     int64   `json:"requests_sent"`
-	RequestsRecv     int64   `json:"requests_received"`
-	RequestsReject   int64   `json:"requests_rejected"`
-	Splits           int64   `json:"splits"`
-	TasksSent        int64   `json:"tasks_sent"`
-	MessagesSent     int64   `json:"messages_sent"`
-	BytesSent        int64   `json:"bytes_sent"`
-	MaxQueue         int64   `json:"max_queue"`
+	Nodes            int64   `json:"nodes"`  // nodes expanded
+	Slices           int64   `json:"slices"` // work slices (each ends with a poll)
+	// RequestsSent, RequestsRecv and RequestsReject count the requests for
+	// work this rank sent, received, and answered with no work.
+	RequestsSent   int64 `json:"requests_sent"`
+	RequestsRecv   int64 `json:"requests_received"`
+	RequestsReject int64 `json:"requests_rejected"`
+	Splits         int64 `json:"splits"`        // tasks split to give a part away
+	TasksSent      int64 `json:"tasks_sent"`    // tasks sent to another rank
+	MessagesSent   int64 `json:"messages_sent"` // every message sent (Messages by kind)
+	BytesSent      int64 `json:"bytes_sent"`    // their payloads' bytes
+	// MaxQueue is the longest queue the balancer kept, its meaning the
+	// balancer's: under random polling (rp, rp-local, hybrid) the most
+	// requests in one polling interval (seed 002 §4.2's queue), under koso
+	// and koso-star the most tasks queued; 0 under ps and static.
+	MaxQueue int64 `json:"max_queue"`
 	// Messages counts the messages sent by kind; they sum to MessagesSent.
 	Messages KindCounts `json:"messages_by_kind"`
 }
