@@ -213,6 +213,36 @@ func readCheckpointFile(path string) ([]byte, error) {
 	return b, nil
 }
 
+// readRegularFile returns the contents of the regular file at path, at most
+// max bytes: another kind of file is refused at once, without reading it
+// or waiting for a writer (it is opened without blocking), and so is a
+// larger one.
+func readRegularFile(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		if kind := fileKind(st.Mode()); kind != "not a regular file" {
+			return nil, errors.New(kind + ", not a regular file")
+		}
+		return nil, errors.New("not a regular file")
+	}
+	if st.Size() > max {
+		return nil, fmt.Errorf("%s: larger than the %s such a file can be", FormatBytes(float64(st.Size())), FormatBytes(float64(max)))
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(b)) > max {
+		err = fmt.Errorf("it grew beyond %s while it was read", FormatBytes(float64(max)))
+	}
+	return b, err
+}
+
 // checkpointFileError is the usage error of readCheckpointFile's err on
 // path: errors of the file system name the file already.
 func checkpointFileError(path string, err error) error {

@@ -245,13 +245,23 @@ func nodeCostsOf(c *cli.Context) lb.NodeCosts {
 
 const metaCosts = "treelb.nodecosts"
 
+// MaxMachineBytes is the largest machine file ReadMachine reads: a model is
+// a few hundred bytes of JSON.
+const MaxMachineBytes = 1 << 20
+
 // ReadMachine reads a machine model from the JSON file at path, as
 // --calibrate prints it (lb.ParseMachine); a *UsageError names the file and
-// what is wrong.
+// what is wrong. A path that is not a regular file (a directory, /dev/zero,
+// a FIFO nobody writes) or a file over MaxMachineBytes is refused at once,
+// without reading it or waiting for a writer.
 func ReadMachine(path string) (lb.Machine, error) {
-	b, err := os.ReadFile(path)
+	b, err := readRegularFile(path, MaxMachineBytes)
 	if err != nil {
-		return lb.Machine{}, Usagef("--machine: %v", err)
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return lb.Machine{}, Usagef("--machine: %v", err)
+		}
+		return lb.Machine{}, Usagef("--machine %s: %v", path, err)
 	}
 	m, err := lb.ParseMachine(b)
 	if err != nil {

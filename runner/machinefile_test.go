@@ -1,0 +1,49 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestReadMachineFiles: --machine FILE reads a regular file of a model,
+// and refuses at once, with a usage error naming the file, what is no
+// model file: /dev/zero (read without a limit, it filled the memory), a
+// FIFO nobody writes (it waited for ever), a directory, a file over
+// MaxMachineBytes.
+func TestReadMachineFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.json")
+	if err := os.WriteFile(big, []byte(strings.Repeat(" ", MaxMachineBytes+1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		"/dev/zero": "a character device, not a regular file",
+		fifo:        "a named pipe (FIFO), not a regular file",
+		dir:         "a directory, not a regular file",
+		big:         "larger than the 1 MiB",
+	} {
+		start := time.Now()
+		_, err := ReadMachine(path)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--machine "+path) || exitCode(err) != 2 {
+			t.Errorf("--machine %s: %v (exit %d), want a usage error naming the file and %q", path, err, exitCode(err), want)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("--machine %s: refused after %v", path, d)
+		}
+	}
+	good := filepath.Join(dir, "m.json")
+	if err := os.WriteFile(good, []byte(`{"name": "m", "node_ns": 20}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := ReadMachine(good); err != nil || m.NodeNS != 20 {
+		t.Errorf("a model file: %+v, %v", m, err)
+	}
+}
