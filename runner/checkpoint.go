@@ -299,19 +299,24 @@ func WriteCheckpoint(path string, c *Checkpoint) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, b, nil)
+	if err := writeAtomic(path, b, 0, nil); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return nil
 }
 
-// writeAtomic writes data to path as WriteCheckpoint says; wrap, when not
-// nil, wraps the temporary file's writer (tests crash in it).
-func writeAtomic(path string, data []byte, wrap func(io.Writer) io.Writer) (err error) {
+// writeAtomic writes data to path as WriteCheckpoint says (the --trace file
+// too), with permissions mode (0: CreateTemp's, 0600); wrap, when not nil,
+// wraps the temporary file's writer (tests crash in it). A symbolic link at
+// path is replaced, not written through.
+func writeAtomic(path string, data []byte, mode os.FileMode, wrap func(io.Writer) io.Writer) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+		return err
 	}
 	defer func() {
 		if err != nil {
@@ -324,24 +329,29 @@ func writeAtomic(path string, data []byte, wrap func(io.Writer) io.Writer) (err 
 		w = wrap(f)
 	}
 	if _, err = w.Write(data); err != nil {
-		return fmt.Errorf("checkpoint %s: %w", path, err)
+		return err
 	}
 	if err = f.Sync(); err != nil {
-		return fmt.Errorf("checkpoint %s: %w", path, err)
+		return err
+	}
+	if mode != 0 {
+		if err = f.Chmod(mode); err != nil {
+			return err
+		}
 	}
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("checkpoint %s: %w", path, err)
+		return err
 	}
 	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("checkpoint %s: %w", path, err)
+		return err
 	}
 	d, err := os.Open(dir)
 	if err != nil {
-		return fmt.Errorf("checkpoint %s: %w", path, err)
+		return err
 	}
 	defer d.Close()
 	if err = d.Sync(); err != nil {
-		return fmt.Errorf("checkpoint %s: syncing the directory: %w", path, err)
+		return fmt.Errorf("syncing the directory: %w", err)
 	}
 	return nil
 }

@@ -136,7 +136,7 @@ func TestCrashDuringWrite(t *testing.T) {
 		next := sampleCheckpoint("golomb")
 		next.Nodes = 999
 		b, _ := next.MarshalBinary()
-		writeAtomic(path, b, func(w io.Writer) io.Writer { return &crashAfter{w: w, n: len(b) / 2} })
+		writeAtomic(path, b, 0, func(w io.Writer) io.Writer { return &crashAfter{w: w, n: len(b) / 2} })
 		os.Exit(0) // not reached: the write crashes
 	}
 	dir := t.TempDir()

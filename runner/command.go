@@ -74,6 +74,7 @@ type Run struct {
 
 	progress  *progressPrinter // rank 0's, when progress lines are on
 	traceRuns int              // reports written to the --trace file
+	traceText bytes.Buffer     // the --trace file's text so far
 	ckpt      *ckpt            // with --checkpoint or --restart
 	costs     lb.NodeCosts     // Spec.NodeCosts
 }

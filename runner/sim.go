@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -465,20 +464,16 @@ func checkTracePath(path string) error {
 	return nil
 }
 
-// writeTrace writes a run's trace to the --trace file: created with a
-// header by the command's first report, appended to by the others; the
-// run column numbers the reports.
+// writeTrace writes a run's trace to the --trace file: a header, then the
+// rows of every report of the command so far; the run column numbers the
+// reports. The file is written whole after each report, through a
+// temporary file renamed over it (writeAtomic), so that a failed write
+// (a full disk) leaves the trace of the reports before, never half a row,
+// and a symbolic link at the path is replaced, not written through. A
+// trace is at most a few thousand rows a report.
 func (r *Run) writeTrace(s *lb.SimReport) error {
-	flag := os.O_WRONLY | os.O_CREATE | os.O_APPEND
-	if r.traceRuns == 0 {
-		flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	}
-	f, err := os.OpenFile(r.sim.trace, flag, 0o644)
-	if err != nil {
-		return &OutputError{What: "--trace " + r.sim.trace, Err: err}
-	}
 	r.traceRuns++
-	w := bufio.NewWriter(f)
+	w := &r.traceText
 	if r.traceRuns == 1 {
 		fmt.Fprint(w, "run,start_seconds,end_seconds,busy_ranks,busy_fraction,queued_tasks")
 		if s.Ranks <= lb.TraceRanks {
@@ -495,8 +490,7 @@ func (r *Run) writeTrace(s *lb.SimReport) error {
 		}
 		fmt.Fprintln(w)
 	}
-	err = errors.Join(w.Flush(), f.Close())
-	if err != nil {
+	if err := writeAtomic(r.sim.trace, w.Bytes(), 0o644, nil); err != nil {
 		return &OutputError{What: "--trace " + r.sim.trace, Err: err}
 	}
 	return nil

@@ -216,6 +216,29 @@ func simulated(t *testing.T, run func(args ...string) (string, string, int)) {
 			t.Errorf("golomb %q: trace %v: %q", args, err, lines[:min(len(lines), 3)])
 		}
 	}
+	// The trace file is written whole through a temporary file: a symbolic
+	// link at its path is replaced, its target untouched, and the file has
+	// one header and the run's rows.
+	victim := filepath.Join(filepath.Dir(trace), "victim.txt")
+	link := filepath.Join(filepath.Dir(trace), "link.csv")
+	if err := os.WriteFile(victim, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := run("--world", "sim", "--np", "4", "-q", "--trace", link, "9"); code != 0 {
+		t.Fatalf("--trace through a link: exit %d: %s", code, stderr)
+	}
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "keep\n" {
+		t.Errorf("--trace wrote through the symbolic link into its target: %q %v", b, err)
+	}
+	if st, err := os.Lstat(link); err != nil || !st.Mode().IsRegular() || st.Mode().Perm() != 0o644 {
+		t.Errorf("--trace at a link's path: %v %v, want a regular file of mode 0644", st.Mode(), err)
+	}
+	if b, err := os.ReadFile(link); err != nil || strings.Count(string(b), "run,start_seconds") != 1 || strings.Count(string(b), "\n1,") < 10 {
+		t.Errorf("--trace of golomb 9: one header and the run's rows wanted, got %v and %.200q", err, b)
+	}
 	if stdout, _, code := run("--world", "sim", "--machine", "help"); code != 0 || !strings.Contains(stdout, "gcel") || !strings.Contains(stdout, "hop-ns") {
 		t.Errorf("--machine help: exit %d\n%s", code, stdout)
 	}
