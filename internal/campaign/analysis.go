@@ -4,12 +4,9 @@ import (
 	"cmp"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/treelb/treelb/runner"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -404,14 +401,8 @@ func WriteSummary(path string, t *Table, gs []Group) error {
 		}
 		out = append(out, rec)
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return &runner.OutputError{What: path, Err: err}
-	}
-	cw := csv.NewWriter(f)
-	cw.WriteAll(out)
-	if err := errors.Join(cw.Error(), f.Close()); err != nil {
-		return &runner.OutputError{What: path, Err: err}
+	if err := writeFile(path, func(f io.Writer) error { return csv.NewWriter(f).WriteAll(out) }); err != nil {
+		return err
 	}
 	return nil
 }

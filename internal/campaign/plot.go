@@ -1,12 +1,10 @@
 package campaign
 
 import (
-	"errors"
 	"fmt"
-	"github.com/treelb/treelb/runner"
 	"image/color"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -285,15 +283,10 @@ func saveBeside(pl *plot.Plot, w, h vg.Length, file string) error {
 	top := pl.Title.TextStyle.Rectangle(pl.Title.Text)
 	legend.Top, legend.Left = true, true
 	legend.Draw(draw.Crop(dc, w+m, 0, 0, -(top.Max.Y-top.Min.Y)-pl.Title.Padding-m))
-	f, err := os.Create(file)
-	if err != nil {
-		return &runner.OutputError{What: file, Err: err}
-	}
-	_, err = c.WriteTo(f)
-	if err = errors.Join(err, f.Close()); err != nil {
-		return &runner.OutputError{What: file, Err: err}
-	}
-	return nil
+	return writeFile(file, func(f io.Writer) error {
+		_, err := c.WriteTo(f)
+		return err
+	})
 }
 
 // logXY returns the base-10 logarithms of xys, for logLog's axes.

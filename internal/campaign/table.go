@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/treelb/treelb/runner"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/treelb/treelb/runner"
 )
 
 // Field is one column of a flattened JSON object: its dotted name and its
@@ -193,22 +194,32 @@ func ReadTable(path string) (*Table, error) {
 	return t, nil
 }
 
-// Write writes the whole table to path (mode 0644) through a temporary
-// file in the same directory, so that an interrupted write leaves the old
-// file.
+// Write writes the whole table to path (writeFile: an interrupted write
+// leaves the old file).
 func (t *Table) Write(path string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	return writeFile(path, func(f io.Writer) error {
+		w := csv.NewWriter(f)
+		w.Write(t.Columns)
+		for _, r := range t.Rows {
+			w.Write(append(r, make([]string, len(t.Columns)-len(r))...))
+		}
+		w.Flush()
+		return w.Error()
+	})
+}
+
+// writeFile writes a file of the campaign's (a table, a summary, a plot)
+// to path, mode 0644, through a temporary file in the same directory
+// renamed over path, so that a failed or interrupted write (a full disk)
+// leaves the old file or none, never half of one. Its error is a
+// *runner.OutputError (exit status 74).
+func writeFile(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return &runner.OutputError{What: path, Err: err}
 	}
-	defer os.Remove(tmp.Name())
-	w := csv.NewWriter(tmp)
-	w.Write(t.Columns)
-	for _, r := range t.Rows {
-		w.Write(append(r, make([]string, len(t.Columns)-len(r))...))
-	}
-	w.Flush()
-	if err := errors.Join(w.Error(), tmp.Chmod(0o644), tmp.Close()); err != nil {
+	defer os.Remove(tmp.Name()) // after the rename: nothing
+	if err := errors.Join(write(tmp), tmp.Chmod(0o644), tmp.Close()); err != nil {
 		return &runner.OutputError{What: path, Err: err}
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -416,28 +415,23 @@ func WriteValidation(path string, rows []ValidationRow, campaign string) error {
 	for _, p := range rows[0].Provenance {
 		prov = append(prov, p.Name)
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
-	w.Write(append(ValidationColumns(), prov...))
-	for _, r := range rows {
-		rec := []string{r.Instance, r.Balancer, strconv.Itoa(r.NP), strconv.FormatInt(r.Budget, 10), g(r.Real.Median), g(r.Real.Min), g(r.Real.Max),
-			strconv.Itoa(r.Real.N), g(r.Wall.Median), g(r.LoadMin), g(r.LoadMax), g(r.Sim), g(r.ErrorPct), g(r.Nodes[0]), g(r.Nodes[1]),
-			g(r.Slices[0]), g(r.Slices[1]), g(r.Messages[0]), g(r.Messages[1]), g(r.NodeNS[0]), g(r.NodeNS[1]),
-			g(r.SliceNS), g(r.DWork), g(r.DRest), r.Explains, campaign}
-		for _, p := range r.Provenance {
-			rec = append(rec, p.Value)
+	return writeFile(path, func(f io.Writer) error {
+		w := csv.NewWriter(f)
+		w.Write(append(ValidationColumns(), prov...))
+		for _, r := range rows {
+			rec := []string{r.Instance, r.Balancer, strconv.Itoa(r.NP), strconv.FormatInt(r.Budget, 10), g(r.Real.Median), g(r.Real.Min), g(r.Real.Max),
+				strconv.Itoa(r.Real.N), g(r.Wall.Median), g(r.LoadMin), g(r.LoadMax), g(r.Sim), g(r.ErrorPct), g(r.Nodes[0]), g(r.Nodes[1]),
+				g(r.Slices[0]), g(r.Slices[1]), g(r.Messages[0]), g(r.Messages[1]), g(r.NodeNS[0]), g(r.NodeNS[1]),
+				g(r.SliceNS), g(r.DWork), g(r.DRest), r.Explains, campaign}
+			for _, p := range r.Provenance {
+				rec = append(rec, p.Value)
+			}
+			w.Write(rec)
 		}
-		w.Write(rec)
-	}
-	w.Flush()
-	if err := errors.Join(w.Error(), f.Close()); err != nil {
-		return fmt.Errorf("campaign: %s: %w", path, err)
-	}
-	return nil
+		w.Flush()
+		return w.Error()
+	})
 }
 
 // ValidationMarkdown writes the rows as a Markdown table, then the

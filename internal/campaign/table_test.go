@@ -1,0 +1,56 @@
+package campaign
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/treelb/treelb/runner"
+)
+
+// TestWriteFileWhole: a failed write leaves the old file as it was and no
+// temporary file; a good one replaces it, mode 0644, and replaces a
+// symbolic link at the path rather than writing into its target.
+func TestWriteFileWhole(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.csv")
+	if err := os.WriteFile(path, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := writeFile(path, func(w io.Writer) error {
+		io.WriteString(w, "half")
+		return errors.New("disk full")
+	})
+	var oe *runner.OutputError
+	if !errors.As(err, &oe) {
+		t.Fatalf("a failed write: %v, want a *runner.OutputError", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old\n" {
+		t.Errorf("a failed write changed the file: %q", b)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 1 {
+		t.Errorf("a failed write left %d files", len(es))
+	}
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("keep"), 0o644)
+	link := filepath.Join(dir, "link.csv")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, link} {
+		if err := writeFile(p, func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() || st.Mode().Perm() != 0o644 {
+			t.Errorf("%s: %v %v, want a regular file of mode 0644", p, st.Mode(), err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != "new\n" {
+			t.Errorf("%s: %q", p, b)
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("the link's target was written: %q", b)
+	}
+}
