@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/treelb/treelb/runner"
 	"io"
 	"math"
 	"os"
@@ -19,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/treelb/treelb/runner"
 
 	"github.com/treelb/treelb/version"
 )
@@ -283,6 +284,17 @@ func (r *Runner) Todo(keys []Key) (*Table, []Key, error) {
 	t, err := ReadTable(r.CSV)
 	if err != nil {
 		return nil, nil, err
+	}
+	if t.Torn > 0 {
+		// Rewritten without it, so that the next row does not follow half
+		// a line; its run runs again.
+		if r.Progress != nil {
+			fmt.Fprintf(r.Progress, "campaign: warning: %s ends with an incomplete row (%d bytes without their newline: a run stopped while it was written), left out: its run runs again\n", r.CSV, t.Torn)
+		}
+		if err := t.Write(r.CSV); err != nil {
+			return nil, nil, err
+		}
+		t.Torn = 0
 	}
 	have, err := t.Keys()
 	if err != nil {

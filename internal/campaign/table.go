@@ -90,7 +90,11 @@ func flatten(prefix string, raw json.RawMessage, out *[]Field) error {
 type Table struct {
 	Columns []string
 	Rows    [][]string
-	index   map[string]int
+	// Torn is the length of an incomplete last line that ReadTable left
+	// out: a file that does not end with a newline was cut while a row was
+	// appended (a run stopped, a full disk).
+	Torn  int
+	index map[string]int
 }
 
 // Col returns the index of column name, or -1.
@@ -162,34 +166,42 @@ func (t *Table) Keys() ([]Key, error) {
 
 // ReadTable reads a CSV file with a header line; rows shorter than the
 // header are padded with "". A missing file is an empty table and no error.
+// A last line without its newline is left out (Table.Torn): every row the
+// runner appends ends with one, so that line was cut while it was written.
+// A file that does not parse is a *runner.UsageError (exit status 2) that
+// names it and the line.
 func ReadTable(path string) (*Table, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Table{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	r := csv.NewReader(f)
+	t := &Table{}
+	if n := len(data); n > 0 && data[n-1] != '\n' {
+		if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+			t.Torn, data = n-i-1, data[:i+1] // the header and whole rows stay
+		}
+	}
+	r := csv.NewReader(bytes.NewReader(data))
 	r.FieldsPerRecord = -1
 	recs, err := r.ReadAll()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, &runner.UsageError{Err: fmt.Errorf("%s: %w", path, err)}
 	}
-	t := &Table{}
 	if len(recs) == 0 {
 		return t, nil
 	}
 	t.Columns = recs[0]
 	for i, rec := range recs[1:] {
 		if len(rec) > len(t.Columns) {
-			return nil, fmt.Errorf("%s: line %d: %d fields, the header has %d", path, i+2, len(rec), len(t.Columns))
+			return nil, runner.Usagef("%s: line %d: %d fields, the header has %d", path, i+2, len(rec), len(t.Columns))
 		}
 		t.Rows = append(t.Rows, append(rec, make([]string, len(t.Columns)-len(rec))...))
 	}
 	if len(t.Columns) != len(slices.Compact(slices.Sorted(slices.Values(t.Columns)))) {
-		return nil, fmt.Errorf("%s: a column name repeats in the header", path)
+		return nil, runner.Usagef("%s: a column name repeats in the header", path)
 	}
 	return t, nil
 }

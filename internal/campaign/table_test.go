@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/treelb/treelb/runner"
@@ -52,5 +53,35 @@ func TestWriteFileWhole(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep" {
 		t.Errorf("the link's target was written: %q", b)
+	}
+}
+
+// TestReadTableTorn: a last line without its newline (a row cut while it
+// was appended) is left out and measured; a file that does not parse is a
+// usage error naming it.
+func TestReadTableTorn(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.csv")
+	whole := "a,b\n1,2\n3,4\n"
+	for text, want := range map[string]struct{ rows, torn int }{
+		whole:           {2, 0},
+		whole + "5,\"6": {2, 4},
+		"a,b\n1,2":      {0, 3},
+		"a,b":           {0, 0}, // a header alone is no torn row
+	} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tab, err := ReadTable(path)
+		if err != nil || len(tab.Rows) != want.rows || tab.Torn != want.torn {
+			t.Errorf("%q: %d rows, torn %d, %v; want %d rows, torn %d", text, len(tab.Rows), tab.Torn, err, want.rows, want.torn)
+		}
+	}
+	if err := os.WriteFile(path, []byte("a,b\n1,2,3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ue *runner.UsageError
+	if _, err := ReadTable(path); !errors.As(err, &ue) || !strings.Contains(err.Error(), path) {
+		t.Errorf("a row longer than the header: %v, want a usage error naming the file", err)
 	}
 }

@@ -61,11 +61,11 @@ func main() {
 	os.Exit(code)
 }
 
-// The exit statuses of the campaign runner are the apps': 2 for bad flags
-// or arguments (runner.UsageError), 74 when its output (standard output,
-// the CSV, the JSON lines, the summary, the plots: runner.OutputError)
-// could not be written, 1 for any other failure (a run that failed, a CSV
-// that does not parse).
+// The exit statuses of the campaign runner are the apps': 2 for bad flags,
+// arguments or input (runner.UsageError: a CSV that does not parse
+// included), 74 when its output (standard output, the CSV, the JSON lines,
+// the summary, the plots: runner.OutputError) could not be written, 1 for
+// any other failure (a run that failed).
 
 // badUsage marks err, when not nil, as an error in the flags or arguments.
 func badUsage(err error) error {
@@ -307,6 +307,9 @@ func report(csvPath, plots, title, height string, setup campaign.Setup, stdout, 
 	t, err := campaign.ReadTable(csvPath)
 	if err != nil {
 		return err
+	}
+	if t.Torn > 0 {
+		fmt.Fprintf(stderr, "campaign: warning: %s ends with an incomplete row (%d bytes without their newline), left out of the report\n", csvPath, t.Torn)
 	}
 	pts, err := campaign.Derive(t, height)
 	if err != nil {
