@@ -521,6 +521,16 @@ func loadRestart[I any](c *cli.Context, cm Common, spec Spec[I], size int) (I, *
 	if err := gob.NewDecoder(bytes.NewReader(k.Instance)).Decode(&in); err != nil {
 		return in, nil, Usagef("--restart: checkpoint %s: the instance does not decode: %v", cm.Restart, err)
 	}
+	budget, minBudget := k.Budget, k.MinBudget // the Δt the restart takes, as setCheckpointing sets it
+	if c.IsSet("budget") {
+		budget = cm.Budget
+	}
+	if c.IsSet("min-budget") {
+		minBudget = cm.MinBudget
+	}
+	if budget < 1 || minBudget < 0 || minBudget > budget {
+		return in, nil, Usagef("--restart: checkpoint %s: Δt of %d nodes, adaptive from %d: need --budget ≥ 1 and --min-budget from 0 to --budget, as on the command line", cm.Restart, budget, minBudget)
+	}
 	if err := checkRestart(k, cm, c.IsSet("balancer"), size); err != nil {
 		return in, nil, Usagef("--restart: checkpoint %s: %v", cm.Restart, err)
 	}

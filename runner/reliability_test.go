@@ -322,6 +322,34 @@ func TestBadState(t *testing.T) {
 	}
 }
 
+// TestRestartBudgets: the Δt a restart takes from its checkpoint is checked
+// as the command line's is (it ran with the default or a silently fixed Δt
+// before); a --budget on the command line overrides the file's.
+func TestRestartBudgets(t *testing.T) {
+	dir := t.TempDir()
+	inst, _ := encodeInstance(uint64(5))
+	for name, tc := range map[string]struct {
+		budget, minBudget int64
+		args              []string
+		want              int
+	}{
+		"zero":             {0, 0, nil, 2},
+		"min above":        {100, 99999999, nil, 2},
+		"zero, overridden": {0, 0, []string{"--budget", "50"}, 0},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".ckpt")
+		k := &Checkpoint{App: "t", Build: "test", Instance: inst, Balancer: "rp", Budget: tc.budget, MinBudget: tc.minBudget,
+			Seed: 1, Ranks: 2, World: "embedded"}
+		if err := WriteCheckpoint(path, k); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := run3(treeSpec(), nil, append([]string{"--np", "2", "--restart", path}, tc.args...)...)
+		if code != tc.want || tc.want == 2 && !strings.Contains(errOut, "Δt of") {
+			t.Errorf("%s: exit %d, %q; want %d", name, code, errOut, tc.want)
+		}
+	}
+}
+
 // TestLimits: --max-nodes and --time-limit stop a search with ExitLimit
 // and the nodes done, writing the checkpoint with --checkpoint; the
 // restart (on another number of ranks, in another world) counts exactly
