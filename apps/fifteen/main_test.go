@@ -61,7 +61,7 @@ func TestInstances(t *testing.T) {
 		t.Fatalf("instances %+v", ins)
 	}
 
-	malformed := writeFile(t, dir, "bad.tsv", "id\tt0\n1\t2\t3\n")
+	malformed := writeFile(t, dir, "bad.tsv", "id\tt0\tt1\tt2\tt3\tt4\tt5\tt6\tt7\tt8\tt9\tt10\tt11\tt12\tt13\tt14\tt15\toptimal_length\tnodes\n1\t2\t3\n")
 	bad := []struct {
 		name string
 		src  sources
@@ -108,7 +108,7 @@ func TestCommand(t *testing.T) {
 	dir := t.TempDir()
 	run := func(args ...string) (stdout, stderr string, code int) { return runnertest.Run(t, bin, args...) }
 
-	malformed := writeFile(t, dir, "bad.tsv", "id\tt0\n1\t2\t3\n")
+	malformed := writeFile(t, dir, "bad.tsv", "id\tt0\tt1\tt2\tt3\tt4\tt5\tt6\tt7\tt8\tt9\tt10\tt11\tt12\tt13\tt14\tt15\toptimal_length\tnodes\n1\t2\t3\n")
 	short := writeFile(t, dir, "short.txt", goal+"\n1 2 3\n")
 	long := writeFile(t, dir, "long.txt", goal+"\n"+strings.Repeat("1 ", 40000)+"\n")
 	for _, c := range []struct {

@@ -43,6 +43,9 @@ type Instance struct {
 // id, 16 tiles, optimal length, nodes (possibly empty).
 const korfColumns = 1 + Size + 2
 
+// korfHeader is the table's header line: the columns in their order.
+const korfHeader = "id\tt0\tt1\tt2\tt3\tt4\tt5\tt6\tt7\tt8\tt9\tt10\tt11\tt12\tt13\tt14\tt15\toptimal_length\tnodes"
+
 // LoadKorf reads instances from the file at path, in the format of the
 // embedded table (Korf100); see ReadKorf.
 func LoadKorf(path string) ([]Instance, error) {
@@ -77,6 +80,7 @@ func readKorf(r io.Reader) ([]Instance, error) {
 	sc := bufio.NewScanner(r)
 	line := 0
 	header := false
+	seen := map[int]int{} // id → its line
 	for sc.Scan() {
 		line++
 		text := strings.TrimRight(sc.Text(), "\r")
@@ -85,6 +89,10 @@ func readKorf(r io.Reader) ([]Instance, error) {
 		}
 		cols := strings.Split(text, "\t")
 		if len(out) == 0 && !header && strings.TrimSpace(cols[0]) == "id" {
+			// The columns are read by position: a header must name them so.
+			if got := strings.Join(cols, "\t"); got != korfHeader {
+				return nil, fmt.Errorf("line %d: header %q: want %q (the columns are read in that order)", line, got, korfHeader)
+			}
 			header = true
 			continue
 		}
@@ -92,6 +100,10 @@ func readKorf(r io.Reader) ([]Instance, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
+		if l, ok := seen[in.ID]; ok {
+			return nil, fmt.Errorf("line %d: instance %d again (first on line %d)", line, in.ID, l)
+		}
+		seen[in.ID] = line
 		out = append(out, in)
 	}
 	if err := sc.Err(); err != nil {

@@ -55,8 +55,8 @@ func TestLoadKorf(t *testing.T) {
 func TestReadKorfErrors(t *testing.T) {
 	const header = "id\tt0\tt1\tt2\tt3\tt4\tt5\tt6\tt7\tt8\tt9\tt10\tt11\tt12\tt13\tt14\tt15\toptimal_length\tnodes\n"
 	const good = "7\t0\t1\t2\t3\t4\t5\t6\t7\t8\t9\t10\t11\t12\t13\t14\t15\t0\t1\n"
-	ins, err := ReadKorf(strings.NewReader(header + good + "\n# comment\n" + good))
-	if err != nil || len(ins) != 2 || ins[1].ID != 7 || ins[1].State != Goal() || ins[1].Nodes != 1 {
+	ins, err := ReadKorf(strings.NewReader(header + good + "\n# comment\n" + strings.Replace(good, "7", "8", 1)))
+	if err != nil || len(ins) != 2 || ins[1].ID != 8 || ins[1].State != Goal() || ins[1].Nodes != 1 {
 		t.Fatalf("good input: %v %+v", err, ins)
 	}
 	for _, tc := range []struct {
@@ -73,6 +73,14 @@ func TestReadKorfErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "line 3: ") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("line %q: error %v, want line 3 and %q", tc.line, err, tc.want)
 		}
+	}
+	// A header must name the columns in the order they are read, and an
+	// instance appears once.
+	if _, err := ReadKorf(strings.NewReader(strings.Replace(header, "t0\tt1", "t1\tt0", 1) + good)); err == nil || !strings.Contains(err.Error(), "line 1: header") {
+		t.Errorf("a header with two columns swapped: %v", err)
+	}
+	if _, err := ReadKorf(strings.NewReader(header + good + good)); err == nil || !strings.Contains(err.Error(), "line 3: instance 7 again (first on line 2)") {
+		t.Errorf("an instance twice: %v", err)
 	}
 	// A line too long for the scanner is named by its own number.
 	if _, err := ReadKorf(strings.NewReader(header + good + strings.Repeat("1\t", 40000) + "\n")); err == nil || !strings.Contains(err.Error(), "line 3: longer than") {
