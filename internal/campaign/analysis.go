@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/treelb/treelb/runner"
 )
 
 // Point is what the plots and the summary read from one parallel run.
@@ -69,6 +71,23 @@ func Derive(t *Table, height string) ([]Point, error) {
 	keys, err := t.Keys()
 	if err != nil {
 		return nil, err
+	}
+	// A run appears once, and its times are times: a table with a row
+	// twice or a negative or NaN time is damaged (exit status 2).
+	first := make(map[Key]int, len(keys))
+	for i, k := range keys {
+		if j, ok := first[k]; ok {
+			return nil, runner.Usagef("campaign: rows %d and %d are the same run (%s)", j+1, i+1, k)
+		}
+		first[k] = i
+		for _, c := range []string{"seconds", "virtual_seconds"} {
+			if t.Get(i, c) == "" {
+				continue
+			}
+			if v, ok := t.Float(i, c); !ok || !(v >= 0) {
+				return nil, runner.Usagef("campaign: row %d (%s): %s %q is no time", i+1, k, c, t.Get(i, c))
+			}
+		}
 	}
 	type wi struct{ world, instance string }
 	base := map[wi][]float64{}

@@ -85,3 +85,33 @@ func TestReadTableTorn(t *testing.T) {
 		t.Errorf("a row longer than the header: %v, want a usage error naming the file", err)
 	}
 }
+
+// TestDeriveDamaged: a table with a run twice, or a negative or NaN time,
+// is refused with a usage error naming the rows, not summarised (a
+// negative time gave a negative speedup, a repeated row counted twice).
+func TestDeriveDamaged(t *testing.T) {
+	dir := t.TempDir()
+	head := "run_world,run_np,run_balancer,run_instance,run_seed,run_repeat,seconds,nodes\n"
+	seq := "embedded,1,seq,golomb 9,1,0,1.5,100\n"
+	par := "embedded,2,rp,golomb 9,1,0,0.8,100\n"
+	for text, want := range map[string]string{
+		head + seq + par:       "",
+		head + seq + par + par: "rows 2 and 3 are the same run",
+		head + seq + strings.Replace(par, "0.8", "-1", 1):  `seconds "-1" is no time`,
+		head + seq + strings.Replace(par, "0.8", "NaN", 1): `seconds "NaN" is no time`,
+	} {
+		path := filepath.Join(dir, "t.csv")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tab, err := ReadTable(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Derive(tab, "")
+		var ue *runner.UsageError
+		if want == "" && err != nil || want != "" && (!errors.As(err, &ue) || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%q: %v, want %q", text, err, want)
+		}
+	}
+}
