@@ -171,18 +171,11 @@ const MaxCheckpointBytes = 1 << 30
 // size differs from its header's, or whose header announces more than
 // MaxCheckpointBytes or more than the memory this process may use.
 func readCheckpointFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, st, err := openRegular(path, "checkpoint file")
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s, not a checkpoint file", fileKind(st.Mode()))
-	}
 	head := make([]byte, checkpointHeader)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
@@ -213,26 +206,36 @@ func readCheckpointFile(path string) ([]byte, error) {
 	return b, nil
 }
 
-// readRegularFile returns the contents of the regular file at path, at most
-// max bytes: another kind of file is refused at once, without reading it
-// or waiting for a writer (it is opened without blocking), and so is a
-// larger one.
-func readRegularFile(path string, max int64) ([]byte, error) {
+// openRegular opens the file at path for reading if it is a regular one:
+// another kind of file (a directory, a device, a FIFO nobody writes) is
+// refused at once, without waiting for a writer (it is opened without
+// blocking), with an error that names its kind and what (a "checkpoint
+// file") it is not.
+func openRegular(path, what string) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s, not a %s", fileKind(st.Mode()), what)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
+}
+
+// readRegularFile returns the contents of the regular file at path, a
+// what, at most max bytes: another kind of file is refused at once
+// (openRegular), and so is a larger one.
+func readRegularFile(path, what string, max int64) ([]byte, error) {
+	f, st, err := openRegular(path, what)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		if kind := fileKind(st.Mode()); kind != "not a regular file" {
-			return nil, errors.New(kind + ", not a regular file")
-		}
-		return nil, errors.New("not a regular file")
-	}
 	if st.Size() > max {
 		return nil, fmt.Errorf("%s: larger than the %s such a file can be", FormatBytes(float64(st.Size())), FormatBytes(float64(max)))
 	}

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -15,19 +14,15 @@ import (
 // FIFO nobody writes (it waited for ever), a directory, a file over
 // MaxMachineBytes.
 func TestReadMachineFiles(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, fifo := tempFIFO(t)
 	big := filepath.Join(dir, "big.json")
 	if err := os.WriteFile(big, []byte(strings.Repeat(" ", MaxMachineBytes+1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]string{
-		"/dev/zero": "a character device, not a regular file",
-		fifo:        "a named pipe (FIFO), not a regular file",
-		dir:         "a directory, not a regular file",
+		"/dev/zero": "a character device, not a machine file",
+		fifo:        "a named pipe (FIFO), not a machine file",
+		dir:         "a directory, not a machine file",
 		big:         "larger than the 1 MiB",
 	} {
 		start := time.Now()

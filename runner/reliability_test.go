@@ -190,15 +190,23 @@ func TestInternalError(t *testing.T) {
 	}
 }
 
+// tempFIFO returns a temporary directory and the path of a FIFO in it that
+// nobody writes.
+func tempFIFO(t *testing.T) (dir, fifo string) {
+	t.Helper()
+	dir = t.TempDir()
+	fifo = filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, fifo
+}
+
 // TestCheckpointPathRefused: a checkpoint path that is a directory, a FIFO,
 // a device, a symbolic link or in a missing directory is refused with exit
 // status 2 before anything runs, and is left as it was.
 func TestCheckpointPathRefused(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, fifo := tempFIFO(t)
 	link := filepath.Join(dir, "link")
 	os.WriteFile(filepath.Join(dir, "target"), []byte("x"), 0o644)
 	os.Symlink("target", link)

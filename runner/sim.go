@@ -254,7 +254,7 @@ const MaxMachineBytes = 1 << 20
 // a FIFO nobody writes) or a file over MaxMachineBytes is refused at once,
 // without reading it or waiting for a writer.
 func ReadMachine(path string) (lb.Machine, error) {
-	b, err := readRegularFile(path, MaxMachineBytes)
+	b, err := readRegularFile(path, "machine file", MaxMachineBytes)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
