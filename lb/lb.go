@@ -32,11 +32,13 @@
 // The package keeps no mutable package-level state: many ranks share one
 // process in the embedded world and in the simulator.
 //
-// To start: package skeleton turns a search written as a space of nodes
-// and their children into an App, with runnable examples of one search run
-// sequentially, on goroutine ranks and in the simulator; examples/nqueens
-// is a whole command on package runner (its main.go: 80 lines); docs/writing-an-app.md
-// walks through an App of one's own, checked by lbtest.TestApp.
+// To start: this package's Example is a whole App (a Task and a Reducer)
+// run on goroutine ranks; package skeleton turns a search written as a
+// space of nodes and their children into an App, with runnable examples of
+// one search run sequentially, on goroutine ranks and in the simulator;
+// examples/nqueens is a whole command on package runner (its main.go: 80
+// lines); docs/writing-an-app.md walks through an App of one's own,
+// checked by lbtest.TestApp.
 package lb
 
 import (
