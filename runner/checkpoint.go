@@ -531,8 +531,8 @@ func loadRestart[I any](c *cli.Context, cm Common, spec Spec[I], size int) (I, *
 	if c.IsSet("min-budget") {
 		minBudget = cm.MinBudget
 	}
-	if budget < 1 || minBudget < 0 || minBudget > budget {
-		return in, nil, Usagef("--restart: checkpoint %s: Δt of %d nodes, adaptive from %d: need --budget ≥ 1 and --min-budget from 0 to --budget, as on the command line", cm.Restart, budget, minBudget)
+	if err := checkBudget(budget, minBudget); err != nil {
+		return in, nil, Usagef("--restart: checkpoint %s: its Δt of %d nodes, adaptive from %d: %v", cm.Restart, budget, minBudget, err)
 	}
 	if err := checkRestart(k, cm, c.IsSet("balancer"), size); err != nil {
 		return in, nil, Usagef("--restart: checkpoint %s: %v", cm.Restart, err)

@@ -139,6 +139,18 @@ func FlagsNamed(names ...string) []cli.Flag {
 	return out
 }
 
+// checkBudget checks a run's Δt and its adaptive minimum as --budget and
+// --min-budget give them (a restart's from its checkpoint too).
+func checkBudget(budget, minBudget int64) error {
+	if budget < 1 {
+		return fmt.Errorf("--budget %d: need at least 1 node", budget)
+	}
+	if minBudget < 0 || minBudget > budget {
+		return fmt.Errorf("--min-budget %d: need 0 (a fixed Δt) to --budget (%d) nodes", minBudget, budget)
+	}
+	return nil
+}
+
 // UsageError is a bad command line or input: the command exits with 2.
 type UsageError struct{ Err error }
 
@@ -196,14 +208,11 @@ func Parse(c *cli.Context) (Common, error) {
 	} else if cm.NP < 1 || cm.NP > MaxNP {
 		return cm, Usagef("--np %d: need 1 to %d ranks", cm.NP, MaxNP)
 	}
-	if cm.Budget < 1 {
-		return cm, Usagef("--budget %d: need at least 1 node", cm.Budget)
-	}
 	if defines(c, "min-budget") {
 		cm.MinBudget = c.Int64("min-budget")
 	}
-	if cm.MinBudget < 0 || cm.MinBudget > cm.Budget {
-		return cm, Usagef("--min-budget %d: need 0 (a fixed Δt) to --budget (%d) nodes", cm.MinBudget, cm.Budget)
+	if err := checkBudget(cm.Budget, cm.MinBudget); err != nil {
+		return cm, &UsageError{Err: err}
 	}
 	if cm.World == WorldEmbedded && cm.Balancer != Seq {
 		if err := CheckMemory(float64(cm.NP)*BytesPerEmbeddedRank, fmt.Sprintf("--np %d goroutine ranks", cm.NP)); err != nil {
