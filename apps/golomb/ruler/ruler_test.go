@@ -55,6 +55,34 @@ func TestSolve(t *testing.T) {
 	}
 }
 
+// TestDiverReused: a diver taken from divers again after dives of other
+// sizes (larger and smaller, as ranks of several searches share them) gives
+// each dive's bound and nodes as a fresh one does.
+func TestDiverReused(t *testing.T) {
+	want := optimal(t)
+	g := make([]int, 14)
+	for m := 1; m < len(g); m++ {
+		g[m] = want[m]
+	}
+	d := new(diver)
+	for _, m := range []int{12, 3, 9, 13, 2, 7, 12} {
+		bound, nodes, err := d.dive(m, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fb, fn, err := Dive(m, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bound != fb || nodes != fn {
+			t.Errorf("%d marks: a reused diver found bound %d in %d nodes, a fresh one %d in %d", m, bound, nodes, fb, fn)
+		}
+		if bound < want[m] {
+			t.Errorf("%d marks: bound %d below the optimal length %d", m, bound, want[m])
+		}
+	}
+}
+
 // BenchmarkSolve measures the sequential solver; n=12 and n=13 are the
 // figures of results/compare (go test -bench 'Solve/n=1[23]' -benchtime 1x).
 func BenchmarkSolve(b *testing.B) {
