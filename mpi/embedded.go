@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,6 +72,7 @@ type Comm struct {
 // completion; the buffer it was given must not be touched until then.
 type Request struct {
 	c        *Comm
+	mb       *mailbox // where a receive not yet matched is posted
 	buf      []byte
 	src, tag int
 	done     atomic.Bool
@@ -317,10 +319,29 @@ func (c *Comm) irecv(ctx int, buf []byte, source, tag int) *Request {
 		m := mb.take(i)
 		r.fill(m.src, m.tag, m.data)
 	} else {
+		r.mb = mb
 		mb.posted = append(mb.posted, r)
 	}
 	mb.mu.Unlock()
 	return r
+}
+
+// withdraw takes a receive that has not completed out of its mailbox, so
+// that no message fills its buffer after the caller was told the world
+// aborted; it reports false when the receive completed first.
+func (r *Request) withdraw() bool {
+	if r.mb == nil {
+		return !r.done.Load()
+	}
+	r.mb.mu.Lock()
+	defer r.mb.mu.Unlock()
+	if r.done.Load() {
+		return false
+	}
+	if i := slices.Index(r.mb.posted, r); i >= 0 {
+		r.mb.posted = slices.Delete(r.mb.posted, i, i+1)
+	}
+	return true
 }
 
 // Recv receives into buf a message from source with tag (either may be a
@@ -336,10 +357,12 @@ func (c *Comm) Recv(buf []byte, source, tag int) (Status, error) {
 // Test reports whether the request is complete, with its status and error.
 func (r *Request) Test() (Status, bool, error) {
 	if !r.done.Load() {
-		if r.c.w.aborted.Load() {
+		if r.c.w.aborted.Load() && r.withdraw() {
 			return Status{}, false, &Error{Func: "MPI_Test", Class: ClassAborted, Msg: "world aborted"}
 		}
-		return Status{}, false, nil
+		if !r.done.Load() {
+			return Status{}, false, nil
+		}
 	}
 	return r.status, true, r.err
 }
@@ -351,7 +374,7 @@ func (r *Request) Wait() (Status, error) {
 		select {
 		case <-c.wake:
 		case <-c.w.done:
-			if !r.done.Load() {
+			if r.withdraw() {
 				return Status{}, &Error{Func: "MPI_Wait", Class: ClassAborted, Msg: "world aborted"}
 			}
 		}
