@@ -34,10 +34,22 @@ import (
 // The clock, throttling, progress and watchdog are those of the goroutine
 // loop (pace).
 
-// pooled reports whether c's rank runs its searches on the pool.
+// pooled reports whether c's rank runs its searches on the pool. Every rank
+// of a world decides the same: PoolAuto compares the world's size with
+// GOMAXPROCS as the first rank to ask read it, since GOMAXPROCS can change
+// while the ranks leave the barrier (a runtime.GOMAXPROCS call, or the
+// runtime's own update when the process's CPU limit changes), and ranks
+// that decided apart would wait for each other's messages for ever.
 func pooled(c *mpi.Comm, opt Options) bool {
-	return opt.Pool == PoolAlways || opt.Pool == PoolAuto && c.Size() > runtime.GOMAXPROCS(0)
+	if opt.Pool != PoolAuto {
+		return opt.Pool == PoolAlways
+	}
+	procs := c.Local(procsKey{}, func() any { return runtime.GOMAXPROCS(0) }).(int)
+	return c.Size() > procs
 }
+
+// procsKey keys the GOMAXPROCS that a world's ranks decide PoolAuto by.
+type procsKey struct{}
 
 // pool is the meeting point of an embedded world's ranks (mpi.Comm.Local):
 // the sessions, one per search, that ranks have joined and not all left.
@@ -55,12 +67,12 @@ func runPooled(c *mpi.Comm, p *pace, share [][]byte) error {
 	pl := c.Local(poolKey{}, func() any { return &pool{joins: map[int]int{}, sessions: map[int]*session{}} }).(*pool)
 	s := pl.join(c)
 	done := s.add(c.Rank(), p, share)
-	select {
-	case err := <-done:
-		if !errors.Is(err, errPoolAborted) {
-			return err
-		}
-	case <-c.Aborted():
+	// done comes after the rank's last turn, also when the search fails
+	// (the world's abort ends the session: a worker's turn or wait sees
+	// it), so that no worker runs the rank's app after its goroutine and
+	// mpi.Run have returned.
+	if err := <-done; !errors.Is(err, errPoolAborted) {
+		return err
 	}
 	// Another rank failed: its error is the world's.
 	<-c.Aborted()
@@ -105,6 +117,9 @@ type slot struct {
 	started bool
 	inbox   []lb.Msg      // guarded by the session's lock
 	wakeAt  time.Duration // its wake-up time since the session's start, in the heap; -1 for none
+	// pushedAt is the time of the rank's latest entry in the heap that has
+	// not come due, -1 for none (schedule).
+	pushedAt time.Duration
 	// The turn's.
 	pace
 	spare  []lb.Msg      // the inbox taken last turn, emptied
@@ -151,7 +166,7 @@ func (s *session) add(i int, p *pace, share [][]byte) <-chan error {
 		return done
 	}
 	sl := &s.slots[i]
-	sl.pace, sl.p, sl.share, sl.done, sl.wakeAt, sl.idleAt = *p, p, share, done, -1, -1
+	sl.pace, sl.p, sl.share, sl.done, sl.wakeAt, sl.idleAt, sl.pushedAt = *p, p, share, done, -1, -1, -1
 	s.enqueue(i)
 	return done
 }
@@ -188,12 +203,7 @@ func (s *session) work() {
 	s.mu.Lock()
 	for !s.failed && s.live > 0 {
 		now := time.Since(s.t0)
-		for len(s.wakes) > 0 && s.wakes[0].at <= now {
-			w := s.wakes.pop()
-			if sl := &s.slots[w.rank]; sl.state == waiting && sl.wakeAt == w.at {
-				s.enqueue(int(w.rank))
-			}
-		}
+		s.due(now)
 		if s.qn > 0 {
 			i := int(s.queue[s.qh])
 			s.qh, s.qn = (s.qh+1)%len(s.queue), s.qn-1
@@ -345,10 +355,14 @@ func (s *session) settle(i int, what int, out []lb.Msg, err error) {
 		s.failLocked(i, err)
 		return
 	}
+	sl := &s.slots[i]
 	if s.failed {
+		if sl.state == running { // failLocked left it to its turn's end
+			sl.done <- errPoolAborted
+			sl.state = over
+		}
 		return
 	}
-	sl := &s.slots[i]
 	switch {
 	case what == turnDone:
 		sl.state = over
@@ -361,8 +375,48 @@ func (s *session) settle(i int, what int, out []lb.Msg, err error) {
 		s.enqueue(i)
 	default:
 		sl.state = waiting
-		if sl.wakeAt >= 0 {
-			s.wakes.push(wake{at: sl.wakeAt, rank: int32(i)})
+		s.schedule(i)
+	}
+}
+
+// schedule puts waiting rank i's wake-up time in the heap, with the lock
+// held. An entry a message made stale stays in the heap until its time
+// (due skips it), so a rank whose turns keep the same wake-up time (the
+// stall watchdog's deadline, while only requests arrive) pushes it once,
+// and the heap is compacted to its live entries when it holds twice as
+// many as there are ranks: with --stall-timeout 10m it grew without bound,
+// an entry for every idle turn of the last ten minutes.
+func (s *session) schedule(i int) {
+	sl := &s.slots[i]
+	if sl.wakeAt < 0 || sl.wakeAt == sl.pushedAt {
+		return
+	}
+	s.wakes.push(wake{at: sl.wakeAt, rank: int32(i)})
+	sl.pushedAt = sl.wakeAt
+	if len(s.wakes) > 2*len(s.slots)+64 {
+		live := s.wakes[:0]
+		for _, w := range s.wakes {
+			if s.slots[w.rank].pushedAt == w.at {
+				live = append(live, w)
+			}
+		}
+		clear(s.wakes[len(live):])
+		s.wakes = live
+		s.wakes.init()
+	}
+}
+
+// due queues the waiting ranks whose wake-up time has come by now, with
+// the lock held.
+func (s *session) due(now time.Duration) {
+	for len(s.wakes) > 0 && s.wakes[0].at <= now {
+		w := s.wakes.pop()
+		sl := &s.slots[w.rank]
+		if sl.pushedAt == w.at {
+			sl.pushedAt = -1
+		}
+		if sl.state == waiting && sl.wakeAt == w.at {
+			s.enqueue(int(w.rank))
 		}
 	}
 }
@@ -387,7 +441,8 @@ func (s *session) deliver(i int, out []lb.Msg) error {
 }
 
 // fail ends the session with rank i's error (i < 0: the world's abort):
-// rank i's goroutine gets err, every other joined rank errPoolAborted.
+// rank i's goroutine gets err, every other joined rank errPoolAborted,
+// those on a worker when their turn ends (settle).
 func (s *session) fail(i int, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -401,7 +456,7 @@ func (s *session) failLocked(i int, err error) {
 	s.failed = true
 	for k := range s.slots {
 		sl := &s.slots[k]
-		if sl.done == nil || sl.state == over {
+		if sl.done == nil || sl.state == over || sl.state == running && k != i {
 			continue
 		}
 		if k == i {
@@ -451,26 +506,39 @@ func (h *wakeHeap) push(w wake) {
 	}
 }
 
+// init orders h as a heap.
+func (h wakeHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
 // pop removes and returns the earliest wake-up; h must not be empty.
 func (h *wakeHeap) pop() wake {
 	a := *h
 	w, n := a[0], len(a)-1
 	a[0] = a[n]
 	a = a[:n]
-	for i := 0; ; {
+	a.down(0)
+	*h = a
+	return w
+}
+
+// down moves the entry at i down to its place.
+func (h wakeHeap) down(i int) {
+	n := len(h)
+	for {
 		least, l, r := i, 2*i+1, 2*i+2
-		if l < n && a[l].at < a[least].at {
+		if l < n && h[l].at < h[least].at {
 			least = l
 		}
-		if r < n && a[r].at < a[least].at {
+		if r < n && h[r].at < h[least].at {
 			least = r
 		}
 		if least == i {
-			break
+			return
 		}
-		a[i], a[least] = a[least], a[i]
+		h[i], h[least] = h[least], h[i]
 		i = least
 	}
-	*h = a
-	return w
 }
