@@ -393,6 +393,14 @@ func (s *session) schedule(i int) {
 	}
 	s.wakes.push(wake{at: sl.wakeAt, rank: int32(i)})
 	sl.pushedAt = sl.wakeAt
+	if s.sleeping > 0 && s.wakes[0].at == sl.wakeAt {
+		// The earliest now: a sleeping worker's timer is set for a later
+		// one, and this worker may be in a slice when the time comes.
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+	}
 	if len(s.wakes) > 2*len(s.slots)+64 {
 		live := s.wakes[:0]
 		for _, w := range s.wakes {
