@@ -351,7 +351,7 @@ func (s *session) settle(i int, what int, out []lb.Msg, err error) {
 	if err == nil {
 		err = s.deliver(i, out)
 	}
-	if err != nil {
+	if err != nil && !s.failed {
 		s.failLocked(i, err)
 		return
 	}

@@ -3,6 +3,7 @@
 package driver
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -100,4 +101,34 @@ func TestScheduleBounded(t *testing.T) {
 		t.Errorf("the heap held %d wake-ups for %d ranks", most, ranks)
 	}
 	t.Logf("at most %d wake-ups in the heap", most)
+}
+
+// TestSettleAfterFailure: a rank whose turn ends after its session failed
+// hears of it, whether its turn ended well or with an error of its own
+// (the world's abort seen by turn, after another worker saw it asleep):
+// failLocked leaves the ranks on workers to settle, and a first version of
+// that left such a rank's goroutine waiting for ever.
+func TestSettleAfterFailure(t *testing.T) {
+	for _, turnErr := range []error{nil, errPoolAborted, errors.New("its own error")} {
+		s := &session{slots: make([]slot, 2), queue: make([]int32, 2), kick: make(chan struct{}, 1)}
+		for i := range s.slots {
+			s.slots[i].done = make(chan error, 1)
+			s.slots[i].state = running
+		}
+		s.failLocked(-1, errPoolAborted)
+		for i := range s.slots {
+			s.settle(i, turnIdle, nil, turnErr)
+			select {
+			case err := <-s.slots[i].done:
+				if !errors.Is(err, errPoolAborted) {
+					t.Errorf("turn error %v: rank %d heard %v, want the session's failure", turnErr, i, err)
+				}
+			default:
+				t.Errorf("turn error %v: rank %d heard nothing of its session's failure", turnErr, i)
+			}
+			if s.slots[i].state != over {
+				t.Errorf("turn error %v: rank %d is left in state %d", turnErr, i, s.slots[i].state)
+			}
+		}
+	}
 }
