@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 
 	"github.com/treelb/treelb/lb"
@@ -94,29 +95,58 @@ func TestSuspendResume(t *testing.T) {
 // and resumed ends with a valid solution, and a search that finds its
 // solution before the suspension spreads ends as solved, not suspended.
 func TestSuspendStopped(t *testing.T) {
+	var suspendedAll, solvedAll atomic.Int64
+	t.Run("variants", func(t *testing.T) { suspendStopped(t, &suspendedAll, &solvedAll) })
+	if suspendedAll.Load() == 0 || solvedAll.Load() == 0 {
+		t.Errorf("%d runs suspended, %d solved before the suspension: the test wants both", suspendedAll.Load(), solvedAll.Load())
+	}
+}
+
+func suspendStopped(t *testing.T, suspendedAll, solvedAll *atomic.Int64) {
 	for _, v := range lbtest.ShortVariants() {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
 			newApp := func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(5, 24, lbtest.First) }
+			suspended, solved := 0, 0
 			for k := 1; k <= 200; k += 37 {
 				w, _ := sim.New(5, sim.Config{Seed: uint64(k)})
 				cfg := v.Config(40, 5)
 				cfg.CheckpointDue = lbtest.DueAfter(k)
 				got, out, err := lb.Run(w, cfg, newApp)
 				var s *lb.Suspended
-				if errors.As(err, &s) {
-					w, _ = sim.New(2, sim.Config{Seed: 3})
-					cfg = v.Config(40, 6)
-					cfg.Resume = s
-					got, out, err = lb.Run(w, cfg, newApp)
+				if !errors.As(err, &s) {
+					// Solved before the suspension spread: the whole check.
+					if err != nil {
+						t.Fatalf("k=%d: %v", k, err)
+					}
+					if err := lbtest.Check(got, out, 5, 24, lbtest.First); err != nil {
+						t.Fatalf("k=%d, not suspended: %v", k, err)
+					}
+					solved++
+					continue
 				}
+				suspended++
+				w, _ = sim.New(2, sim.Config{Seed: 3})
+				cfg = v.Config(40, 6)
+				cfg.Resume = s
+				got, out, err = lb.Run(w, cfg, newApp)
 				if err != nil {
-					t.Fatalf("k=%d: %v", k, err)
+					t.Fatalf("k=%d, resumed: %v", k, err)
 				}
-				if err := lbtest.Check(got, out, 5, 24, lbtest.First); err != nil && got.Found < 0 {
-					t.Fatalf("k=%d: %v", k, err)
+				// The resumed run's statistics count its own nodes only.
+				if got.Found < 0 || got.Found%1000 != 0 {
+					t.Fatalf("k=%d, resumed: found %d, not a solution of the tree", k, got.Found)
+				}
+				if got.Nodes != s.Nodes+out.Total.Nodes {
+					t.Fatalf("k=%d, resumed: nodes %d, %d before the suspension + %d after", k, got.Nodes, s.Nodes, out.Total.Nodes)
+				}
+				if err := lbtest.CheckTimes(out); err != nil {
+					t.Fatalf("k=%d, resumed: %v", k, err)
 				}
 			}
+			t.Logf("%d runs suspended and resumed, %d solved first", suspended, solved)
+			suspendedAll.Add(int64(suspended))
+			solvedAll.Add(int64(solved))
 		})
 	}
 }

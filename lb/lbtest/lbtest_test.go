@@ -34,9 +34,10 @@ type faulty struct {
 }
 
 type faultyTask struct {
-	app    *faulty
-	lo, hi uint64
-	kept   bool // the part a split kept
+	app     *faulty
+	lo, hi  uint64
+	kept    bool // the part a split kept
+	decoded bool // made by Unmarshal
 }
 
 func (a *faulty) Root() lb.Task { return &faultyTask{app: a, hi: a.n} }
@@ -45,7 +46,7 @@ func (a *faulty) Unmarshal(b []byte) (lb.Task, error) {
 	if len(b) != 16 {
 		return nil, errors.New("faulty: bad task")
 	}
-	t := &faultyTask{app: a, lo: binary.LittleEndian.Uint64(b), hi: binary.LittleEndian.Uint64(b[8:])}
+	t := &faultyTask{app: a, lo: binary.LittleEndian.Uint64(b), hi: binary.LittleEndian.Uint64(b[8:]), decoded: true}
 	if a.fault == "decode" && t.hi-t.lo > 2 {
 		t.hi-- // loses a node in transit
 	}
@@ -60,6 +61,9 @@ func (t *faultyTask) Work(budget int64) int64 {
 	t.lo += n
 	if t.app.fault == "overshoot" && n > 0 && budget == 1 {
 		return 2
+	}
+	if t.app.fault == "undercount" && t.decoded && n > 0 && t.lo >= t.hi {
+		return int64(n) - 1 // a decoded task does not count its last node
 	}
 	return int64(n)
 }
@@ -122,16 +126,17 @@ func (t *faultyTask) AppendBinary(b []byte) ([]byte, error) {
 // promise of lb.Task, and none in the same app without a fault.
 func TestCheckAppFinds(t *testing.T) {
 	for fault, want := range map[string]string{
-		"":          "",
-		"overlap":   "split",
-		"lossy":     "split",
-		"decode":    "encoding",
-		"halve":     "halve",
-		"append":    "did not append",
-		"overshoot": "Work(1) returned 2",
-		"stall":     "expanded nothing",
-		"fresh":     "halving: Split of a fresh part",
-		"kept":      "split: seed",
+		"":           "",
+		"overlap":    "split",
+		"lossy":      "split",
+		"decode":     "encoding",
+		"undercount": "encoding: step 0: the decoded task works",
+		"halve":      "halve",
+		"append":     "did not append",
+		"overshoot":  "Work(1) returned 2",
+		"stall":      "expanded nothing",
+		"fresh":      "halving: Split of a fresh part",
+		"kept":       "split: seed",
 	} {
 		err := lbtest.CheckApp(func() lb.App { return &faulty{fault: fault, n: 5000} }, lbtest.AppOptions{Exhaustive: true})
 		switch {
