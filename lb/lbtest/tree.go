@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/treelb/treelb/lb"
 )
@@ -44,6 +45,7 @@ type Tree struct {
 	best   int64
 	found  int64 // First: a value divisible by 1000, or -1
 	solved bool
+	sols   *[]int64 // Solutions: where Count mode collects the leaf values divisible by 1000
 }
 
 // TreeResult is what a search of a Tree found.
@@ -73,6 +75,22 @@ func Sequential(seed uint64, depth int, mode Mode) TreeResult {
 		t.Work(1 << 40)
 	}
 	return a.Result()
+}
+
+// Solutions returns the values, sorted and each once, of the leaves of the
+// tree of seed with leaves at depth that a First search may stop at: any
+// correct first-solution search of it finds one of them. It walks the whole
+// tree.
+func Solutions(seed uint64, depth int) []int64 {
+	var sols []int64
+	a := NewTree(seed, depth, Count)
+	a.sols = &sols
+	t := a.Root()
+	for !t.Empty() {
+		t.Work(1 << 40)
+	}
+	slices.Sort(sols)
+	return slices.Compact(sols)
 }
 
 // Nodes returns the nodes expanded on this rank so far.
@@ -135,6 +153,9 @@ func (t *treeTask) Work(budget int64) int64 {
 			}
 			if a.mode == First && val%1000 == 0 {
 				a.found, a.solved = val, true
+			}
+			if a.sols != nil && val%1000 == 0 {
+				*a.sols = append(*a.sols, val)
 			}
 			continue
 		}
