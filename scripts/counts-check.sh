@@ -40,6 +40,10 @@ for instance in "$@"; do
 	echo "## $instance (load $(cut -d' ' -f1-3 /proc/loadavg))"
 	want=$("$bin" "${args[@]}" --json -q -b seq | fingerprint)
 	echo "| seq | $want |"
+	if ! [[ $want =~ ^[0-9]+\ [0-9a-f]{16}$ ]]; then
+		echo "counts-check.sh: $instance -b seq printed no nodes and certificate (\"$want\")" >&2
+		exit 1
+	fi
 	check() { # label, then the extra arguments
 		local label=$1 got
 		shift

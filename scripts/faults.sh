@@ -93,6 +93,12 @@ for app in golomb uts; do
 	# shellcheck disable=SC2046 # the instance's arguments are word-split on purpose
 	want[$app]=$("$bin/$app" --np 2 --json $(args_of $app) | counts $app)
 	runtime[$app]=$((($(date +%s%N) - t0) / 1000000))
+	# A baseline that read no numbers (a renamed JSON field) would make
+	# every run below agree with it.
+	if ! [[ ${want[$app]} =~ ^[0-9]+( [0-9]+){1,2}$ ]]; then
+		echo "faults.sh: the uninterrupted $app run gave no counts (\"${want[$app]}\")" >&2
+		exit 1
+	fi
 	echo "uninterrupted $app $(args_of $app): ${want[$app]} (${runtime[$app]} ms on 2 ranks)"
 done
 
