@@ -276,7 +276,6 @@ func TestCheckpointEveryScenario(t *testing.T) {
 		_, stderr, code = runnertest.Run(t, bin, "20", "--world", run[0], "--np", "4", "--budget", "100", "--min-budget", "10",
 			"--checkpoint", file, "--checkpoint-every", run[1])
 		if n := strings.Count(stderr, "checkpoint "+file+": "); code != 0 || n < 2 {
-			t.Logf("ZZ %d", n)
 			t.Fatalf("%s: exit %d, %d checkpoints written, want several: %s", world, code, n, stderr)
 		}
 		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
