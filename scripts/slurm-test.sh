@@ -25,7 +25,9 @@
 # (saying so once) and in golomb.sbatch. It waits for the jobs, checks their
 # outputs and states, and stops the local Slurm, checking that no daemon is
 # left. Without root, Linux, apt-get or an MPI implementation it says which
-# Slurm tests it SKIPPED and why, and exits 0.
+# Slurm tests it SKIPPED and why, and exits 0; as root on Linux with apt-get,
+# where make test installs what it needs, tests that cannot run fail it
+# (TREELB_SKIP_MISSING=1 skips them instead).
 #
 #   scripts/slurm-test.sh                    # both implementations
 #   MPI_IMPLS=mpich scripts/slurm-test.sh    # one of them
@@ -39,7 +41,14 @@ TIMEOUT=${SLURM_TEST_TIMEOUT:-240} # seconds for all jobs together
 start=$SECONDS
 
 skip() {
-	echo "SKIPPED: the Slurm tests (golomb.sbatch, speedup.sbatch, resumable.sbatch, wrong srun plugin, embedded build under srun) for $IMPLS: $*"
+	local what="the Slurm tests (golomb.sbatch, speedup.sbatch, resumable.sbatch, wrong srun plugin, embedded build under srun) for $IMPLS"
+	if [ "$(id -u)" -eq 0 ] && [ "$(uname -s)" = Linux ] && command -v apt-get >/dev/null && [ -z "${TREELB_SKIP_MISSING:-}" ]; then
+		# Root on Linux with apt-get: make test installs what it needs, so
+		# tests that still cannot run failed (TREELB_SKIP_MISSING=1 skips).
+		echo "FAIL: $what cannot run: $*"
+		exit 1
+	fi
+	echo "SKIPPED: $what: $*"
 	exit 0
 }
 
@@ -83,6 +92,10 @@ for impl in $IMPLS; do
 	if pkg-config --exists "$(impl_pc "$impl")" 2>/dev/null; then
 		impls="$impls $impl"
 	else
+		if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null && [ -z "${TREELB_SKIP_MISSING:-}" ]; then
+			echo "FAIL: the Slurm tests of $impl cannot run: pkg-config finds no $(impl_pc "$impl") (scripts/mpi-test.sh installs it; TREELB_SKIP_MISSING=1 skips)"
+			exit 1
+		fi
 		echo "SKIPPED: the Slurm tests of $impl: pkg-config finds no $(impl_pc "$impl") (scripts/mpi-test.sh installs it)"
 	fi
 done
