@@ -16,10 +16,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 FUZZTIME=${FUZZTIME:-30000x}
-failed=0
+failed=0 targets=0
 # Every package with a fuzz test, and its fuzz tests' names.
-for pkg in $($GO list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{end}}' ./...); do
+pkgs=$($GO list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{end}}' ./...)
+for pkg in $pkgs; do
 	for name in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$pkg"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
+		targets=$((targets + 1))
 		rel=./${pkg#"$PWD"/}
 		start=$SECONDS
 		if out=$($GO test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" "$rel" 2>&1); then
@@ -31,4 +33,9 @@ for pkg in $($GO list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{end}}' .
 		fi
 	done
 done
+# A search that found nothing would pass having fuzzed nothing.
+if [ "$targets" -lt 10 ]; then
+	echo "FAIL fuzz: $targets fuzz targets found, want the repository's (over 10)"
+	failed=1
+fi
 exit $failed
