@@ -67,7 +67,10 @@ func (s sources) instances() ([]instance, error) {
 		out = append(out, ins...)
 	}
 	if len(s.numbers) > 0 {
-		fields := splitFields(strings.Join(s.numbers, " "))
+		fields, err := splitFields(strings.Join(s.numbers, " "))
+		if err != nil {
+			return nil, fmt.Errorf("arguments: %w", err)
+		}
 		if len(fields) == 1 && fields[0] == "-" {
 			return nil, errors.New("arguments: \"-\" is no board: --file - reads boards from standard input")
 		}
@@ -156,7 +159,10 @@ func readBoards(r io.Reader, name string) ([]instance, error) {
 		if line == 1 {
 			text = strings.TrimPrefix(text, "\ufeff") // a byte-order mark, as some editors write
 		}
-		fields := splitFields(text)
+		fields, err := splitFields(text)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
 		if len(fields) == 0 {
 			continue
 		}
@@ -179,11 +185,18 @@ func readBoards(r io.Reader, name string) ([]instance, error) {
 	return out, nil
 }
 
-// splitFields splits s at blanks and commas.
-func splitFields(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool {
-		return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r'
-	})
+// splitFields splits s at blanks and commas: a separator is a run of blanks
+// with at most one comma in it, so that "1, 2" and "1,2" are two numbers
+// and "1,,2", a leading or a trailing comma leave out one, which is an
+// error rather than a board of the numbers that are there.
+func splitFields(s string) ([]string, error) {
+	blank := func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
+	packed := strings.Join(strings.FieldsFunc(s, blank), " ")
+	packed = strings.ReplaceAll(strings.ReplaceAll(packed, " ,", ","), ", ", ",")
+	if strings.Contains(packed, ",,") || strings.HasPrefix(packed, ",") || strings.HasSuffix(packed, ",") {
+		return nil, fmt.Errorf("%q: an empty field between commas", strings.TrimSpace(s))
+	}
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || blank(r) }), nil
 }
 
 // board parses 16 numbers into a board and checks that it is solvable.

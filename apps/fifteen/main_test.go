@@ -44,7 +44,7 @@ func TestExampleFile(t *testing.T) {
 // which order, and the error of each kind of bad input.
 func TestInstances(t *testing.T) {
 	dir := t.TempDir()
-	two := writeFile(t, dir, "two.txt", "# two boards\n"+korf12+"\n\n"+strings.ReplaceAll(goal, " ", ",")+" # the goal\n")
+	two := writeFile(t, dir, "two.txt", "# two boards\n"+korf12+"\n\n"+strings.ReplaceAll(goal, " ", ", ")+" # the goal\n")
 	ins, err := sources{korf: []string{"12", "1-2"}, file: two, numbers: strings.Fields(goal + " " + korf12)}.instances()
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +88,11 @@ func TestInstances(t *testing.T) {
 		{"empty file", sources{file: writeFile(t, dir, "empty.txt", "# nothing\n\n")}, "no instance"},
 		{"short line", sources{file: writeFile(t, dir, "short.txt", goal+"\n1 2 3\n")}, "short.txt:2: puzzle: need 16 numbers, got 3"},
 		{"unsolvable line", sources{file: writeFile(t, dir, "odd.txt", swapped+"\n")}, "odd.txt:1:"},
+		// An empty field between commas is a number left out, not a
+		// separator: these would be boards of 15 numbers plus one.
+		{"empty field", sources{numbers: []string{strings.Replace(strings.ReplaceAll(goal, " ", ","), ",", ",,", 1) + ",0"}}, "an empty field between commas"},
+		{"trailing comma", sources{numbers: strings.Fields(goal + ",")}, "an empty field between commas"},
+		{"empty field in a file", sources{file: writeFile(t, dir, "commas.txt", goal+"\n,"+goal+"\n")}, "commas.txt:2: "},
 	}
 	for _, c := range bad {
 		_, err := c.src.instances()
