@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/treelb/treelb/lb"
 )
 
 // TestReadMachineFiles: --machine FILE reads a regular file of a model,
@@ -40,5 +42,26 @@ func TestReadMachineFiles(t *testing.T) {
 	}
 	if m, err := ReadMachine(good); err != nil || m.NodeNS != 20 {
 		t.Errorf("a model file: %+v, %v", m, err)
+	}
+}
+
+// TestNodeNSFlagReplacesBusy: --node-ns sets the node's cost at every rank
+// count. A calibrated machine file's busy_node_ns, which the simulator
+// charges instead of node_ns from 2 ranks on, went on being charged under
+// the flag: a parallel run's virtual time did not move while its work time
+// and speedup did (found by a review of the simulator).
+func TestNodeNSFlagReplacesBusy(t *testing.T) {
+	file := lb.Machine{Name: "cal", NodeNS: 20, BusyNodeNS: 30, LatencyNS: 1500}
+	cm := Common{sim: &simOptions{floats: map[string]float64{"node-ns": 1000}}}
+	m, err := cm.overrides(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.NodeNS != 1000 || m.BusyNodeNS != 0 {
+		t.Errorf("--node-ns 1000 over a file of node_ns 20, busy_node_ns 30: node_ns %g, busy_node_ns %g; want 1000 and 0", m.NodeNS, m.BusyNodeNS)
+	}
+	cm.sim.floats = map[string]float64{"latency-ns": 10}
+	if m, err = cm.overrides(file); err != nil || m.BusyNodeNS != 30 || m.NodeNS != 20 {
+		t.Errorf("another flag: %+v, %v; want the file's node costs", m, err)
 	}
 }
