@@ -257,17 +257,20 @@ func simTargetsPreset() Preset {
 // --min-budget) and P, the efficiency (a group's: the sum of its
 // instances' sequential virtual times over P times the sum of their
 // parallel ones), and per balancer on golomb 13 its efficiency against
-// 0.5. A target whose runs are not all in t is left out.
+// 0.5. A run repeated (several seeds or repetitions) counts by its medians:
+// of the parallel time, the nodes and the busy fraction, per instance,
+// before a group's sums. A target whose runs are not all in t is left out.
 func SimTargetsReport(w io.Writer, t *Table) error {
 	pts, err := Derive(t, "")
 	if err != nil {
 		return err
 	}
-	by := map[simKey]Point{}
+	runs := map[simKey][]Point{}
 	var nps []int
 	var worlds, balancers, rps []string // rps: the rp variants
 	for _, p := range pts {
-		by[simKey{p.World, p.Balancer, p.Instance, p.NP}] = p
+		k := simKey{p.World, p.Balancer, p.Instance, p.NP}
+		runs[k] = append(runs[k], p)
 		nps = addNew(nps, p.NP)
 		worlds = addNew(worlds, p.World)
 		if !slices.Contains(balancers, p.Balancer) {
@@ -276,6 +279,10 @@ func SimTargetsReport(w io.Writer, t *Table) error {
 				rps = append(rps, p.Balancer)
 			}
 		}
+	}
+	by := make(map[simKey]Point, len(runs))
+	for k, ps := range runs {
+		by[k] = medianPoint(ps)
 	}
 	slices.Sort(nps)
 	slices.Sort(balancers)
@@ -313,7 +320,30 @@ func SimTargetsReport(w io.Writer, t *Table) error {
 	return tw.Flush()
 }
 
-// simKey names one simulated run of SimTargetsReport.
+// medianPoint returns the first of ps, the runs of one simulated
+// configuration, with the medians of their parallel times, nodes and busy
+// fractions, and the speedup and search overhead of those (Seq and
+// SeqNodes are the same for every run of an instance).
+func medianPoint(ps []Point) Point {
+	if len(ps) == 1 {
+		return ps[0]
+	}
+	of := func(f func(Point) float64) float64 {
+		xs := make([]float64, len(ps))
+		for i, p := range ps {
+			xs[i] = f(p)
+		}
+		return Median(xs)
+	}
+	m := ps[0]
+	m.Par = of(func(p Point) float64 { return p.Par })
+	m.Nodes = of(func(p Point) float64 { return p.Nodes })
+	m.Busy = of(func(p Point) float64 { return p.Busy })
+	m.Speedup, m.Overhead = m.Seq/m.Par, m.Nodes/m.SeqNodes
+	return m
+}
+
+// simKey names one simulated configuration of SimTargetsReport.
 type simKey struct {
 	world, balancer, instance string
 	np                        int
