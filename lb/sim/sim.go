@@ -346,6 +346,9 @@ func (s *sim) cpuFree(r int) error {
 	if sr.slice >= 0 {
 		sr.slice = -1
 		s.lastWork = max(s.lastWork, c)
+		// As the loop does after a slice: so that a request held after it
+		// waits its whole pause, from the ticks of now.
+		s.advance(r, c)
 		if err := s.flush(r, &c, false); err != nil {
 			return err
 		}
@@ -388,6 +391,7 @@ func (s *sim) drain(r int, c int64) error {
 
 // deliver hands m to rank r at local time *c, charging the receive costs.
 func (s *sim) deliver(r int, m lb.Msg, c *int64) error {
+	s.advance(r, *c) // as the loop tells a rank the ticks when a message arrives
 	*c += s.m.overhead + s.m.recv + int64(len(m.Data))*s.m.recvByte
 	if err := s.ranks[r].Step(m); err != nil {
 		return err
@@ -493,6 +497,23 @@ func (s *sim) waitTick(r int) {
 	s.push(at, classTick, r, -1)
 }
 
+// advance tells rank r the ticks of throttling that passed by local time
+// at (Machine.PauseNS each), as the driver's loop does after every slice
+// and when a message arrives (lb/driver's pace.advance): a request held
+// back then waits its whole pause from there. Told only on the tick's
+// wake-up, a rank released its request early, the ticks of the time
+// before it was held counted in its pause.
+func (s *sim) advance(r int, at int64) {
+	if s.m.pause == 0 {
+		return
+	}
+	st := &s.times[r]
+	if k := (at - st.ticked) / s.m.pause; k > 0 {
+		s.ranks[r].Tick(int(min(k, 1<<30)))
+		st.ticked += k * s.m.pause
+	}
+}
+
 // tick tells an idle rank the ticks that passed, which may release its
 // held request.
 func (s *sim) tick(r int) error {
@@ -504,10 +525,7 @@ func (s *sim) tick(r int) error {
 	if sr.cpu {
 		return nil // kick asks for the tick again when the rank is idle
 	}
-	if k := (s.now - st.ticked) / s.m.pause; k > 0 {
-		sr.Tick(int(min(k, 1<<30)))
-		st.ticked += k * s.m.pause
-	}
+	s.advance(r, s.now)
 	c := s.now
 	if err := s.flush(r, &c, true); err != nil {
 		return err
