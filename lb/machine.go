@@ -188,12 +188,20 @@ func (m Machine) Validate() error {
 		if f.v > maxMachineNS {
 			return fmt.Errorf("lb: machine %s: %s %g: more than %g ns", name, f.name, f.v, float64(maxMachineNS))
 		}
+		// A cost by the byte is multiplied by a message's length: an
+		// hour a byte overflowed the simulator's clock (picoseconds in an
+		// int64) on a message of 4000 bytes.
+		if strings.HasSuffix(f.name, "byte-ns") && f.v > maxByteNS {
+			return fmt.Errorf("lb: machine %s: %s %g: more than %g ns a byte", name, f.name, f.v, float64(maxByteNS))
+		}
 	}
 	if m.NodeNS == 0 {
 		return fmt.Errorf("lb: machine %s: node-ns 0: need a node that takes some time (> 0 ns)", name)
 	}
-	if m.PauseNS > 0 && m.MaxPauseNS/m.PauseNS > 1<<30 {
-		return fmt.Errorf("lb: machine %s: max-pause-ns %g: more than 2^30 pauses of %g ns", name, m.MaxPauseNS, m.PauseNS)
+	// The simulator's longest pause is ⌈max-pause-ns/pause-ns⌉ ticks, and a
+	// rank takes up to 2^30−1 (RankConfig.MaxPause).
+	if m.PauseNS > 0 && math.Ceil(m.MaxPauseNS/m.PauseNS) > 1<<30-1 {
+		return fmt.Errorf("lb: machine %s: max-pause-ns %g: more than 2^30−1 pauses of %g ns", name, m.MaxPauseNS, m.PauseNS)
 	}
 	if m.MeshWidth < 0 {
 		return fmt.Errorf("lb: machine %s: mesh width %d: need 0 (no mesh) or more columns", name, m.MeshWidth)
@@ -204,6 +212,11 @@ func (m Machine) Validate() error {
 // maxMachineNS bounds every time parameter (one hour), so that virtual
 // times stay far from overflowing.
 const maxMachineNS = 3.6e12
+
+// maxByteNS bounds the costs by the byte (a millisecond a byte, far slower
+// than any network): a message of a megabyte then costs 10¹⁵ ps, far from
+// the clock's 9.2·10¹⁸.
+const maxByteNS = 1e6
 
 // MachineInfo describes a machine model of the catalogue (Machines).
 type MachineInfo struct {

@@ -133,6 +133,9 @@ func TestCalibrateMachine(t *testing.T) {
 		"--world sim --send-byte-ns -1":                       "send-byte-ns",
 		"--world sim --slice-ns -1":                           "slice-ns",
 		"--world sim --pause-ns 1e-3 --max-pause-ns 1e9":      "max-pause-ns",
+		"--world sim --pause-ns 1 --max-pause-ns 1073741824":  "more than 2^30−1 pauses", // Rank.Init refused it, after the check
+		"--world sim --byte-ns 3.6e12":                        "ns a byte",               // a message of 4000 bytes overflowed the clock
+		"--world sim --recv-byte-ns 1e7":                      "recv-byte-ns",
 		"--calibrate --node-ns 3 --world sim":                 "--calibrate",
 		"--world sim --machine " + file + " --machine-typo 1": "machine-typo",
 	} {
