@@ -918,9 +918,12 @@ func (c *Comm) Isend(buf []byte, dest, tag int) (*Request, error) {
 		return nil, err
 	}
 	r := &Request{status: Status{Source: c.rank, Tag: tag, Count: len(buf)}}
-	return r, r.start(fn, buf, func(p unsafe.Pointer, n C.int) C.int {
+	if err := r.start(fn, buf, func(p unsafe.Pointer, n C.int) C.int {
 		return C.tlb_isend(p, n, C.int(dest), C.int(tag), &r.req)
-	})
+	}); err != nil {
+		return nil, err // no request: a Wait on it would pass MPI a null handle
+	}
+	return r, nil
 }
 
 // Irecv starts a receive into buf of a message from source with tag (either
@@ -932,9 +935,12 @@ func (c *Comm) Irecv(buf []byte, source, tag int) (*Request, error) {
 		return nil, err
 	}
 	r := &Request{recv: true}
-	return r, r.start(fn, buf, func(p unsafe.Pointer, n C.int) C.int {
+	if err := r.start(fn, buf, func(p unsafe.Pointer, n C.int) C.int {
 		return C.tlb_irecv(p, n, C.int(source), C.int(tag), &r.req)
-	})
+	}); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // start pins buf, calls MPI and registers r as in flight.

@@ -437,6 +437,20 @@ func TestErrors(t *testing.T) {
 		if _, err := s.Wait(); err != nil {
 			return err
 		}
+		// Counts every rank gets wrong alike, so that none waits for the
+		// others: a displacement whose sum with its count wraps around
+		// (it passed the check and read before the buffer under MPI), and
+		// a reduction into a shorter buffer (the embedded world truncated
+		// it in silence).
+		counts, displs := make([]int, p), make([]int, p)
+		counts[0], displs[0] = 1, math.MaxInt
+		if err := expect("alltoallv displacement MaxInt", c.Alltoallv(make([]byte, 8), counts, displs, make([]byte, 8*p), counts, displs), mpi.ErrCount); err != nil {
+			return err
+		}
+		sum := func(inout, in []byte) { inout[0] += in[0] }
+		if err := expect("allreduce into a short buffer", c.AllreduceFunc(make([]byte, 8), make([]byte, 4), sum), mpi.ErrCount); err != nil {
+			return err
+		}
 		return c.Barrier()
 	})
 }

@@ -577,6 +577,9 @@ func (c *Comm) reduceFunc(fn string, send, recv []byte, root int, combine Combin
 	} else if err := c.checkRoot(fn, root); err != nil {
 		return err
 	}
+	if (all || c.rank == root) && len(recv) < len(send) { // as MPI's: not truncated in silence
+		return &Error{Func: fn, Class: ClassCount, Msg: fmt.Sprintf("recv has %d bytes, send %d", len(recv), len(send))}
+	}
 	if c.w.aborted.Load() {
 		return &Error{Func: fn, Class: ClassAborted, Msg: "world aborted"}
 	}

@@ -260,7 +260,8 @@ func checkV(fn string, size, n int, counts, displs []int) error {
 		return &Error{Func: fn, Class: ClassCount, Msg: fmt.Sprintf("%d counts and %d displacements for %d ranks", len(counts), len(displs), size)}
 	}
 	for r := range size {
-		if counts[r] < 0 || displs[r] < 0 || displs[r]+counts[r] > n {
+		// Not displs[r]+counts[r] > n: the sum can wrap around.
+		if counts[r] < 0 || displs[r] < 0 || counts[r] > n || displs[r] > n-counts[r] {
 			return &Error{Func: fn, Class: ClassCount, Msg: fmt.Sprintf("block %d (displacement %d, count %d) outside a buffer of %d bytes", r, displs[r], counts[r], n)}
 		}
 	}
