@@ -10,10 +10,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/treelb/treelb/internal/benchratio"
 	"github.com/treelb/treelb/mpi"
@@ -101,6 +103,28 @@ func TestSizeOneError(t *testing.T) {
 	err = mpi.Run(0, func(*mpi.Comm) error { panic("bang") })
 	if err == nil || !strings.Contains(err.Error(), "rank 0: panic: bang") {
 		t.Fatalf("Run returned %v, want rank 0's panic", err)
+	}
+}
+
+// TestStartFails: an Isend or Irecv that MPI cannot start (here a count
+// over MPI's int) returns no request with its error: a request returned
+// beside the error, never started, made a later Wait pass MPI a null
+// handle, and Open MPI died of SIGSEGV. The slice is 2 GiB long over one
+// byte of memory; the count is refused before anything reads it.
+func TestStartFails(t *testing.T) {
+	err := mpi.Run(0, func(c *mpi.Comm) error {
+		var b [1]byte
+		huge := unsafe.Slice(&b[0], math.MaxInt32+1)
+		if r, err := c.Isend(huge, c.Rank(), 1); r != nil || !errors.Is(err, mpi.ErrCount) {
+			return fmt.Errorf("Isend of 2 GiB: %v, %v; want no request and a count error", r, err)
+		}
+		if r, err := c.Irecv(huge, c.Rank(), 1); r != nil || !errors.Is(err, mpi.ErrCount) {
+			return fmt.Errorf("Irecv of 2 GiB: %v, %v; want no request and a count error", r, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
