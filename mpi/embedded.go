@@ -293,6 +293,9 @@ func (c *Comm) Send(buf []byte, dest, tag int) error {
 // Isend starts a send of buf to dest with tag. In the embedded world the
 // data is copied at once and the request is already complete.
 func (c *Comm) Isend(buf []byte, dest, tag int) (*Request, error) {
+	if err := c.check("MPI_Isend", dest, tag, false); err != nil {
+		return nil, err
+	}
 	if err := c.Send(buf, dest, tag); err != nil {
 		return nil, err
 	}
@@ -430,7 +433,7 @@ func (c *Comm) Probe(source, tag int) (Status, error) {
 // what an idle rank needs that waits for messages and for a moment of its
 // own (lb's driver holding back a request).
 func (c *Comm) ProbeWithin(source, tag int, d time.Duration) (Status, bool, error) {
-	if err := c.check("MPI_Probe", source, tag, true); err != nil {
+	if err := c.check("MPI_Iprobe", source, tag, true); err != nil { // the MPI world's name: it polls MPI_Iprobe
 		return Status{}, false, err
 	}
 	mb := &c.w.boxes[c.rank]
@@ -458,7 +461,7 @@ func (c *Comm) ProbeWithin(source, tag int, d time.Duration) (Status, bool, erro
 			st, ok, _ := mb.probe(source, tag)
 			return st, ok, nil
 		case <-c.w.done:
-			return Status{}, false, &Error{Func: "MPI_Probe", Class: ClassAborted, Msg: "world aborted"}
+			return Status{}, false, &Error{Func: "MPI_Iprobe", Class: ClassAborted, Msg: "world aborted"}
 		}
 	}
 }
