@@ -26,7 +26,7 @@ func TestDistinguishes(t *testing.T) {
 		}
 		seen[c] = name
 	}
-	if New("a", 1, 2, 3) != New("a", 1, 2, 3) {
+	if a, b := New("a", 1, 2, 3), New("a", 1, 2, 3); a != b {
 		t.Error("not deterministic")
 	}
 	// A leaf lost and another counted twice keep the node count; the sum

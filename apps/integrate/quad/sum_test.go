@@ -38,14 +38,15 @@ func TestSumExact(t *testing.T) {
 	cases := map[string][]float64{
 		"empty":        nil,
 		"cancellation": {1e300, 1, -1e300},
-		"tiny":         {math.SmallestNonzeroFloat64, math.SmallestNonzeroFloat64, -0.0},
-		"ulps":         {1, 0x1p-53, 0x1p-53}, // exact 1+2^-52: each alone would round away
-		"tie":          {1, 0x1p-53},          // halfway: ties to even, 1
-		"max":          {math.MaxFloat64, -math.MaxFloat64, math.MaxFloat64},
-		"overflow":     {math.MaxFloat64, math.MaxFloat64, -math.MaxFloat64 / 2},
-		"beyond":       {math.MaxFloat64, math.MaxFloat64},
-		"negative":     {-0.1, -0.2, -0.3},
-		"decimals":     {0.1, 0.2, 0.3, -0.6},
+		// A negative zero: -0.0 is a positive zero in Go.
+		"tiny":     {math.SmallestNonzeroFloat64, math.SmallestNonzeroFloat64, math.Copysign(0, -1)},
+		"ulps":     {1, 0x1p-53, 0x1p-53}, // exact 1+2^-52: each alone would round away
+		"tie":      {1, 0x1p-53},          // halfway: ties to even, 1
+		"max":      {math.MaxFloat64, -math.MaxFloat64, math.MaxFloat64},
+		"overflow": {math.MaxFloat64, math.MaxFloat64, -math.MaxFloat64 / 2},
+		"beyond":   {math.MaxFloat64, math.MaxFloat64},
+		"negative": {-0.1, -0.2, -0.3},
+		"decimals": {0.1, 0.2, 0.3, -0.6},
 	}
 	rng := rand.New(rand.NewPCG(7, 7))
 	for i := range 20 {

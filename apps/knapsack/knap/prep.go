@@ -134,7 +134,8 @@ func (pr *problem) startIncumbent() {
 	for k := range b {
 		set[k] = true
 	}
-	best, kind, arg := pr.psb, 0, -1 // kind 0: full greedy, 1: single, 2: forward, 3: backward
+	var best int64
+	kind, arg := 0, -1 // kind 0: full greedy, 1: single, 2: forward, 3: backward
 	{
 		r, g := pr.c-pr.wsb, pr.psb
 		for k := b; k < n; k++ {

@@ -230,7 +230,7 @@ func TestHugeFanOut(t *testing.T) {
 	for !last.Empty() {
 		last.Work(1 << 10)
 	}
-	if last.stack != nil && len(last.stack) != 0 {
+	if len(last.stack) != 0 {
 		t.Error("not exhausted")
 	}
 }
