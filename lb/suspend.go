@@ -106,9 +106,12 @@ type Suspender interface {
 	StartWith(t Task)
 }
 
-// suspend starts the suspension on this rank and spreads it.
+// suspend starts the suspension on this rank and spreads it; not once
+// termination is detected: nothing is left to save, and a suspension
+// spread then on its own tree reached ranks the exit (on another tree) had
+// already ended.
 func (c *core) suspend() {
-	if c.suspended || c.done {
+	if c.suspended || c.done || c.terminating {
 		return
 	}
 	c.suspended, c.news = true, true
