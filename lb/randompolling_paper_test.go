@@ -474,6 +474,28 @@ func TestLocalizedVariants(t *testing.T) {
 	if far == 0 {
 		t.Error("radius 5: never asked at distance 5")
 	}
+	// A radius that reaches every rank asks any other, on an even and an
+	// odd ring, however large (2·radius overflowed from 2^62 on, and ranks
+	// asked themselves; found by a review of the balancers).
+	for _, size := range []int{8, 9} {
+		for _, radius := range []int{size / 2, 1 << 62, math.MaxInt} {
+			b, err := newRPLocal(Env{Rank: 3, Size: size, App: rangeApp{n: 10}, Rand: NewRand(1, 3), Options: RPLocalOptions{Radius: radius}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[int]bool{}
+			for range 400 {
+				to := b.(*rpLocal).pick()
+				if to == 3 || to < 0 || to >= size {
+					t.Fatalf("%d ranks, radius %d: rank 3 asked rank %d", size, radius, to)
+				}
+				seen[to] = true
+			}
+			if len(seen) != size-1 {
+				t.Errorf("%d ranks, radius %d: rank 3 asked only %d other ranks", size, radius, len(seen))
+			}
+		}
+	}
 
 	b, err = newRPLocal(Env{Rank: 3, Size: p, App: rangeApp{n: 10}, Rand: NewRand(1, 3), Options: RPLocalOptions{Growth: 1.5}})
 	if err != nil {

@@ -62,7 +62,7 @@ func (l *rpLocal) pick() int {
 	switch {
 	case l.radius > 0:
 		half = l.radius
-		if 2*half >= p-1 { // the radius reaches every rank
+		if half >= p/2 { // the radius reaches every rank (2·half ≥ p−1, without the product's overflow)
 			return otherRank(l.env.Rand, l.rank, 0, p)
 		}
 	case s >= p:
