@@ -209,8 +209,9 @@ func (m Machine) Validate() error {
 	return nil
 }
 
-// maxMachineNS bounds every time parameter (one hour), so that virtual
-// times stay far from overflowing.
+// maxMachineNS bounds every time parameter (one hour), so that no single
+// cost overflows the simulator's clock; a run whose total outgrows the
+// clock fails with a message (lb/sim's maxVirtual).
 const maxMachineNS = 3.6e12
 
 // maxByteNS bounds the costs by the byte (a millisecond a byte, far slower

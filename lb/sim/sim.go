@@ -271,6 +271,13 @@ func (s *sim) snapshot() lb.Progress {
 	return pr
 }
 
+// maxVirtual bounds the simulated clock, in picoseconds (26.7 days): every
+// event is pushed at most math.MaxInt64/2 ahead of the clock (a slice's
+// time is bounded so, and each machine cost far less), so no time the
+// simulator computes before the clock passes it overflows. A machine that
+// Validate accepts (up to an hour a node) gets there on 640 nodes.
+const maxVirtual = math.MaxInt64 / 4
+
 // loop processes events in order until none is left.
 func (s *sim) loop() error {
 	for len(s.q) > 0 {
@@ -285,6 +292,9 @@ func (s *sim) loop() error {
 		}
 		e := s.q.pop()
 		s.now = e.at
+		if s.now > maxVirtual {
+			return fmt.Errorf("lb: the simulated run passed %.0f days of virtual time, as far as its clock (picoseconds in an int64) goes: a machine this slow needs a smaller instance", float64(maxVirtual)/864e14)
+		}
 		if s.due {
 			if err := s.suspend(); err != nil {
 				return err

@@ -318,3 +318,22 @@ func TestSimIdleSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestSimClockBound: a run whose virtual time outgrows the simulated clock
+// (picoseconds in an int64) fails with a message; on a machine of an hour
+// a node (as slow as Validate allows) the clock wrapped and one rank
+// reported 29 days as 2.49·10⁶ s, two ranks ran for ever (found by a
+// review of the balancers).
+func TestSimClockBound(t *testing.T) {
+	m := lb.Machine{Name: "slow", NodeNS: 3.6e12, LatencyNS: 1000}
+	for _, p := range []int{1, 2} {
+		w, err := sim.New(p, sim.Config{Machine: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = lb.Run(w, lb.Config{Budget: 100}, func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(1, 6, lbtest.Count) })
+		if err == nil || !strings.Contains(err.Error(), "days of virtual time") {
+			t.Errorf("P=%d: %v, want the clock's bound", p, err)
+		}
+	}
+}
