@@ -26,7 +26,7 @@ import (
 )
 
 // ExitCheckpointed is the exit status of a run that wrote its checkpoint on
-// a signal (SIGUSR1, SIGTERM) and stopped before the search was done:
+// a signal (SIGUSR1, SIGTERM, SIGINT, SIGHUP) and stopped before the search was done:
 // restart it with --restart FILE. scripts/slurm/resumable.sbatch requeues
 // the job on it.
 const ExitCheckpointed = 3
@@ -363,7 +363,7 @@ func writeAtomic(path string, data []byte, mode os.FileMode, wrap func(io.Writer
 // command with a balancer takes.
 func checkpointFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "checkpoint", Usage: "on SIGUSR1 or SIGTERM, suspend the search at a consistent cut, write it to `FILE` (atomically, checksummed) and exit with status 3; see --restart"},
+		&cli.StringFlag{Name: "checkpoint", Usage: "on SIGUSR1, SIGTERM, Ctrl-C (SIGINT) or SIGHUP, suspend the search at a consistent cut, write it to `FILE` (atomically, checksummed) and exit with status 3 (a second Ctrl-C ends the run at once); see --restart"},
 		&cli.DurationFlag{Name: "checkpoint-every", Usage: "with --checkpoint, also write the checkpoint every `DURATION` (say 30m) and go on; never more often than a checkpoint takes"},
 		&cli.StringFlag{Name: "restart", Usage: "resume the search checkpointed in `FILE`: the instance, balancer and options come from it (flags given explicitly override them); --np and --world may differ"},
 		&cli.Int64Flag{Name: "max-nodes", Usage: "stop once this run has done `N` nodes: rank 0 checks every tenth of a second or so, so a fast search overshoots by what it does in that time (millions of nodes); print the nodes done, write the checkpoint with --checkpoint, and exit with status 4; 0: no bound"},
@@ -484,21 +484,27 @@ const MetaEarlySignal = "treelb.earlysignal"
 // limited reports whether the run has a limit that may suspend it.
 func (k *ckpt) limited() bool { return k.maxNodes > 0 || !k.deadline.IsZero() }
 
-// catchSignals makes SIGUSR1 and SIGTERM set the returned flag instead of
-// ending the process, until stop is called. Only runs with --checkpoint
-// catch them: without, a signal ends the job at once as it always did.
-// A signal on early (Main's SIGUSR1 channel, nil in tests that call
-// Execute) counts too, including one that came before this call.
+// catchSignals makes SIGUSR1, SIGTERM, SIGINT (Ctrl-C) and SIGHUP (the
+// terminal gone) set the returned flag instead of ending the process,
+// until stop is called. Only runs with --checkpoint catch them: without,
+// SIGTERM, SIGINT and SIGHUP end the job at once and SIGUSR1 is ignored,
+// as in any Go program. A second SIGINT or SIGHUP, the user insisting,
+// ends the process at once by that signal, checkpoint or not. A signal on
+// early (Main's SIGUSR1 channel, nil in tests that call Execute) counts
+// too, including one that came before this call.
 func catchSignals(early <-chan os.Signal) (flag *atomic.Bool, stop func()) {
 	flag = new(atomic.Bool)
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGUSR1, syscall.SIGTERM)
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	done := make(chan struct{})
 	go func() {
 		for {
 			select {
-			case <-ch:
-				flag.Store(true)
+			case sig := <-ch:
+				if again := flag.Swap(true); again && (sig == syscall.SIGINT || sig == syscall.SIGHUP) {
+					signal.Reset(sig)
+					syscall.Kill(os.Getpid(), sig.(syscall.Signal))
+				}
 			case <-early:
 				flag.Store(true)
 			case <-done:
@@ -765,6 +771,7 @@ func solveCheckpointed[I any](r *Run, spec Spec[I], in I) error {
 			}
 		case ExitCheckpointed, ExitLimit:
 			if r.Rank() == 0 {
+				r.endProgressLine()
 				fmt.Fprintf(errWriter(r.Context.App), "%s: %s\n", r.Context.App.Name, msg)
 				if r.JSON && code == ExitLimit {
 					if err := writeRecord(r.Out(), r.stopRecord(s), version.Collect(r.WorldName())); err != nil {
@@ -798,7 +805,11 @@ func (r *Run) suspended(s *lb.Suspended) (int, string) {
 	if err := WriteCheckpoint(r.ckpt.file, k); err != nil {
 		return 1, err.Error()
 	}
-	what := fmt.Sprintf("checkpoint %s: %d open tasks after %s", r.ckpt.file, len(s.Tasks), r.ckpt.done(s))
+	tasks := "tasks"
+	if len(s.Tasks) == 1 {
+		tasks = "task"
+	}
+	what := fmt.Sprintf("checkpoint %s: %d open %s after %s", r.ckpt.file, len(s.Tasks), tasks, r.ckpt.done(s))
 	resume := fmt.Sprintf("; resume with: %s --restart %s", CommandPath(r.Context), r.ckpt.file)
 	if limit != "" {
 		return ExitLimit, fmt.Sprintf("stopped at %s before the end of the search: %s%s", limit, what, resume)
@@ -807,6 +818,7 @@ func (r *Run) suspended(s *lb.Suspended) (int, string) {
 		return ExitCheckpointed, what + resume
 	}
 	if !r.Quiet && !r.JSON {
+		r.endProgressLine()
 		fmt.Fprintf(errWriter(r.Context.App), "%s: %s\n", r.Context.App.Name, what)
 	}
 	return 0, ""

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -61,7 +62,8 @@ func newFakeApp() *cli.App {
 		ArgsUsage: "DEPTH",
 		Flags: append(runner.Flags(),
 			&cli.Uint64Flag{Name: "tree-seed", Value: 1, Usage: "the tree's seed `S`"},
-			&cli.Int64Flag{Name: "signal-after", Usage: "rank 0 sends SIGUSR1 to its process after `N` nodes"}),
+			&cli.Int64Flag{Name: "signal-after", Usage: "rank 0 sends SIGUSR1 to its process after `N` nodes"},
+			&cli.StringFlag{Name: "signal", Value: "USR1", Usage: "what --signal-after sends: USR1, INT, HUP, or INT2 (SIGINT twice)"}),
 		Action: runner.Action(runner.Spec[fakeInstance]{App: "fake", Read: fakeRead, Solve: fakeSolve, Resumable: true}),
 	}
 }
@@ -82,6 +84,7 @@ func fakeRead(c *cli.Context, _ runner.Common) (fakeInstance, error) {
 type signalling struct {
 	*lbtest.Tree
 	after int64
+	sig   string
 	sent  *atomic.Bool
 }
 
@@ -103,7 +106,19 @@ type signallingTask struct {
 func (t signallingTask) Work(budget int64) int64 {
 	n := t.Task.Work(budget)
 	if t.app.after > 0 && t.app.Nodes() >= t.app.after && t.app.sent.CompareAndSwap(false, true) {
-		syscall.Kill(os.Getpid(), syscall.SIGUSR1)
+		switch t.app.sig {
+		case "INT":
+			syscall.Kill(os.Getpid(), syscall.SIGINT)
+		case "HUP":
+			syscall.Kill(os.Getpid(), syscall.SIGHUP)
+		case "INT2": // a user pressing Ctrl-C again while the checkpoint is due
+			syscall.Kill(os.Getpid(), syscall.SIGINT)
+			time.Sleep(100 * time.Millisecond)
+			syscall.Kill(os.Getpid(), syscall.SIGINT)
+			time.Sleep(5 * time.Second) // the second ends the process first
+		default:
+			syscall.Kill(os.Getpid(), syscall.SIGUSR1)
+		}
 	}
 	return n
 }
@@ -124,7 +139,7 @@ func fakeSolve(r *runner.Run, in fakeInstance) error {
 		after := r.Context.Int64("signal-after")
 		var err error
 		res, _, err = lb.Run(r.World, r.Config(), func() lb.Reducer[lbtest.TreeResult] {
-			a := signalling{Tree: lbtest.NewTree(in.Seed, in.Depth, lbtest.Count), sent: sent}
+			a := signalling{Tree: lbtest.NewTree(in.Seed, in.Depth, lbtest.Count), sig: r.Context.String("signal"), sent: sent}
 			if r.Rank() == 0 {
 				a.after = after
 			}
@@ -280,6 +295,37 @@ func TestCheckpointEveryScenario(t *testing.T) {
 		}
 		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestCheckpointInterrupt: with --checkpoint, Ctrl-C (SIGINT) and a lost
+// terminal (SIGHUP) save the search as SIGUSR1 and SIGTERM do, exit 3 and
+// leave no lock behind (they ended the run at once, saving nothing, the
+// lock file left); a second Ctrl-C ends the run at once, by the signal.
+func TestCheckpointInterrupt(t *testing.T) {
+	bin := fakeBin(t)
+	const depth = "24"
+	for _, sig := range []string{"INT", "HUP", "INT2"} {
+		file := filepath.Join(t.TempDir(), "f.ckpt")
+		start := time.Now()
+		stdout, stderr, code := runnertest.Run(t, bin, depth, "--json", "--np", "3", "--budget", "100",
+			"--checkpoint", file, "--signal-after", "20000", "--signal", sig)
+		if sig == "INT2" {
+			if code != -1 || time.Since(start) > 4*time.Second {
+				t.Errorf("SIGINT twice: exit %d after %v, stderr %q; want the run ended by the signal at once", code, time.Since(start), stderr)
+			}
+			continue
+		}
+		if code != runner.ExitCheckpointed || stdout != "" || !strings.Contains(stderr, "resume with: fake --restart "+file) {
+			t.Errorf("SIG%s: exit %d, stdout %q, stderr %q; want exit %d and the checkpoint", sig, code, stdout, stderr, runner.ExitCheckpointed)
+			continue
+		}
+		if _, err := runner.ReadCheckpoint(file, "fake"); err != nil {
+			t.Errorf("SIG%s: %v", sig, err)
+		}
+		if _, err := os.Stat(file + ".lock"); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("SIG%s: the lock file is left behind (%v)", sig, err)
 		}
 	}
 }

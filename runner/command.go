@@ -107,10 +107,20 @@ func (r *Run) warnRing() {
 		" --fast-init starts every rank with a piece of the root\n", r.App, r.Balancer, r.Ranks(), ringRanks)
 }
 
+// endProgressLine ends the progress line on rank 0 with the totals so
+// far, when one was printed since the last result, so that a message or a
+// result printed next starts a line of its own.
+func (r *Run) endProgressLine() {
+	if r.progress != nil {
+		r.progress.finish()
+	}
+}
+
 // startProgress turns progress lines on for rank 0 when the flags ask for
-// them, and returns the function that ends them.
+// them, and returns the function that ends them: --progress, or stderr a
+// terminal and none of -q, --json and --progress=false.
 func (r *Run) startProgress() func() {
-	on := r.Progress || (!r.Quiet && !r.JSON && IsTerminal(os.Stderr))
+	on := r.Progress || (!r.Quiet && !r.JSON && !r.Context.IsSet("progress") && IsTerminal(os.Stderr))
 	if !on || r.Rank() != 0 || r.World == nil {
 		return func() {}
 	}
@@ -620,9 +630,7 @@ func (r *Run) Print(record any, human func(w io.Writer) error) error {
 	if r.Rank() != 0 {
 		return nil
 	}
-	if r.progress != nil {
-		r.progress.finish() // the last progress line, then the result
-	}
+	r.endProgressLine() // the last progress line, then the result
 	var err error
 	if r.JSON {
 		err = writeRecord(r.Out(), record, version.Collect(r.WorldName()))

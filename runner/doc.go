@@ -32,7 +32,7 @@
 //     rank 0 gathers.
 //
 // With Spec.Resumable, a command takes --checkpoint, --checkpoint-every and
-// --restart: on SIGUSR1 or SIGTERM, or when the period has passed, rank 0
+// --restart: on SIGUSR1, SIGTERM, SIGINT or SIGHUP, or when the period has passed, rank 0
 // suspends the search at a consistent cut, and the suspended search is
 // written to a checksummed file (WriteCheckpoint) that ReadCheckpoint
 // verifies and any number of ranks resumes; a command checkpointed and not

@@ -84,7 +84,7 @@ for instance in "$@"; do
 		status=1
 		continue
 	fi
-	echo "| SIGUSR1 at --np 2 after $(printf %.3f "$after") s | exit 3: $(grep -o '[0-9]* open tasks after [0-9]* nodes' "$work/err") |"
+	echo "| SIGUSR1 at --np 2 after $(printf %.3f "$after") s | exit 3: $(grep -o '[0-9]* open tasks\? after [0-9]* nodes' "$work/err") |"
 	check "--restart at --np 3" --restart "$ckpt" --np 3
 	check "--restart at --world sim --np 1024" --restart "$ckpt" --world sim --np 1024
 done
