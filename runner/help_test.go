@@ -31,6 +31,23 @@ func TestFlagCategories(t *testing.T) {
 	if code := Execute(happ, []string{"t", "help"}); code != 0 || h.String() != help {
 		t.Errorf("help: exit status %d, %q: want --help's", code, h.String())
 	}
+	// `t help sub` is `t sub --help` (it printed t's help); an unknown
+	// command is an error naming the commands.
+	var sub, subHelp bytes.Buffer
+	sapp, shapp := testApp(nil), testApp(nil)
+	sapp.Writer, sapp.ErrWriter, shapp.Writer, shapp.ErrWriter = &sub, &sub, &subHelp, &subHelp
+	if code := Execute(sapp, []string{"t", "sub", "--help"}); code != 0 || !strings.Contains(sub.String(), "t sub") {
+		t.Fatalf("sub --help: exit status %d, %q", code, sub.String())
+	}
+	if code := Execute(shapp, []string{"t", "help", "sub"}); code != 0 || subHelp.String() != sub.String() {
+		t.Errorf("help sub: exit status %d, %q: want sub --help's %q", code, subHelp.String(), sub.String())
+	}
+	var bad bytes.Buffer
+	bapp := testApp(nil)
+	bapp.Writer, bapp.ErrWriter = &bad, &bad
+	if code := Execute(bapp, []string{"t", "help", "subb"}); code != 2 || !strings.Contains(bad.String(), "t help subb: no such command; the commands: sub") {
+		t.Errorf("help subb: exit status %d, %q; want 2 and the commands", code, bad.String())
+	}
 	// The categories' headings in order, each followed by one of its flags.
 	at := 0
 	for _, c := range []struct{ heading, flag string }{

@@ -511,6 +511,18 @@ func execute(app *cli.App, args []string) int {
 		// (a file or an argument named help: ./help).
 		args = []string{args[0], "--help"}
 	}
+	if len(args) == 3 && args[1] == "help" && len(app.Commands) > 0 {
+		// `APP help SUB` is `APP SUB --help`, as `go help build` is.
+		if app.Command(args[2]) == nil {
+			var names []string
+			for _, c := range app.Commands {
+				names = append(names, c.Name)
+			}
+			fmt.Fprintf(errWriter(app), "%s help %s: no such command; the commands: %s\n", app.Name, args[2], strings.Join(names, ", "))
+			return 2
+		}
+		args = []string{args[0], args[2], "--help"}
+	}
 	app.Version = version.Get().String() // --version, -v: the build and its MPI library
 	// Under a launcher that started several tasks, what every task would
 	// print alike comes from the task the launcher numbers 0 alone: in the
