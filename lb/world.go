@@ -287,6 +287,12 @@ func (o *Outcome) Add(p *Outcome) {
 // every rank of w, balanced as cfg says, and returns the combined result and
 // the outcome, the same on every rank (Outcome.Ranks on rank 0 only). It is
 // collective: every rank calls it with the same arguments.
+//
+// An error (but a *Suspended, which every rank gets alike) may reach one
+// rank only, the others waiting for it, as an MPI error does: the world is
+// then unusable, and the rank must end it by returning the error from its
+// rank function (mpi.Run aborts the embedded world on it, and mpirun the
+// job), not log it and go on.
 func Run[R any](w World, cfg Config, newApp func() Reducer[R]) (R, *Outcome, error) {
 	var zero R
 	job := Job{
