@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -57,7 +58,12 @@ type rounds struct {
 
 func readRounds(c *cli.Context, cm runner.Common) (rounds, error) {
 	if c.NArg() != 0 {
-		return rounds{}, runner.Usagef("unexpected arguments %q (see --help)", c.Args().Slice())
+		// dht takes no argument: a word there is a command mistyped.
+		var names []string
+		for _, cmd := range c.App.Commands {
+			names = append(names, cmd.Name)
+		}
+		return rounds{}, runner.Usagef("%q: no such command (the commands: %s) and no argument taken (see --help)", c.Args().First(), strings.Join(names, ", "))
 	}
 	alloc, err := hashtable.ParseAlloc(c.String("alloc"))
 	if err != nil {

@@ -129,6 +129,10 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%q: %q: want the message to name %s", args, out, flag)
 		}
 	}
+	// A mistyped command is named as one, with the commands there are.
+	if out, _ := run("simm"); !strings.Contains(out, `"simm": no such command (the commands: sim, mesh)`) {
+		t.Errorf("simm: %q, want the commands named", out)
+	}
 }
 
 // firstFlag returns the first flag of args ("-Q", "--alpha"), "" for none.
