@@ -253,7 +253,8 @@ type Group struct {
 	World, Instance, Balancer string
 	NP                        int
 	Runs                      int
-	Seq                       Spread // the instance's T_seq: its baseline runs (real) or the single virtual time
+	Seq                       Spread  // the instance's T_seq: its baseline runs (real) or the single virtual time
+	SeqNodes                  float64 // the sequential solver's nodes on the instance; NaN without a baseline
 	Par, Speedup, Overhead    Spread
 	Messages, Busy, Idle      float64 // medians
 	Height                    float64
@@ -300,7 +301,7 @@ func Groups(pts []Point) []Group {
 			}
 			return xs
 		}
-		g := Group{World: k.world, Instance: k.instance, Balancer: k.balancer, NP: k.np, Runs: len(m), Seq: m[0].SeqSpread,
+		g := Group{World: k.world, Instance: k.instance, Balancer: k.balancer, NP: k.np, Runs: len(m), Seq: m[0].SeqSpread, SeqNodes: m[0].SeqNodes,
 			Par:        SpreadOf(of(func(p Point) float64 { return p.Par })),
 			Overhead:   SpreadOf(of(func(p Point) float64 { return p.Overhead })),
 			Messages:   Median(of(func(p Point) float64 { return p.Messages })),

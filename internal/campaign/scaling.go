@@ -265,24 +265,21 @@ func SimTargetsReport(w io.Writer, t *Table) error {
 	if err != nil {
 		return err
 	}
-	runs := map[simKey][]Point{}
+	// A configuration repeated (seeds, repetitions) counts by its medians
+	// (Groups), per instance, before a group of instances is summed.
+	by := map[simKey]Group{}
 	var nps []int
 	var worlds, balancers, rps []string // rps: the rp variants
-	for _, p := range pts {
-		k := simKey{p.World, p.Balancer, p.Instance, p.NP}
-		runs[k] = append(runs[k], p)
-		nps = addNew(nps, p.NP)
-		worlds = addNew(worlds, p.World)
-		if !slices.Contains(balancers, p.Balancer) {
-			balancers = append(balancers, p.Balancer)
-			if strings.Fields(p.Balancer)[0] == "rp" {
-				rps = append(rps, p.Balancer)
+	for _, g := range Groups(pts) {
+		by[simKey{g.World, g.Balancer, g.Instance, g.NP}] = g
+		nps = addNew(nps, g.NP)
+		worlds = addNew(worlds, g.World)
+		if !slices.Contains(balancers, g.Balancer) {
+			balancers = append(balancers, g.Balancer)
+			if strings.Fields(g.Balancer)[0] == "rp" {
+				rps = append(rps, g.Balancer)
 			}
 		}
-	}
-	by := make(map[simKey]Point, len(runs))
-	for k, ps := range runs {
-		by[k] = medianPoint(ps)
 	}
 	slices.Sort(nps)
 	slices.Sort(balancers)
@@ -311,36 +308,13 @@ func SimTargetsReport(w io.Writer, t *Table) error {
 		}
 		for _, b := range balancers {
 			for _, np := range nps {
-				if p, ok := by[simKey{world, b, simTargetsBalancers, np}]; ok && !math.IsNaN(p.Speedup) {
-					row(world, simTargetsBalancers+", every balancer", b, np, p.Speedup/float64(np), p.Overhead, p.Busy, simBalancerMin)
+				if g, ok := by[simKey{world, b, simTargetsBalancers, np}]; ok && !math.IsNaN(g.Speedup.Median) {
+					row(world, simTargetsBalancers+", every balancer", b, np, g.Speedup.Median/float64(np), g.Overhead.Median, g.Busy, simBalancerMin)
 				}
 			}
 		}
 	}
 	return tw.Flush()
-}
-
-// medianPoint returns the first of ps, the runs of one simulated
-// configuration, with the medians of their parallel times, nodes and busy
-// fractions, and the speedup and search overhead of those (Seq and
-// SeqNodes are the same for every run of an instance).
-func medianPoint(ps []Point) Point {
-	if len(ps) == 1 {
-		return ps[0]
-	}
-	of := func(f func(Point) float64) float64 {
-		xs := make([]float64, len(ps))
-		for i, p := range ps {
-			xs[i] = f(p)
-		}
-		return Median(xs)
-	}
-	m := ps[0]
-	m.Par = of(func(p Point) float64 { return p.Par })
-	m.Nodes = of(func(p Point) float64 { return p.Nodes })
-	m.Busy = of(func(p Point) float64 { return p.Busy })
-	m.Speedup, m.Overhead = m.Seq/m.Par, m.Nodes/m.SeqNodes
-	return m
 }
 
 // simKey names one simulated configuration of SimTargetsReport.
@@ -350,17 +324,20 @@ type simKey struct {
 }
 
 // groupEfficiency returns the efficiency of a group of instances under
-// balancer b on np ranks of world (Σ T_seq / (np · Σ T_par)), its search
-// overhead (Σ nodes / Σ sequential nodes) and busy fraction (weighted by
-// T_par); false when a run of the group is missing or has no time.
-func groupEfficiency(by map[simKey]Point, world, b string, instances []string, np int) (eff, overhead, busy float64, ok bool) {
+// balancer b on np ranks of world (Σ T_seq / (np · Σ T_par), each T_par its
+// configuration's median), its search overhead (Σ nodes / Σ sequential
+// nodes) and busy fraction (weighted by T_par); false when a run of the
+// group is missing or has no time.
+func groupEfficiency(by map[simKey]Group, world, b string, instances []string, np int) (eff, overhead, busy float64, ok bool) {
 	var seq, par, nodes, seqNodes, busyTime float64
 	for _, in := range instances {
-		p, found := by[simKey{world, b, in, np}]
-		if !found || math.IsNaN(p.Seq) || math.IsNaN(p.Par) {
+		g, found := by[simKey{world, b, in, np}]
+		if !found || g.Seq.N == 0 || math.IsNaN(g.Seq.Median) || g.Par.N == 0 {
 			return 0, 0, 0, false
 		}
-		seq, par, nodes, seqNodes, busyTime = seq+p.Seq, par+p.Par, nodes+p.Nodes, seqNodes+p.SeqNodes, busyTime+p.Busy*p.Par
+		seq, par = seq+g.Seq.Median, par+g.Par.Median
+		nodes, seqNodes = nodes+g.Overhead.Median*g.SeqNodes, seqNodes+g.SeqNodes
+		busyTime += g.Busy * g.Par.Median
 	}
 	return seq / (float64(np) * par), nodes / seqNodes, busyTime / par, true
 }
