@@ -3,6 +3,7 @@
 package driver_test
 
 import (
+	"errors"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -125,7 +126,7 @@ func TestPoolAutoOnePerWorld(t *testing.T) {
 		select {
 		case err = <-res:
 		case <-time.After(20 * time.Second):
-			err = errTimeout
+			err = errors.New("the run did not end within 20 s")
 		}
 		stop.Store(true)
 		<-flipped
@@ -134,9 +135,3 @@ func TestPoolAutoOnePerWorld(t *testing.T) {
 		}
 	}
 }
-
-var errTimeout = errString("the run did not end within 20 s")
-
-type errString string
-
-func (e errString) Error() string { return string(e) }
