@@ -8,7 +8,7 @@ GO      ?= go
 # worktree; it overrides a -buildvcs=false in `go env`, not in the environment.
 export GOFLAGS ?= -buildvcs=auto
 
-.PHONY: all build install run test test-short test-go test-examples test-race test-fuzz test-mpi test-slurm test-clone test-docs test-faults test-allcore vet bench mpi slurm-up slurm-down slurm-status clean
+.PHONY: all build install run test test-short test-go test-examples test-race test-fuzz test-mpi test-slurm test-clone test-docs test-faults test-allcore test-arch vet bench mpi slurm-up slurm-down slurm-status clean
 
 all: build
 
@@ -34,7 +34,7 @@ vet:
 	$(GO) vet -tags aborttest ./mpi/internal/aborttest
 	$(GO) vet -tags tools ./scripts/theorem1 ./scripts/seed003figures ./scripts/idalast
 
-test: vet test-clone test-go test-fuzz test-mpi test-slurm test-docs test-faults test-allcore
+test: vet test-clone test-go test-fuzz test-mpi test-slurm test-docs test-faults test-allcore test-arch
 
 # The edit loop: every package's tests in their -short form (small
 # instances, the diagonal of the variant table, no command builds), about a
@@ -54,6 +54,19 @@ test-faults:
 test-allcore:
 	bash scripts/allcore.sh --copies 2 --rounds 1 'golomb 9' 'uts --tree T1' >/tmp/allcore-test.txt
 	grep -q '^golomb 9: lone .*x$$' /tmp/allcore-test.txt && grep -q '^uts --tree T1: lone .*x$$' /tmp/allcore-test.txt
+
+# Other platforms: the tree and its tests type-check for 32-bit Linux,
+# macOS and FreeBSD (go vet), and scripts/cross-arch.sh finds the counts,
+# certificates, simulations and checkpoint chains of arm64 and s390x
+# (big-endian) builds, run under qemu-user, the same as here (installs
+# qemu-user with apt-get when root).
+PLATFORMS ?= linux/386 darwin/arm64 freebsd/amd64
+test-arch:
+	@for p in $(PLATFORMS); do \
+		echo "GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) vet ./..."; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) vet ./... || exit 1; \
+	done
+	bash scripts/cross-arch.sh
 
 # Every fuzz test of a decoder of outside bytes, a few seconds each on top of
 # its committed corpus (which every go test runs).

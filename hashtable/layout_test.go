@@ -1,6 +1,8 @@
 package hashtable
 
 import (
+	"math"
+	"strconv"
 	"testing"
 )
 
@@ -61,7 +63,11 @@ func TestBlockFootnote(t *testing.T) {
 }
 
 func TestLayoutBadInput(t *testing.T) {
-	for _, c := range []struct{ p, m int }{{0, 4}, {4, 0}, {-1, 4}, {1 << 32, 1 << 31}} {
+	bad := []struct{ p, m int }{{0, 4}, {4, 0}, {-1, 4}}
+	if strconv.IntSize == 64 { // two 32-bit ints multiply to less than MaxBuckets
+		bad = append(bad, struct{ p, m int }{math.MaxInt/2 + 1, 2}, struct{ p, m int }{math.MaxInt, math.MaxInt})
+	}
+	for _, c := range bad {
 		if _, err := NewLayout(c.p, c.m, Block); err == nil {
 			t.Errorf("NewLayout(%d, %d) succeeded", c.p, c.m)
 		}

@@ -475,10 +475,11 @@ func TestLocalizedVariants(t *testing.T) {
 		t.Error("radius 5: never asked at distance 5")
 	}
 	// A radius that reaches every rank asks any other, on an even and an
-	// odd ring, however large (2·radius overflowed from 2^62 on, and ranks
-	// asked themselves; found by a review of the balancers).
+	// odd ring, however large (2·radius overflowed from MaxInt/2+1 on,
+	// 2^62 on 64 bits, and ranks asked themselves; found by a review of the
+	// balancers).
 	for _, size := range []int{8, 9} {
-		for _, radius := range []int{size / 2, 1 << 62, math.MaxInt} {
+		for _, radius := range []int{size / 2, math.MaxInt/2 + 1, math.MaxInt} {
 			b, err := newRPLocal(Env{Rank: 3, Size: size, App: rangeApp{n: 10}, Rand: NewRand(1, 3), Options: RPLocalOptions{Radius: radius}})
 			if err != nil {
 				t.Fatal(err)

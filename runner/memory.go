@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // BytesPerEmbeddedRank is what one goroutine rank of the embedded world
@@ -166,15 +165,6 @@ func readMeminfo(path, key string) (uint64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// rlimitAS returns the soft RLIMIT_AS, false when there is none.
-func rlimitAS() (uint64, bool) {
-	var r syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &r); err != nil || r.Cur == math.MaxUint64 || int64(r.Cur) < 0 {
-		return 0, false
-	}
-	return r.Cur, true
 }
 
 // CheckMemory returns a usage error when a run that needs about need bytes

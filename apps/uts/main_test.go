@@ -151,6 +151,12 @@ func TestHelp(t *testing.T) {
 // TestBadInput checks that bad flags and parameters end with exit status
 // 2 and a message saying what is wrong, before any search.
 func TestBadInput(t *testing.T) {
+	// On 32 bits an int flag cannot hold these values, and its parser
+	// refuses them (exit 2 all the same).
+	seedTooBig, depthTooSmall := "-r 4294967296: seed must be a signed 32-bit integer", "-d -3000000000: depth must fit"
+	if strconv.IntSize == 32 {
+		seedTooBig, depthTooSmall = `--root-seed "4294967296": out of range`, `--depth "-3000000000": out of range`
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -167,8 +173,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--shape", "spiral"}, `shape "spiral"`},
 		{[]string{"--ref", "-a 4"}, "-a 4: shape must be"},
 		{[]string{"--granularity", "0"}, "-g 0: granularity"},
-		{[]string{"--root-seed", "4294967296"}, "-r 4294967296: seed must be a signed 32-bit integer"},
-		{[]string{"--depth", "-3000000000"}, "-d -3000000000: depth must fit"},
+		{[]string{"--root-seed", "4294967296"}, seedTooBig},
+		{[]string{"--depth", "-3000000000"}, depthTooSmall},
 		{[]string{"--ref", "-f inf", "--tree-type", "hybrid"}, "-f +Inf: fraction must be finite"},
 		{[]string{"--tree", "T9"}, `--tree "T9": no such sample tree`},
 		{[]string{"--ref", "-t 1 -b"}, "--ref: -b: missing value"},

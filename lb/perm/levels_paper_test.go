@@ -73,7 +73,7 @@ func TestDefaultLevels(t *testing.T) {
 				k := DefaultLevels(p, eps, sigma)
 				floor := max(1, int(math.Ceil(math.Log2(float64(p)))))
 				ok := func(k int) bool { return math.Pow(sigma+0.5, float64(k)) <= eps/float64(p)*(1+1e-12) }
-				if k < floor || k > MaxLevels || 1<<k < p {
+				if k < floor || k > MaxLevels || uint64(1)<<k < uint64(p) {
 					t.Fatalf("p=%d ε=%v σ=%v: k=%d outside [%d, %d]", p, eps, sigma, k, floor, MaxLevels)
 				}
 				if k < MaxLevels && !ok(k) {

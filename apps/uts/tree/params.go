@@ -207,7 +207,9 @@ func (p *Params) Set(c byte, v string) error {
 			p.Shift = x
 		}
 	case 't', 'r', 'm', 'd', 'a', 'g':
-		n, err = strconv.ParseInt(v, 10, 64)
+		// An int's size: on 32 bits a larger value is out of range, not
+		// wrapped into a valid one.
+		n, err = strconv.ParseInt(v, 10, strconv.IntSize)
 		switch c {
 		case 't':
 			p.Type = Type(n)

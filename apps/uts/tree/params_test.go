@@ -2,6 +2,7 @@ package tree
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -77,11 +78,19 @@ func TestValidate(t *testing.T) {
 		"-q -0.1":        "probability",
 		"-m 0":           "children",
 		"-g 0":           "granularity",
-		"-r 2147483648":  "seed",
-		"-d -2147483649": "depth",
 		"-f NaN":         "fraction",
 		"-t 9 -b 0 -q 2": "tree type",
 		"-t 0 -m -3":     "children",
+	}
+	if strconv.IntSize == 64 {
+		bad["-r 2147483648"], bad["-d -2147483649"] = "seed", "depth"
+	} else {
+		// On 32 bits they do not fit an int: refused as read, not wrapped.
+		for _, args := range []string{"-r 2147483648", "-d -2147483649"} {
+			if _, err := ParseArgs(strings.Fields(args)); err == nil || !strings.Contains(err.Error(), "out of range") {
+				t.Errorf("%s: ParseArgs error %v, want out of range", args, err)
+			}
+		}
 	}
 	for args, want := range bad {
 		p, err := ParseArgs(strings.Fields(args))

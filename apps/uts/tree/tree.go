@@ -123,7 +123,9 @@ func New(p Params) (*Tree, error) {
 		case !(lim > 0):
 			t.geoDepth = 0
 		case lim > 1<<31:
-			t.geoDepth = 1 << 31
+			// Every height (an int32) is below it; math.MaxInt rather
+			// than 1<<31 so that 32-bit platforms build.
+			t.geoDepth = math.MaxInt
 		default:
 			t.geoDepth = int(math.Ceil(lim))
 		}
