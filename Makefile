@@ -95,7 +95,9 @@ test-examples:
 	done
 
 # The race detector needs cgo and a C compiler: without them this step alone
-# is skipped, and says so.
+# is skipped, and says so. apps/golomb stands for the apps: its tests run
+# whole commands in one process at once (runner.Execute), as a library
+# user may; a race of urfave/cli's help flag was found there.
 test-race:
 	@cc=$$($(GO) env CC); why=; \
 	if [ "$$($(GO) env CGO_ENABLED)" != 1 ]; then why="CGO_ENABLED is not 1"; \
@@ -103,7 +105,8 @@ test-race:
 	if [ -n "$$why" ]; then \
 		echo "SKIPPED: go test -race (the race detector needs cgo and a C compiler; $$why)"; \
 	else \
-		echo "$(GO) test -race -count=1 ./mpi ./runner" && $(GO) test -race -count=1 ./mpi ./runner && \
+		echo "$(GO) test -race -count=1 ./mpi ./runner ./internal/campaign" && $(GO) test -race -count=1 ./mpi ./runner ./internal/campaign && \
+		echo "$(GO) test -race -count=1 -short ./apps/golomb" && $(GO) test -race -count=1 -short ./apps/golomb && \
 		echo "$(GO) test -race -count=1 -short ./lb/driver" && $(GO) test -race -count=1 -short ./lb/driver; \
 	fi
 

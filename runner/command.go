@@ -800,6 +800,6 @@ func takesValue(flags []cli.Flag, a string) bool {
 	if f == nil {
 		return false
 	}
-	_, isBool := f.(*cli.BoolFlag)
-	return !isBool
+	d, ok := f.(cli.DocGenerationFlag) // every flag of cli's; false for the boolean ones
+	return !ok || d.TakesValue()
 }

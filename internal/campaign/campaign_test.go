@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -191,7 +192,10 @@ const (
 // "gen" writes an instance.
 func fake(calls *int) func(context.Context, []string) (Output, error) {
 	seqRuns := 0
+	var mu sync.Mutex // the runner calls it from its jobs at once (TestJobs)
 	return func(_ context.Context, cmd []string) (Output, error) {
+		mu.Lock()
+		defer mu.Unlock()
 		*calls++
 		if filepath.Base(cmd[0]) == "gen" {
 			return Output{Stdout: []byte("instance " + strings.Join(cmd[1:], " ") + "\n")}, nil
