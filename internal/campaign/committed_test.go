@@ -112,10 +112,10 @@ func TestCommittedSimulations(t *testing.T) {
 var tmpMachine = regexp.MustCompile(`--machine /tmp/\S*/machines/(\S+)`)
 
 // cheapestSimulated returns the row of tab of the simulated parallel run
-// that took the least wall time (at most 3 s), and its command with the
+// that took the least wall time (at most 5 s), and its command with the
 // machine files it names found in dir; -1 when there is none.
 func cheapestSimulated(tab *Table, dir string) (int, string) {
-	best, bestWall, bestCmd := -1, 3.0, ""
+	best, bestWall, bestCmd := -1, 5.0, ""
 	for i := range tab.Rows {
 		np, _ := strconv.Atoi(tab.Get(i, ColNP))
 		wall, err := strconv.ParseFloat(tab.Get(i, ColWall), 64)
