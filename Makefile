@@ -97,7 +97,9 @@ test-examples:
 # The race detector needs cgo and a C compiler: without them this step alone
 # is skipped, and says so. apps/golomb stands for the apps: its tests run
 # whole commands in one process at once (runner.Execute), as a library
-# user may; a race of urfave/cli's help flag was found there.
+# user may; a race of urfave/cli's help flag was found there. GOMAXPROCS=4
+# so that its parallel subtests run at once even on one CPU: there, without
+# it, the race went unseen (and with -parallel 4 or -cpu 4 alone too).
 test-race:
 	@cc=$$($(GO) env CC); why=; \
 	if [ "$$($(GO) env CGO_ENABLED)" != 1 ]; then why="CGO_ENABLED is not 1"; \
@@ -106,7 +108,7 @@ test-race:
 		echo "SKIPPED: go test -race (the race detector needs cgo and a C compiler; $$why)"; \
 	else \
 		echo "$(GO) test -race -count=1 ./mpi ./runner ./internal/campaign" && $(GO) test -race -count=1 ./mpi ./runner ./internal/campaign && \
-		echo "$(GO) test -race -count=1 -short ./apps/golomb" && $(GO) test -race -count=1 -short ./apps/golomb && \
+		echo "GOMAXPROCS=4 $(GO) test -race -count=1 -short ./apps/golomb" && GOMAXPROCS=4 $(GO) test -race -count=1 -short ./apps/golomb && \
 		echo "$(GO) test -race -count=1 -short ./lb/driver" && $(GO) test -race -count=1 -short ./lb/driver; \
 	fi
 

@@ -85,11 +85,19 @@ run() {
 		"$(qemu_of "$a")" "$work/$a/$app" "$@"
 	fi
 }
-# fingerprint: what must agree, from the JSON on stdin (the first nodes and
-# certificate are the run's; the rest are per step or iteration).
+# fingerprint ARCH APP ARGS...: what must agree, from the run's JSON (the
+# first nodes and certificate are the run's; the rest are per step or
+# iteration), or the run's exit status and first line of error when it
+# failed: a failure differs from any fingerprint and stops nothing.
 fingerprint() {
-	grep -o '"\(nodes\|certificate\|value\|digest\|failing_nodes\|length\|rulers\|profit\|virtual_seconds\|events\)":[^,}]*' |
-		tr '\n' ' '
+	local out code=0
+	out=$(run "$@" 2>"$work/fp.err") || code=$?
+	if [ "$code" -ne 0 ]; then
+		echo "exit $code: $(head -1 "$work/fp.err")"
+		return 0
+	fi
+	grep -o '"\(nodes\|certificate\|value\|digest\|failing_nodes\|length\|rulers\|profit\|virtual_seconds\|events\)":[^,}]*' <<<"$out" |
+		tr '\n' ' ' || true
 }
 
 echo "# this machine: $host ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')); $arches under qemu-user $(
@@ -128,10 +136,10 @@ for a in $arches; do
 	fi
 	for inst in "${instances[@]}"; do
 		read -r -a cmd <<<"$inst"
-		want=$(run "$host" "${cmd[@]}" --json | fingerprint)
-		got=$(run "$a" "${cmd[@]}" --json | fingerprint)
-		if [ -z "$want" ]; then
-			differs "$inst: no fingerprint on $host"
+		want=$(fingerprint "$host" "${cmd[@]}" --json)
+		got=$(fingerprint "$a" "${cmd[@]}" --json)
+		if [ -z "$want" ] || [[ $want == exit* ]]; then
+			differs "$inst: no fingerprint on $host (${want:-nothing printed})"
 		elif [ "$got" = "$want" ]; then
 			echo "same: $inst: ${want:0:100}"
 		else
@@ -151,8 +159,8 @@ for a in $arches; do
 				differs "$inst on $from: exit $code, no checkpoint: $(head -2 "$work/err")"
 				continue
 			fi
-			want=$(run "$host" "${cmd[@]:0:${#cmd[@]}-2}" --json | fingerprint)
-			got=$(run "$to" "${cmd[0]}" --restart "$ck" --np 3 --json | fingerprint)
+			want=$(fingerprint "$host" "${cmd[@]:0:${#cmd[@]}-2}" --json)
+			got=$(fingerprint "$to" "${cmd[0]}" --restart "$ck" --np 3 --json)
 			if [ "$got" = "$want" ]; then
 				echo "same: $inst on $from, restarted on $to: ${want:0:60}"
 			else
