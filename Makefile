@@ -55,18 +55,21 @@ test-allcore:
 	bash scripts/allcore.sh --copies 2 --rounds 1 'golomb 9' 'uts --tree T1' >/tmp/allcore-test.txt
 	grep -q '^golomb 9: lone .*x$$' /tmp/allcore-test.txt && grep -q '^uts --tree T1: lone .*x$$' /tmp/allcore-test.txt
 
-# Other platforms: the tree and its tests type-check for 32-bit Linux,
-# macOS and FreeBSD (go vet), and scripts/cross-arch.sh finds the counts,
-# certificates, simulations and checkpoint chains of arm64 and s390x
-# (big-endian) builds, run under qemu-user, the same as here (installs
-# qemu-user with apt-get when root).
-PLATFORMS ?= linux/386 darwin/arm64 freebsd/amd64
+# Other platforms: the tree and its tests type-check for 32-bit Linux and
+# FreeBSD (go vet; both failed to build once; PLATFORMS="... darwin/arm64"
+# adds macOS, 30 s each), and scripts/cross-arch.sh finds the counts,
+# certificates, simulations and checkpoint chains of an s390x build
+# (big-endian, multiply-adds fused) run under qemu-user the same as here
+# (installs qemu-user with apt-get when root; CROSS_ARCH="arm64 s390x"
+# for more).
+PLATFORMS ?= linux/386 freebsd/amd64
+CROSS_ARCH ?= s390x
 test-arch:
 	@for p in $(PLATFORMS); do \
 		echo "GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) vet ./..."; \
 		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) vet ./... || exit 1; \
 	done
-	bash scripts/cross-arch.sh
+	bash scripts/cross-arch.sh --arch "$(CROSS_ARCH)"
 
 # Every fuzz test of a decoder of outside bytes, a few seconds each on top of
 # its committed corpus (which every go test runs).
