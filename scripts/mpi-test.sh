@@ -573,6 +573,12 @@ for impl in $IMPLS; do
 		mpi_fault_tests
 		continue
 	fi
+	# go vet of the MPI build (make vet sees the embedded build only).
+	if $GO vet -tags "$(impl_tags "$impl")" ./...; then
+		echo "ok   go vet -tags $(impl_tags "$impl") ./..."
+	else
+		failures+=("go vet [$impl]")
+	fi
 	mpi_tests
 	launch_mistakes
 	fallback_build
