@@ -514,11 +514,7 @@ func execute(app *cli.App, args []string) int {
 	if len(args) == 3 && args[1] == "help" && len(app.Commands) > 0 {
 		// `APP help SUB` is `APP SUB --help`, as `go help build` is.
 		if app.Command(args[2]) == nil {
-			var names []string
-			for _, c := range app.Commands {
-				names = append(names, c.Name)
-			}
-			fmt.Fprintf(errWriter(app), "%s help %s: no such command; the commands: %s\n", app.Name, args[2], strings.Join(names, ", "))
+			fmt.Fprintf(errWriter(app), "%s help %s: no such command; the commands: %s\n", app.Name, args[2], CommandNames(app.Commands))
 			return 2
 		}
 		args = []string{args[0], args[2], "--help"}

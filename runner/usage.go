@@ -18,6 +18,16 @@ var (
 	noValue    = regexp.MustCompile(`^flag needs an argument: -(.+)$`)
 )
 
+// CommandNames lists the names of cmds, comma-separated, for a message
+// about a command that is not one of them.
+func CommandNames(cmds []*cli.Command) string {
+	names := make([]string, len(cmds))
+	for i, c := range cmds {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
+}
+
 // flagUsage rewrites the flag package's messages for a bad command line
 // in the commands' own style, naming the flag as it is written (--np, -Q)
 // and saying what it wants: `--np "abc": need an integer`. flags are the

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -59,11 +58,7 @@ type rounds struct {
 func readRounds(c *cli.Context, cm runner.Common) (rounds, error) {
 	if c.NArg() != 0 {
 		// dht takes no argument: a word there is a command mistyped.
-		var names []string
-		for _, cmd := range c.App.Commands {
-			names = append(names, cmd.Name)
-		}
-		return rounds{}, runner.Usagef("%q: no such command (the commands: %s) and no argument taken (see --help)", c.Args().First(), strings.Join(names, ", "))
+		return rounds{}, runner.Usagef("%q: no such command (the commands: %s) and no argument taken (see --help)", c.Args().First(), runner.CommandNames(c.App.Commands))
 	}
 	alloc, err := hashtable.ParseAlloc(c.String("alloc"))
 	if err != nil {
