@@ -8,7 +8,7 @@ GO      ?= go
 # worktree; it overrides a -buildvcs=false in `go env`, not in the environment.
 export GOFLAGS ?= -buildvcs=auto
 
-.PHONY: all build install run test test-short test-go test-examples test-race test-fuzz test-mpi test-slurm test-clone test-docs test-faults test-allcore test-arch vet bench mpi slurm-up slurm-down slurm-status clean
+.PHONY: all build install run test test-short test-go test-examples test-race test-fuzz test-mpi test-slurm test-clone test-docs test-faults test-allcore test-arch vet lint bench mpi slurm-up slurm-down slurm-status clean
 
 all: build
 
@@ -34,7 +34,21 @@ vet:
 	$(GO) vet -tags aborttest ./mpi/internal/aborttest
 	$(GO) vet -tags tools ./scripts/theorem1 ./scripts/seed003figures ./scripts/idalast
 
-test: vet test-clone test-go test-fuzz test-mpi test-slurm test-docs test-faults test-allcore test-arch
+# staticcheck (honnef.co/go/tools, from the Go module proxy into GOPATH/bin) over
+# every build of the tree: the embedded world's, both MPI builds' (whose
+# files go vet sees only in test-mpi) and the tagged tools'. About a minute
+# on a fresh machine, seconds once its cache is warm.
+STATICCHECK_VERSION = v0.8.2
+lint:
+	@command -v "$$($(GO) env GOPATH)/bin/staticcheck" >/dev/null && "$$($(GO) env GOPATH)/bin/staticcheck" -version | grep -q "($(STATICCHECK_VERSION:v%=%))" || \
+		{ echo "lint: installing staticcheck $(STATICCHECK_VERSION) into $$($(GO) env GOPATH)/bin"; GOBIN="$$($(GO) env GOPATH)/bin" $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); }
+	"$$($(GO) env GOPATH)/bin/staticcheck" ./...
+	"$$($(GO) env GOPATH)/bin/staticcheck" -tags mpi ./...
+	"$$($(GO) env GOPATH)/bin/staticcheck" -tags mpi,mpich ./...
+	"$$($(GO) env GOPATH)/bin/staticcheck" -tags tools ./scripts/theorem1 ./scripts/seed003figures ./scripts/idalast
+	"$$($(GO) env GOPATH)/bin/staticcheck" -tags aborttest ./mpi/internal/aborttest
+
+test: vet lint test-clone test-go test-fuzz test-mpi test-slurm test-docs test-faults test-allcore test-arch
 
 # The edit loop: every package's tests in their -short form (small
 # instances, the diagonal of the variant table, no command builds), about a

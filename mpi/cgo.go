@@ -652,6 +652,16 @@ func watchInit(d time.Duration) (stop func()) {
 	return func() { t.Stop() }
 }
 
+// tagHello is the tag of the message every rank but 0 sends rank 0 at the
+// start (Options.StartupTimeout), so that rank 0 can name the ranks that
+// never arrived. No other message uses it before the start is over.
+const tagHello = MaxTag
+
+// startupGrace is how long a rank other than 0 waits after the deadline
+// before it aborts, so that rank 0, which knows which ranks are missing,
+// speaks first.
+const startupGrace = 2 * time.Second
+
 // startup runs on MPI's thread at the start of RunWith: every rank but 0
 // sends rank 0 an empty message (tagHello) and every rank enters a
 // non-blocking barrier, polled until it completes or the deadline passes.

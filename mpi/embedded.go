@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // WorldName names the world this binary was built for: "embedded" or "mpi".
@@ -673,4 +674,41 @@ func (c *Comm) Alltoall(send, recv []byte) error {
 	}
 	counts, displs := equalBlocks(p, len(send)/p)
 	return c.Alltoallv(send, counts, displs, recv, counts, displs)
+}
+
+// combineNum combines two buffers of k-kind numbers element-wise with op
+// (inout = inout op in).
+func combineNum(inout, in []byte, k kind, op Op) {
+	n := len(inout) / 8
+	if n == 0 {
+		return
+	}
+	if k == kindInt64 {
+		combineSlice(unsafe.Slice((*int64)(unsafe.Pointer(&inout[0])), n), unsafe.Slice((*int64)(unsafe.Pointer(&in[0])), n), op)
+	} else {
+		combineSlice(unsafe.Slice((*float64)(unsafe.Pointer(&inout[0])), n), unsafe.Slice((*float64)(unsafe.Pointer(&in[0])), n), op)
+	}
+}
+
+// combineSlice sets a[i] to a[i] op b[i].
+func combineSlice[T Number](a, b []T, op Op) {
+	for i := range a {
+		switch op {
+		case Sum:
+			a[i] += b[i]
+		case Min:
+			a[i] = min(a[i], b[i])
+		case Max:
+			a[i] = max(a[i], b[i])
+		}
+	}
+}
+
+// equalBlocks returns counts and displacements of p blocks of n bytes.
+func equalBlocks(p, n int) (counts, displs []int) {
+	counts, displs = make([]int, p), make([]int, p)
+	for r := range p {
+		counts[r], displs[r] = n, r*n
+	}
+	return counts, displs
 }

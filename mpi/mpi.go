@@ -216,32 +216,6 @@ func Allreduce[T Number](c *Comm, send, recv []T, op Op) error {
 // it sets inout to in ∘ inout. It must be associative and commutative.
 type CombineFunc func(inout, in []byte)
 
-func combineNum(inout, in []byte, k kind, op Op) {
-	n := len(inout) / 8
-	if n == 0 {
-		return
-	}
-	if k == kindInt64 {
-		combineSlice(unsafe.Slice((*int64)(unsafe.Pointer(&inout[0])), n), unsafe.Slice((*int64)(unsafe.Pointer(&in[0])), n), op)
-	} else {
-		combineSlice(unsafe.Slice((*float64)(unsafe.Pointer(&inout[0])), n), unsafe.Slice((*float64)(unsafe.Pointer(&in[0])), n), op)
-	}
-}
-
-// combineSlice sets a[i] to a[i] op b[i].
-func combineSlice[T Number](a, b []T, op Op) {
-	for i := range a {
-		switch op {
-		case Sum:
-			a[i] += b[i]
-		case Min:
-			a[i] = min(a[i], b[i])
-		case Max:
-			a[i] = max(a[i], b[i])
-		}
-	}
-}
-
 func checkOp(fn string, op Op) error {
 	if op < Sum || op > Max {
 		return &Error{Func: fn, Class: ClassArg, Msg: fmt.Sprintf("unknown op %d", int(op))}
@@ -266,13 +240,4 @@ func checkV(fn string, size, n int, counts, displs []int) error {
 		}
 	}
 	return nil
-}
-
-// equalBlocks returns counts and displacements of p blocks of n bytes.
-func equalBlocks(p, n int) (counts, displs []int) {
-	counts, displs = make([]int, p), make([]int, p)
-	for r := range p {
-		counts[r], displs[r] = n, r*n
-	}
-	return counts, displs
 }

@@ -25,16 +25,6 @@ type Options struct {
 // started within Options.StartupTimeout (sysexits.h's EX_UNAVAILABLE).
 const ExitStartup = 69
 
-// tagHello is the tag of the message every rank but 0 sends rank 0 at the
-// start (Options.StartupTimeout), so that rank 0 can name the ranks that
-// never arrived. No other message uses it before the start is over.
-const tagHello = MaxTag
-
-// startupGrace is how long a rank other than 0 waits after the deadline
-// before it aborts, so that rank 0, which knows which ranks are missing,
-// speaks first.
-const startupGrace = 2 * time.Second
-
 // rankRanges formats the ranks r with missing(r) true among 0..size-1 as
 // ranges ("3, 5-7, 12"), at most limit of them, then how many more.
 func rankRanges(size int, missing func(r int) bool, limit int) (string, int) {

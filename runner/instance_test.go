@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
+//lint:ignore U1000 the field is unexported on purpose: MarshalBinary, not gob, encodes the type
 type selfEncoded struct{ hidden int }
 
 func (selfEncoded) MarshalBinary() ([]byte, error) { return nil, nil }
@@ -16,7 +17,7 @@ func (selfEncoded) MarshalBinary() ([]byte, error) { return nil, nil }
 func TestCheckInstanceType(t *testing.T) {
 	type inner struct {
 		A int
-		b []int
+		b []int //lint:ignore U1000 unexported on purpose: checkInstanceType must refuse it
 	}
 	type ok struct {
 		X    float64
@@ -27,7 +28,7 @@ func TestCheckInstanceType(t *testing.T) {
 	}
 	type bad struct {
 		Target int64
-		items  []int64
+		items  []int64 //lint:ignore U1000 unexported on purpose: checkInstanceType must refuse it
 	}
 	type nested struct {
 		Parts []inner
