@@ -135,9 +135,9 @@ func simFlagList() []cli.Flag {
 		flags = append(flags, &cli.Float64Flag{Name: f.name, Usage: "--world sim: " + f.usage, DefaultText: def})
 	}
 	return append(flags,
-		&cli.IntFlag{Name: "mesh", Usage: "--world sim: columns of a 2-D mesh the ranks fill row by row; 0: no topology"},
-		&cli.BoolFlag{Name: "contention", Usage: "--world sim: mesh links carry one message at a time (--contention=false: never busy)"},
-		&cli.BoolFlag{Name: "store-forward", Usage: "--world sim: every hop receives the whole message before passing it on"},
+		&cli.IntFlag{Name: "mesh", Usage: "--world sim: columns of a 2-D mesh the ranks fill row by row; 0: no topology", DefaultText: "the model's"},
+		&cli.BoolFlag{Name: "contention", Usage: "--world sim: mesh links carry one message at a time (--contention=false: never busy)", DefaultText: "the model's"},
+		&cli.BoolFlag{Name: "store-forward", Usage: "--world sim: every hop receives the whole message before passing it on (--store-forward=false: cut-through)", DefaultText: "the model's"},
 		&cli.BoolFlag{Name: "calibrate", Usage: "measure this machine's costs (node, split, encoding and decoding by bytes with the app's search; the slice's with the app's search through the world's loop at two budgets; poll, send, receive, latency, bandwidth and throttling with the world's messages) and print the model as JSON, which --machine FILE loads: with --world sim on stderr, then simulate with it; in the embedded and MPI worlds on stdout, instead of the search"},
 		&cli.StringFlag{Name: "trace", Usage: "--world sim: write the busy ranks and the tasks they hold (in all, and rank by rank up to 64 ranks) over virtual time to CSV `FILE`"},
 		&cli.Int64Flag{Name: "max-events", Usage: "--world sim: fail a simulation past this many events (0: 10⁹)"},

@@ -84,7 +84,7 @@ do not apply); and Pisinger's, with w uniform in [1, R] and the capacity
 gives the same instance on every machine.`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "class", Value: knap.Sanders.String(), Usage: "instance class: " + classList()},
-				&cli.IntFlag{Name: "m", Usage: "the number of items `M` (required)"},
+				&cli.IntFlag{Name: "m", Usage: "the number of items `M`", DefaultText: "none, required"},
 				&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "the instance's seed `N`"},
 				&cli.Int64Flag{Name: "range", Value: 1000, Usage: "Pisinger's classes: coefficients up to `R`"},
 				&cli.Float64Flag{Name: "fraction", Value: 0.5, Usage: "Pisinger's classes: the capacity as a fraction `F` of Σw, in (0, 1]"},
