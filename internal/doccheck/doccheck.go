@@ -10,6 +10,10 @@
 // testing/fstest.TestFS: the repository's test (doccheck_test.go) runs it on
 // every Markdown file git tracks, so that `go test ./...` fails on a
 // broken link; tests can run it on a fstest.MapFS.
+//
+// Commands finds the command lines in a Markdown file's code that run given
+// programs, with their arguments; the repository's test checks their flags
+// against each program's --help (commands_test.go).
 package doccheck
 
 import (
