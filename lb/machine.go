@@ -165,11 +165,12 @@ func TestNetwork() Machine {
 	return Machine{Name: "test", NodeNS: 10, LatencyNS: 2000, JitterNS: 10000}
 }
 
-// Validate reports a parameter that is negative or not a finite number,
-// and a node that costs nothing: with NodeNS 0 the search takes no virtual
-// time, so the run has no time to report, and where no message costs
-// time either the simulated clock never moves while idle ranks poll (a
-// golomb run of 5 marks went on for 10⁹ events).
+// Validate reports a parameter that is negative or not a finite number, a
+// node that costs nothing (with NodeNS 0 the search takes no virtual time,
+// so the run has no time to report, and where no message costs time either
+// the simulated clock never moves while idle ranks poll: a golomb run of 5
+// marks went on for 10⁹ events), and a network on which nothing a message
+// does takes time, with no throttling of requests.
 func (m Machine) Validate() error {
 	name := m.Name
 	if name == "" {
@@ -197,6 +198,18 @@ func (m Machine) Validate() error {
 	}
 	if m.NodeNS == 0 {
 		return fmt.Errorf("lb: machine %s: node-ns 0: need a node that takes some time (> 0 ns)", name)
+	}
+	// Where no message takes any time and requests are not throttled, an
+	// idle rank's request and its rejection by another idle rank, and the
+	// next request, all happen at one instant: the simulated clock stops
+	// while the busy ranks' slices wait for it (rp on 16 ranks of a
+	// cluster without latency and overhead ran to 10⁹ events). The step
+	// model (Steps) makes a reply wait a step.
+	if !m.Steps && m.LatencyNS == 0 && m.OverheadNS == 0 && m.SendNS == 0 && m.RecvNS == 0 && m.GapNS == 0 &&
+		m.ByteNS == 0 && m.SendByteNS == 0 && m.RecvByteNS == 0 && m.JitterNS == 0 && (m.HopNS == 0 || m.MeshWidth == 0) && m.PauseNS == 0 {
+		return fmt.Errorf("lb: machine %s: no message takes any time (latency, overhead, send, receive, gap, bytes, hops and jitter all 0) "+
+			"and requests are not throttled (pause-ns 0): idle ranks would trade requests and rejections for ever at one instant; "+
+			"give one of them a time (--latency-ns 1, say)", name)
 	}
 	// The simulator's longest pause is ⌈max-pause-ns/pause-ns⌉ ticks, and a
 	// rank takes up to 2^30−1 (RankConfig.MaxPause).

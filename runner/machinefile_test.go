@@ -37,7 +37,7 @@ func TestReadMachineFiles(t *testing.T) {
 		}
 	}
 	good := filepath.Join(dir, "m.json")
-	if err := os.WriteFile(good, []byte(`{"name": "m", "node_ns": 20}`), 0o644); err != nil {
+	if err := os.WriteFile(good, []byte(`{"name": "m", "node_ns": 20, "latency_ns": 1500}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if m, err := ReadMachine(good); err != nil || m.NodeNS != 20 {

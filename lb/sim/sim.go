@@ -23,7 +23,11 @@ import (
 type Config struct {
 	// Seed seeds the network's jitter.
 	Seed uint64
-	// Machine is the cost model; the zero value is lb.TestNetwork.
+	// Machine is the cost model; the zero value is lb.TestNetwork. A
+	// Machine of your own gives every cost it has (start from a catalogue
+	// model, lb.Machines, or a calibration): New refuses one whose node
+	// costs nothing, and one on which no message takes any time without
+	// request throttling (lb.Machine.Validate).
 	Machine lb.Machine
 	// MaxEvents bounds each run; 0 means 10⁹.
 	MaxEvents int64
