@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/treelb/treelb/lb"
@@ -182,6 +184,7 @@ func TestBadConfig(t *testing.T) {
 		"poll":    {Name: "x", PollNS: -1},
 		"recv":    {Name: "x", RecvByteNS: math.NaN()},
 		"pauses":  {Name: "x", PauseNS: 1e-3, MaxPauseNS: 1e9},
+		"instant": {Name: "x", NodeNS: 20}, // no message takes time, no throttling: the clock would stop
 	} {
 		if _, err := sim.New(2, sim.Config{Machine: m}); err == nil {
 			t.Errorf("machine with a bad %s accepted", name)
@@ -211,5 +214,50 @@ func TestFastInitPieces(t *testing.T) {
 		if total != want {
 			t.Fatalf("P=%d: pieces hold %d nodes, tree %d", p, total, want)
 		}
+	}
+}
+
+// lossyResult would lose its unexported field on the way to another rank
+// (encoding/gob drops it), lossyRange the app whose result it is.
+type lossyResult struct {
+	Nodes  int64
+	digest uint64
+}
+
+type lossyRange struct{ *lbtest.Range }
+
+func (a lossyRange) Result() lossyResult { return lossyResult{Nodes: a.Range.Result(), digest: 1} }
+
+func (lossyRange) Combine(x, y lossyResult) lossyResult {
+	return lossyResult{x.Nodes + y.Nodes, x.digest + y.digest}
+}
+
+// TestUnexportedResult: a result type with an unexported field and no
+// binary encoding is refused on every rank of every world, before the
+// search, with the field named, instead of reaching rank 0 without it.
+func TestUnexportedResult(t *testing.T) {
+	for _, w := range lbtest.Worlds() {
+		t.Run(w.Name, func(t *testing.T) {
+			var errs atomic.Int32
+			err := w.Run(3, 1, func(world lb.World) error {
+				_, _, err := lb.Run(world, lb.Config{Seed: 1}, func() lb.Reducer[lossyResult] { return lossyRange{lbtest.NewRange(1000)} })
+				if err == nil || !strings.Contains(err.Error(), "unexported field digest") {
+					t.Errorf("rank %d: %v, want the unexported field named", world.Rank(), err)
+				} else {
+					errs.Add(1)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := int32(3) // every rank; the simulated worlds call f once for all
+			if w.Name == "sim" || w.Name == "lockstep" {
+				want = 1
+			}
+			if errs.Load() != want {
+				t.Errorf("%d calls refused, want %d", errs.Load(), want)
+			}
+		})
 	}
 }

@@ -107,7 +107,8 @@ func Example() {
 }
 
 // TestExampleApp: the example's App keeps lb.Task's promises, as
-// lbtest.TestApp checks them (a lone node does not split: NoHalving).
+// lbtest.TestApp checks them (a lone node does not split: NoHalving), and
+// its parts' counts add up to the whole's (SameResult).
 func TestExampleApp(t *testing.T) {
-	lbtest.TestApp(t, func() lb.App { return &binTree{h: 10} }, lbtest.AppOptions{NoHalving: true})
+	lbtest.TestApp(t, func() lb.App { return &binTree{h: 10} }, lbtest.AppOptions{Exhaustive: true, NoHalving: true, Result: lbtest.SameResult[int64](nil)})
 }

@@ -8,8 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"time"
+
+	"github.com/treelb/treelb/internal/gobcheck"
 )
 
 // World runs tree-shaped computations on a set of ranks: the embedded world
@@ -293,8 +296,18 @@ func (o *Outcome) Add(p *Outcome) {
 // then unusable, and the rank must end it by returning the error from its
 // rank function (mpi.Run aborts the embedded world on it, and mpirun the
 // job), not log it and go on.
+//
+// A result type R without a binary encoding of its own travels with
+// encoding/gob, which drops unexported struct fields without a word: Run
+// refuses such an R on every rank alike, before the search, naming the
+// field.
 func Run[R any](w World, cfg Config, newApp func() Reducer[R]) (R, *Outcome, error) {
 	var zero R
+	if _, _, ok := binaryCodec(new(R)); !ok {
+		if err := gobcheck.Exported(reflect.TypeFor[R](), "the result type"); err != nil {
+			return zero, nil, fmt.Errorf("lb: %w", err)
+		}
+	}
 	job := Job{
 		Config: cfg,
 		NewApp: func() App { return newApp() },

@@ -17,6 +17,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/treelb/treelb/internal/gobcheck"
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/driver"
 	"github.com/treelb/treelb/mpi"
@@ -146,7 +147,7 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			c.App.Metadata = map[string]any{}
 		}
 		c.App.Metadata[metaCosts] = spec.NodeCosts
-		if err := checkInstanceType(reflect.TypeFor[I]()); err != nil {
+		if err := gobcheck.Exported(reflect.TypeFor[I](), "the instance type"); err != nil {
 			// The app's bug, not the user's: the same verdict on every rank.
 			return &exitError{fmt.Errorf("runner: %w", err), ExitInternal}
 		}

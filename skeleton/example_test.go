@@ -16,12 +16,14 @@ import (
 type word struct{ len, last uint8 }
 
 // words is that tree, words of up to n bits: a word's children append 0
-// (cursor 0) and, after a 0, 1 (cursor 1).
+// (cursor 0) and, after a 0, 1 (cursor 1). Its methods have pointer
+// receivers, as a Space's should (a value receiver copies the Space at
+// every call).
 type words struct{ n uint8 }
 
-func (s words) Root() word { return word{} }
+func (s *words) Root() word { return word{} }
 
-func (s words) Child(w word, c int) (word, int, bool) {
+func (s *words) Child(w word, c int) (word, int, bool) {
 	switch {
 	case w.len == s.n || c > 1 || (c == 1 && w.last == 1):
 		return word{}, 0, false
@@ -29,9 +31,9 @@ func (s words) Child(w word, c int) (word, int, bool) {
 	return word{w.len + 1, uint8(c)}, c + 1, true
 }
 
-func (s words) AppendNode(b []byte, w word) []byte { return append(b, w.len, w.last) }
+func (s *words) AppendNode(b []byte, w word) []byte { return append(b, w.len, w.last) }
 
-func (s words) DecodeNode(b []byte) (word, []byte, error) {
+func (s *words) DecodeNode(b []byte) (word, []byte, error) {
 	if len(b) < 2 || b[0] > s.n || b[1] > 1 {
 		return word{}, nil, errors.New("words: a bad node")
 	}
@@ -41,7 +43,7 @@ func (s words) DecodeNode(b []byte) (word, []byte, error) {
 // fibonacci counts the words of n bits: Fibonacci(n+2).
 func fibonacci(n uint8) *skeleton.Enumeration[word, int64] {
 	return &skeleton.Enumeration[word, int64]{
-		Space: words{n},
+		Space: &words{n},
 		Value: func(w word) int64 {
 			if w.len == n {
 				return 1
@@ -64,7 +66,7 @@ func ExampleEnumeration() {
 // more.
 type fastWords struct{ words }
 
-func (s fastWords) Children(w word, buf []word) []word {
+func (s *fastWords) Children(w word, buf []word) []word {
 	if w.len == s.n {
 		return buf
 	}
@@ -79,7 +81,7 @@ func (s fastWords) Children(w word, buf []word) []word {
 // it from your tests), and an enumeration that folds each node's value in
 // one call (Fold) rather than two (Value and Combine).
 func ExampleCheckChildren() {
-	space := fastWords{words{20}}
+	space := &fastWords{words{20}}
 	fmt.Println("CheckChildren:", skeleton.CheckChildren[word](space, 1<<20))
 	e := &skeleton.Enumeration[word, int64]{
 		Space: space,

@@ -109,8 +109,8 @@ func (q *badBoards) Children(s board, buf []board) []board {
 }
 
 // TestQueensApp: the skeleton's tasks keep the promises of lb.Task
-// (lbtest.TestApp), and so does the hand-written Task it is measured
-// against.
+// (lbtest.TestApp), their parts' results combining to the whole's, and so
+// does the hand-written Task it is measured against.
 func TestQueensApp(t *testing.T) {
 	// A Work visits the children of a node together, and a split's
 	// pieces' visits at once: up to 8 children and 8 rows more than its
@@ -119,33 +119,41 @@ func TestQueensApp(t *testing.T) {
 	for _, c := range counters {
 		t.Run(c.name, func(t *testing.T) {
 			app := c.app(8)
-			lbtest.TestApp(t, func() lb.App { return app() }, lbtest.AppOptions{Exhaustive: true, Overshoot: overshoot})
+			lbtest.TestApp(t, func() lb.App { return app() }, lbtest.AppOptions{Exhaustive: true, Overshoot: overshoot, Result: lbtest.SameResult[skeleton.Count[int64]](nil)})
 		})
 	}
 	t.Run("hand", func(t *testing.T) {
 		lbtest.TestApp(t, func() lb.App { return &handQueens{n: 8} }, lbtest.AppOptions{Exhaustive: true, NoHalving: true}) // its root does not split
 	})
 	t.Run("optimisation", func(t *testing.T) {
-		lbtest.TestApp(t, func() lb.App { return weightedQueens(8).NewApp() }, lbtest.AppOptions{Overshoot: overshoot})
+		lbtest.TestApp(t, func() lb.App { return weightedQueens(8).NewApp() }, lbtest.AppOptions{Overshoot: overshoot, Result: sameBest})
 	})
 	t.Run("decision", func(t *testing.T) {
-		lbtest.TestApp(t, func() lb.App { return firstQueens(8).NewApp() }, lbtest.AppOptions{Overshoot: overshoot})
+		lbtest.TestApp(t, func() lb.App { return firstQueens(8).NewApp() }, lbtest.AppOptions{Overshoot: overshoot, Result: sameFound})
 	})
 	t.Run("optimisation-child", func(t *testing.T) {
 		lbtest.TestApp(t, func() lb.App {
 			o := weightedQueens(8)
 			o.Space = childOnly[queen]{o.Space}
 			return o.NewApp()
-		}, lbtest.AppOptions{Overshoot: overshoot})
+		}, lbtest.AppOptions{Overshoot: overshoot, Result: sameBest})
 	})
 	t.Run("decision-child", func(t *testing.T) {
 		lbtest.TestApp(t, func() lb.App {
 			d := firstQueens(8)
 			d.Space = childOnly[queen]{d.Space}
 			return d.NewApp()
-		}, lbtest.AppOptions{Overshoot: overshoot})
+		}, lbtest.AppOptions{Overshoot: overshoot, Result: sameFound})
 	})
 }
+
+// sameBest and sameFound compare the results of a whole search and of its
+// parts (lbtest.SameResult): the same best value (of a board among those
+// of that value), and a solution found by both.
+var (
+	sameBest  = lbtest.SameResult(func(w, p skeleton.Best) bool { return w.Found == p.Found && w.Value == p.Value })
+	sameFound = lbtest.SameResult(func(w, p skeleton.Best) bool { return w.Found && p.Found })
+)
 
 // TestCountInvariant: the enumeration's count and nodes are the sequential
 // ones under every balancer variant, in every world, at several rank

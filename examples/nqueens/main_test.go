@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/lb/lbtest"
 	"github.com/treelb/treelb/runner"
 	"github.com/treelb/treelb/skeleton"
 )
@@ -119,6 +120,17 @@ func TestNodeCost(t *testing.T) {
 			t.Errorf("%s: exit status %d, want node_ns_from %q in %q (stderr %q)", flags, code, want, out, errOut)
 		}
 	}
+}
+
+// TestApp: the skeleton's Apps of 8 queens keep lb.Task's promises, as
+// lbtest.TestApp checks them (docs/writing-an-app.md): splits anywhere,
+// tasks moved between ranks and decoded, and the parts' results (count and
+// nodes) combining to the whole's. A Work visits a board's children
+// together and a split's pieces' boards at once: up to 8 children and 8
+// rows more than its budget, Overshoot.
+func TestApp(t *testing.T) {
+	lbtest.TestApp(t, func() lb.App { return count(8).NewApp() },
+		lbtest.AppOptions{Exhaustive: true, Overshoot: 16, Result: lbtest.SameResult[skeleton.Count[int64]](nil)})
 }
 
 // TestChildren: Children, which the skeleton expands the boards with,

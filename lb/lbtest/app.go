@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/treelb/treelb/lb"
@@ -32,6 +33,50 @@ type AppOptions struct {
 	// Static placement, hybrid and fast initialisation leave ranks
 	// without work on such an app.
 	NoHalving bool
+	// Result, when set, checks the apps' results (lb.Reducer): after the
+	// work, split and halving checks it compares the result of the App
+	// that searched the root alone with those of the Apps that searched
+	// its parts (SameResult builds one). Node counts cannot see a result
+	// counted twice, lost in an encoding or combined wrongly; this can.
+	Result ResultCheck
+}
+
+// ResultCheck compares results: whole is the App that searched the root
+// alone, parts the Apps that searched the root's parts in one of
+// TestApp's checks, in the order they were made (the first made the root;
+// the others decoded pieces that travelled). It returns an error that says
+// how they differ.
+type ResultCheck func(whole lb.App, parts []lb.App) error
+
+// SameResult returns a ResultCheck for Apps that are lb.Reducer[R]: the
+// results of the parts, combined by Combine, must equal the whole's.
+// equal compares them (nil: reflect.DeepEqual); give one that leaves out
+// what may differ with the splits, such as a count of replayed nodes or
+// the rounding of a floating-point sum taken in another order.
+func SameResult[R any](equal func(whole, parts R) bool) ResultCheck {
+	return func(whole lb.App, parts []lb.App) error {
+		w, ok := whole.(lb.Reducer[R])
+		if !ok {
+			return fmt.Errorf("SameResult: the app %T is no lb.Reducer[%T]", whole, *new(R))
+		}
+		want := w.Result()
+		var got R
+		for i, a := range parts {
+			r, ok := a.(lb.Reducer[R])
+			if !ok {
+				return fmt.Errorf("SameResult: the app %T is no lb.Reducer[%T]", a, *new(R))
+			}
+			if i == 0 {
+				got = r.Result()
+			} else {
+				got = w.Combine(got, r.Result())
+			}
+		}
+		if equal == nil && reflect.DeepEqual(want, got) || equal != nil && equal(want, got) {
+			return nil
+		}
+		return fmt.Errorf("the results of the %d apps that searched the parts combine to %+v, the root's search alone gives %+v", len(parts), got, want)
+	}
 }
 
 // TestApp checks that newApp's tasks keep the promises of lb.Task, as
@@ -58,7 +103,10 @@ type AppOptions struct {
 //     the same nodes (exhaustive) and splits the same;
 //   - halve: when tasks are lb.Halvers, Halve(true) leaves the piece Split
 //     gives and Halve(false) what Split keeps (their encodings), and
-//     Reroot makes a task the root again.
+//     Reroot makes a task the root again;
+//   - results, when AppOptions.Result is set: in the work, split and
+//     halving checks, the results of the apps that searched the parts
+//     agree with the root's search alone (AppOptions.Result says how).
 func TestApp(t *testing.T, newApp func() lb.App, opt AppOptions) {
 	t.Helper()
 	c, err := newAppCheck(newApp, opt)
@@ -92,21 +140,53 @@ func CheckApp(newApp func() lb.App, opt AppOptions) error {
 	return errors.Join(errs...)
 }
 
+// overshot explains a Work that expanded k nodes, more than its budget b
+// and the overshoot o that AppOptions allows.
+func overshot(k, b, o int64) string {
+	if k <= b+o {
+		return ""
+	}
+	return fmt.Sprintf(", more than its budget and the %d nodes more that AppOptions.Overshoot allows (an app that works in batches says how far it may go beyond a budget)", o)
+}
+
 // errSkip is a check that does not apply.
 var errSkip = errors.New("does not apply")
 
 type appCheck struct {
 	newApp func() lb.App
 	opt    AppOptions
-	total  int64 // the root's nodes
+	total  int64  // the root's nodes
+	whole  lb.App // the app that searched the root alone
+	made   []lb.App
+}
+
+// app returns a new App, which the check's results (sameResult) include.
+func (c *appCheck) app() lb.App {
+	a := c.newApp()
+	c.made = append(c.made, a)
+	return a
+}
+
+// sameResult checks the results of the apps made since the last call
+// against the root's alone (AppOptions.Result), and forgets them.
+func (c *appCheck) sameResult(what string) error {
+	made := c.made
+	c.made = nil
+	if c.opt.Result == nil {
+		return nil
+	}
+	if err := c.opt.Result(c.whole, made); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
 }
 
 func newAppCheck(newApp func() lb.App, opt AppOptions) (*appCheck, error) {
 	if opt.MaxNodes <= 0 {
 		opt.MaxNodes = 1e7
 	}
-	c := &appCheck{newApp: newApp, opt: opt}
-	total, err := c.whole(newApp().Root())
+	c := &appCheck{newApp: newApp, opt: opt, whole: newApp()}
+	total, err := c.work1000(c.whole.Root())
 	if err != nil {
 		return nil, fmt.Errorf("working the root: %w", err)
 	}
@@ -130,14 +210,14 @@ func (c *appCheck) checks() []struct {
 	}{{"work", c.work}, {"split", c.split}, {"halving", c.halving}, {"encoding", c.encoding}, {"halve", c.halve}}
 }
 
-// whole works t to the end in slices of 1000 nodes and returns its nodes,
-// failing on a slice that breaks Work's promises.
-func (c *appCheck) whole(t lb.Task) (int64, error) {
+// work1000 works t to the end in slices of 1000 nodes and returns its
+// nodes, failing on a slice that breaks Work's promises.
+func (c *appCheck) work1000(t lb.Task) (int64, error) {
 	var n int64
 	for !t.Empty() {
 		k := t.Work(1000)
 		if k < 0 || k > 1000+c.opt.Overshoot {
-			return n, fmt.Errorf("Work(1000) returned %d", k)
+			return n, fmt.Errorf("Work(1000) returned %d%s", k, overshot(k, 1000, c.opt.Overshoot))
 		}
 		if k == 0 && !t.Empty() {
 			return n, fmt.Errorf("Work(1000) expanded nothing of a task that is not Empty")
@@ -160,12 +240,12 @@ func (c *appCheck) whole(t lb.Task) (int64, error) {
 
 func (c *appCheck) work() error {
 	for _, b := range []int64{1, 7, 1000} {
-		task := c.newApp().Root()
+		task := c.app().Root()
 		var n int64
 		for !task.Empty() && n < c.opt.MaxNodes {
 			k := task.Work(b)
 			if k < 0 || k > b+c.opt.Overshoot {
-				return fmt.Errorf("Work(%d) returned %d", b, k)
+				return fmt.Errorf("Work(%d) returned %d%s", b, k, overshot(k, b, c.opt.Overshoot))
 			}
 			if k == 0 && !task.Empty() {
 				return fmt.Errorf("Work(%d) expanded nothing of a task that is not Empty, after %d nodes", b, n)
@@ -178,6 +258,9 @@ func (c *appCheck) work() error {
 		if c.opt.Exhaustive && n != c.total {
 			return fmt.Errorf("slices of %d nodes: %d nodes, slices of 1000: %d", b, n, c.total)
 		}
+		if err := c.sameResult(fmt.Sprintf("slices of %d nodes", b)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -189,7 +272,7 @@ func (c *appCheck) split() error {
 		rng := rand.New(rand.NewPCG(seed, 0x5b1f))
 		var nodes int64
 		splits := 0
-		pending := []lb.Task{c.newApp().Root()}
+		pending := []lb.Task{c.app().Root()}
 		for len(pending) > 0 {
 			task := pending[len(pending)-1]
 			pending = pending[:len(pending)-1]
@@ -237,6 +320,9 @@ func (c *appCheck) split() error {
 		if seed == 0 && splits == 0 {
 			return fmt.Errorf("the root's search never split")
 		}
+		if err := c.sameResult(fmt.Sprintf("seed %d, %d splits", seed, splits)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -247,7 +333,7 @@ func (c *appCheck) travel(t lb.Task) (lb.Task, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding: %v", err)
 	}
-	if t, err = c.newApp().Unmarshal(b); err != nil {
+	if t, err = c.app().Unmarshal(b); err != nil {
 		return nil, fmt.Errorf("decoding: %v", err)
 	}
 	return t, nil
@@ -267,7 +353,7 @@ const halvingMin = 64
 // balancers leave ranks without work; for exhaustive searches the parts
 // must hold the root's nodes.
 func (c *appCheck) halving() error {
-	parts := []lb.Task{c.newApp().Root()}
+	parts := []lb.Task{c.app().Root()}
 	var nodes int64 // of the parts that did not split
 	for d := range halvingDepth {
 		var next []lb.Task
@@ -277,7 +363,7 @@ func (c *appCheck) halving() error {
 			}
 			p := t.Split()
 			if p == nil {
-				n, err := c.whole(t)
+				n, err := c.work1000(t)
 				if err != nil {
 					return fmt.Errorf("a fresh part at depth %d: %v", d, err)
 				}
@@ -297,7 +383,7 @@ func (c *appCheck) halving() error {
 		}
 	}
 	for _, t := range parts {
-		n, err := c.whole(t)
+		n, err := c.work1000(t)
 		if err != nil {
 			return fmt.Errorf("a part of the halved root: %v", err)
 		}
@@ -306,7 +392,7 @@ func (c *appCheck) halving() error {
 	if c.opt.Exhaustive && nodes != c.total {
 		return fmt.Errorf("the %d parts of the halved root hold %d nodes, the root %d", len(parts), nodes, c.total)
 	}
-	return nil
+	return c.sameResult(fmt.Sprintf("the %d parts of the halved root", len(parts)))
 }
 
 // encoding checks AppendBinary and Unmarshal at several moments of the
@@ -329,8 +415,11 @@ func (c *appCheck) encoding() error {
 			return fmt.Errorf("step %d: Unmarshal: %v", step, err)
 		}
 		again, err := other.AppendBinary(nil)
-		if err != nil || !bytes.Equal(again, b) {
-			return fmt.Errorf("step %d: a decoded task encodes to %x, the original to %x (%v)", step, again, b, err)
+		if err != nil {
+			return fmt.Errorf("step %d: AppendBinary of a decoded task: %v", step, err)
+		}
+		if !bytes.Equal(again, b) {
+			return fmt.Errorf("step %d: a decoded task encodes to %x, the original to %x", step, again, b)
 		}
 		if other.Empty() != task.Empty() {
 			return fmt.Errorf("step %d: decoded Empty %v, original %v", step, other.Empty(), task.Empty())
@@ -347,7 +436,7 @@ func (c *appCheck) encoding() error {
 				return fmt.Errorf("step %d: the pieces of the original and the decoded differ: %x, %x", step, pb, qb)
 			}
 			// Put the piece back by working it, so that nodes add up.
-			n, err := c.whole(p)
+			n, err := c.work1000(p)
 			if err != nil {
 				return fmt.Errorf("step %d: a piece: %v", step, err)
 			}
@@ -364,9 +453,12 @@ func (c *appCheck) encoding() error {
 			if err != nil {
 				return fmt.Errorf("step %d: Unmarshal: %v", step, err)
 			}
-			n, err := c.whole(x)
-			if err != nil || n != c.total-done {
-				return fmt.Errorf("step %d: the decoded task works %d nodes, the original has %d left of the root's %d (%v)", step, n, c.total-done, c.total, err)
+			n, err := c.work1000(x)
+			if err != nil {
+				return fmt.Errorf("step %d: the decoded task: %v", step, err)
+			}
+			if n != c.total-done {
+				return fmt.Errorf("step %d: the decoded task works %d nodes, the original has %d left of the root's %d", step, n, c.total-done, c.total)
 			}
 		}
 		done += task.Work(1 + c.total/40)
@@ -432,9 +524,12 @@ func (c *appCheck) halve() error {
 		return fmt.Errorf("Reroot: %x, the root %x", got, rootEnc)
 	}
 	if c.opt.Exhaustive {
-		n, err := c.whole(h)
-		if err != nil || n != c.total {
-			return fmt.Errorf("a rerooted task works %d nodes (%v), the root %d", n, err, c.total)
+		n, err := c.work1000(h)
+		if err != nil {
+			return fmt.Errorf("a rerooted task: %v", err)
+		}
+		if n != c.total {
+			return fmt.Errorf("a rerooted task works %d nodes, the root %d", n, c.total)
 		}
 	}
 	return nil

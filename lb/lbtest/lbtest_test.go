@@ -15,22 +15,24 @@ import (
 // after they are expanded, so a fresh part can refuse to split: NoHalving.
 func TestTreeApp(t *testing.T) {
 	t.Run("count", func(t *testing.T) {
-		lbtest.TestApp(t, func() lb.App { return lbtest.NewTree(3, 14, lbtest.Count) }, lbtest.AppOptions{Exhaustive: true, NoHalving: true})
+		lbtest.TestApp(t, func() lb.App { return lbtest.NewTree(3, 14, lbtest.Count) }, lbtest.AppOptions{Exhaustive: true, NoHalving: true, Result: lbtest.SameResult[lbtest.TreeResult](nil)})
 	})
 	t.Run("bound", func(t *testing.T) {
-		lbtest.TestApp(t, func() lb.App { return lbtest.NewTree(3, 14, lbtest.Bound) }, lbtest.AppOptions{NoHalving: true})
+		lbtest.TestApp(t, func() lb.App { return lbtest.NewTree(3, 14, lbtest.Bound) }, lbtest.AppOptions{NoHalving: true,
+			Result: lbtest.SameResult(func(w, p lbtest.TreeResult) bool { return w.Best == p.Best })})
 	})
 }
 
 // TestRangeApp: so does the range, a Halver.
 func TestRangeApp(t *testing.T) {
-	lbtest.TestApp(t, func() lb.App { return lbtest.NewRange(100000) }, lbtest.AppOptions{Exhaustive: true})
+	lbtest.TestApp(t, func() lb.App { return lbtest.NewRange(100000) }, lbtest.AppOptions{Exhaustive: true, Result: lbtest.SameResult[int64](nil)})
 }
 
 // faulty is a range app with one fault, for TestCheckAppFinds.
 type faulty struct {
 	fault string
 	n     uint64
+	sum   uint64 // the result: the sum of the numbers worked
 }
 
 type faultyTask struct {
@@ -41,6 +43,15 @@ type faultyTask struct {
 }
 
 func (a *faulty) Root() lb.Task { return &faultyTask{app: a, hi: a.n} }
+
+func (a *faulty) Result() uint64 { return a.sum }
+
+func (a *faulty) Combine(x, y uint64) uint64 {
+	if a.fault == "combine" {
+		return max(x, y) // not a sum
+	}
+	return x + y
+}
 
 func (a *faulty) Unmarshal(b []byte) (lb.Task, error) {
 	if len(b) != 16 {
@@ -58,6 +69,9 @@ func (t *faultyTask) Work(budget int64) int64 {
 		return 0 // no progress, not empty
 	}
 	n := min(uint64(budget), t.hi-t.lo)
+	for i := t.lo; i < t.lo+n; i++ {
+		t.app.sum += i
+	}
 	t.lo += n
 	if t.app.fault == "overshoot" && n > 0 && budget == 1 {
 		return 2
@@ -91,6 +105,9 @@ func (t *faultyTask) Split() lb.Task {
 			t.hi = t.lo
 		}
 		return &faultyTask{app: t.app, lo: mid, hi: hi}
+	}
+	if t.app.fault == "twice" {
+		t.app.sum += mid // counts a number at the split that the piece counts again
 	}
 	t.hi, t.kept = mid, true
 	return &faultyTask{app: t.app, lo: mid, hi: hi}
@@ -137,8 +154,10 @@ func TestCheckAppFinds(t *testing.T) {
 		"stall":      "expanded nothing",
 		"fresh":      "halving: Split of a fresh part",
 		"kept":       "split: seed",
+		"combine":    "split: seed 0, 9 splits: the results of the 13 apps that searched the parts combine to 3194829, the root's search alone gives 12497500",
+		"twice":      "halving: the 64 parts of the halved root: the results",
 	} {
-		err := lbtest.CheckApp(func() lb.App { return &faulty{fault: fault, n: 5000} }, lbtest.AppOptions{Exhaustive: true})
+		err := lbtest.CheckApp(func() lb.App { return &faulty{fault: fault, n: 5000} }, lbtest.AppOptions{Exhaustive: true, Result: lbtest.SameResult[uint64](nil)})
 		switch {
 		case want == "" && err != nil:
 			t.Errorf("no fault: %v", err)

@@ -11,5 +11,5 @@ import (
 // (lbtest.TestApp), exhaustively.
 func TestTaskContract(t *testing.T) {
 	p := mustNew(t, 0.96, 4)
-	lbtest.TestApp(t, func() lb.App { return NewApp(p) }, lbtest.AppOptions{Exhaustive: true})
+	lbtest.TestApp(t, func() lb.App { return NewApp(p) }, lbtest.AppOptions{Exhaustive: true, Result: lbtest.SameResult[Result](nil)})
 }

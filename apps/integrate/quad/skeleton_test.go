@@ -303,7 +303,7 @@ func TestSkeletonApp(t *testing.T) {
 			}
 			h := p.Solve().Height
 			lbtest.TestApp(t, func() lb.App { return skeletonQuad(p, true).NewApp() },
-				lbtest.AppOptions{Exhaustive: true, Overshoot: 2 + h})
+				lbtest.AppOptions{Exhaustive: true, Overshoot: 2 + h, Result: lbtest.SameResult(func(w, p skeleton.Count[Result]) bool { return w.Nodes == p.Nodes && sameQuad(w.Value, p.Value) })})
 		})
 	}
 }
