@@ -489,3 +489,60 @@ func TestMemoryLimits(t *testing.T) {
 		t.Errorf("2 GiB: %v", err)
 	}
 }
+
+// TestTraceIntoDevice: --trace writes into what is at its path when that
+// is no regular file, and leaves it there: a character device (a /dev/null
+// of the test's own, made with mknod as root; the rename of the temporary
+// file replaced /dev/null itself with a regular file) and a symbolic link
+// (/dev/stdout is one), whose target gets the same trace as a plain file.
+func TestTraceIntoDevice(t *testing.T) {
+	if mpi.WorldName != "embedded" {
+		t.Skip("starts simulated worlds")
+	}
+	dir := t.TempDir()
+	dev := filepath.Join(dir, "null")
+	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, 1<<8|3); err != nil { // /dev/null's major 1, minor 3
+		t.Logf("no character device of our own (%v): checking the symbolic link alone", err)
+		dev = ""
+	}
+	plain, target, link := filepath.Join(dir, "plain.csv"), filepath.Join(dir, "target.csv"), filepath.Join(dir, "link.csv")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	spec := treeSpecDepth(8)
+	spec.Solve = func(r *Run, seed uint64) error { // two searches, two reports: the second's rows follow the first's
+		for range 2 {
+			_, o, err := lb.Run(r.World, r.Config(), func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(seed, 8, lbtest.Count) })
+			if err != nil {
+				return err
+			}
+			if _, err := r.Report(o); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, path := range []string{plain, link, dev} {
+		if path == "" {
+			continue
+		}
+		if code, _, errOut := run3(spec, nil, "--world", "sim", "--np", "4", "--trace", path, "5"); code != 0 {
+			t.Fatalf("--trace %s: exit %d, %s", path, code, errOut)
+		}
+	}
+	if dev != "" {
+		if st, err := os.Lstat(dev); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+			t.Errorf("--trace on a character device: it is now %v (%v), want the device left in place", st.Mode(), err)
+		}
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("--trace on a symbolic link: it is now %v (%v), want the link left in place", st.Mode(), err)
+	}
+	want, err := os.ReadFile(plain)
+	if err != nil || !bytes.HasPrefix(want, []byte("run,start_seconds")) || !bytes.Contains(want, []byte("\n2,")) {
+		t.Fatalf("the plain trace: %q, %v", want, err)
+	}
+	if got, err := os.ReadFile(target); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("the trace through the link: %d bytes (%v), want the plain file's %d", len(got), err, len(want))
+	}
+}

@@ -451,7 +451,8 @@ func (r *Run) Report(o *lb.Outcome) (Report, error) {
 // checkTracePath refuses, before the simulation, a --trace path that
 // cannot take the file: a directory, a FIFO or a socket (a FIFO nobody
 // reads blocked the command), or one in a directory that does not exist.
-// A device such as /dev/null or /dev/stdout may take it.
+// A device such as /dev/null or /dev/stdout may take it (writeTrace writes
+// into it).
 func checkTracePath(path string) error {
 	if path == "" {
 		return nil
@@ -470,14 +471,18 @@ func checkTracePath(path string) error {
 
 // writeTrace writes a run's trace to the --trace file: a header, then the
 // rows of every report of the command so far; the run column numbers the
-// reports. The file is written whole after each report, through a
-// temporary file renamed over it (writeAtomic), so that a failed write
-// (a full disk) leaves the trace of the reports before, never half a row,
-// and a symbolic link at the path is replaced, not written through. A
-// trace is at most a few thousand rows a report.
+// reports. A new file, or a regular one, is written whole after each
+// report, through a temporary file renamed over it (writeAtomic), so that
+// a failed write (a full disk) leaves the trace of the reports before,
+// never half a row. Anything else at the path, a device (/dev/null, a
+// terminal) or a symbolic link (/dev/stdout), is written into, each
+// report's rows after the last's: a rename would replace the device node or
+// the link with a regular file (as root, /dev/null itself). A trace is at
+// most a few thousand rows a report.
 func (r *Run) writeTrace(s *lb.SimReport) error {
 	r.traceRuns++
 	w := &r.traceText
+	before := w.Len()
 	if r.traceRuns == 1 {
 		fmt.Fprint(w, "run,start_seconds,end_seconds,busy_ranks,busy_fraction,queued_tasks")
 		if s.Ranks <= lb.TraceRanks {
@@ -494,10 +499,35 @@ func (r *Run) writeTrace(s *lb.SimReport) error {
 		}
 		fmt.Fprintln(w)
 	}
-	if err := writeAtomic(r.sim.trace, w.Bytes(), 0o644, nil); err != nil {
+	var err error
+	if st, serr := os.Lstat(r.sim.trace); serr == nil && !st.Mode().IsRegular() {
+		flag := os.O_WRONLY | os.O_APPEND
+		if r.traceRuns == 1 {
+			flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+			before = 0
+		}
+		err = writeInto(r.sim.trace, flag, w.Bytes()[before:])
+	} else {
+		err = writeAtomic(r.sim.trace, w.Bytes(), 0o644, nil)
+	}
+	if err != nil {
 		return &OutputError{What: "--trace " + r.sim.trace, Err: err}
 	}
 	return nil
+}
+
+// writeInto writes b into the existing file at path, opened with flag,
+// and closes it, every error checked.
+func writeInto(path string, flag int, b []byte) error {
+	f, err := os.OpenFile(path, flag, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func fnum(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
