@@ -218,7 +218,7 @@ func openRegular(path, what string) (*os.File, os.FileInfo, error) {
 	}
 	st, err := f.Stat()
 	if err == nil && !st.Mode().IsRegular() {
-		err = fmt.Errorf("%s, not a %s", fileKind(st.Mode()), what)
+		err = fmt.Errorf("%s, not a %s", FileKind(st.Mode()), what)
 	}
 	if err != nil {
 		f.Close()
@@ -256,8 +256,9 @@ func checkpointFileError(path string, err error) error {
 	return Usagef("--restart: checkpoint %s: %v", path, err)
 }
 
-// fileKind names the kind of a file that is not a regular one.
-func fileKind(m os.FileMode) string {
+// FileKind names the kind of a file that is not a regular one ("a
+// character device"), for messages that refuse it.
+func FileKind(m os.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"

@@ -42,7 +42,7 @@ func prepareCheckpoint(path, command string) (*ckptLock, error) {
 	}
 	if st, err := os.Lstat(path); err == nil {
 		if !st.Mode().IsRegular() {
-			return nil, Usagef("--checkpoint %s: %s; need a regular file or a new name (nothing was written)", path, fileKind(st.Mode()))
+			return nil, Usagef("--checkpoint %s: %s; need a regular file or a new name (nothing was written)", path, FileKind(st.Mode()))
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, Usagef("--checkpoint %s: %v", path, err)
@@ -73,7 +73,7 @@ func prepareCheckpoint(path, command string) (*ckptLock, error) {
 func lockFile(path, command string) (*ckptLock, error) {
 	for range 10 {
 		if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
-			return nil, Usagef("--checkpoint: the lock file %s is %s; remove it", path, fileKind(st.Mode()))
+			return nil, Usagef("--checkpoint: the lock file %s is %s; remove it", path, FileKind(st.Mode()))
 		}
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
 		if err != nil {

@@ -459,7 +459,7 @@ func checkTracePath(path string) error {
 	}
 	if st, err := os.Stat(path); err == nil {
 		if m := st.Mode(); m.IsDir() || m&(os.ModeNamedPipe|os.ModeSocket) != 0 {
-			return Usagef("--trace %s: %s; need a file to write (nothing was written)", path, fileKind(m))
+			return Usagef("--trace %s: %s; need a file to write (nothing was written)", path, FileKind(m))
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return Usagef("--trace %s: %v", path, err)

@@ -225,7 +225,14 @@ func (t *Table) Write(path string) error {
 // renamed over path, so that a failed or interrupted write (a full disk)
 // leaves the old file or none, never half of one. Its error is a
 // *runner.OutputError (exit status 74).
+//
+// What is at path must be a regular file, if anything: the rename would
+// replace a device with a file (as root, --csv /dev/null replaced
+// /dev/null).
 func writeFile(path string, write func(io.Writer) error) error {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return &runner.OutputError{What: path, Err: fmt.Errorf("%s, not a file the campaign may replace", runner.FileKind(st.Mode()))}
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return &runner.OutputError{What: path, Err: err}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/treelb/treelb/runner"
@@ -13,7 +14,8 @@ import (
 
 // TestWriteFileWhole: a failed write leaves the old file as it was and no
 // temporary file; a good one replaces it, mode 0644, and replaces a
-// symbolic link at the path rather than writing into its target.
+// symbolic link at the path rather than writing into its target; a
+// directory or a device at the path is refused and left.
 func TestWriteFileWhole(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.csv")
@@ -53,6 +55,25 @@ func TestWriteFileWhole(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep" {
 		t.Errorf("the link's target was written: %q", b)
+	}
+	// A directory, or a device (a /dev/null of the test's own, made as
+	// root), is left as it is, with an error.
+	dev := filepath.Join(dir, "null")
+	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+		dev = ""
+	}
+	for _, p := range []string{dir, dev} {
+		if p == "" {
+			continue
+		}
+		before, _ := os.Lstat(p)
+		err := writeFile(p, func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err })
+		if !errors.As(err, &oe) || !strings.Contains(err.Error(), "not a file the campaign may replace") {
+			t.Errorf("%s: %v, want a refusal", p, err)
+		}
+		if st, err := os.Lstat(p); err != nil || st.Mode() != before.Mode() {
+			t.Errorf("%s: now %v (%v), was %v", p, st.Mode(), err, before.Mode())
+		}
 	}
 }
 

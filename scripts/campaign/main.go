@@ -211,6 +211,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if *csvPath == "" {
 		return badUsage(errors.New("--csv is required (or a --preset)"))
 	}
+	// The CSV is read, then written again through a temporary file
+	// renamed over it: a device, a FIFO or a directory there is refused
+	// before anything runs (as root, --csv /dev/null replaced /dev/null).
+	if st, err := os.Stat(*csvPath); err == nil && !st.Mode().IsRegular() {
+		return badUsage(fmt.Errorf("--csv %s: %s, not a CSV file (the campaign reads it and writes it again)", *csvPath, runner.FileKind(st.Mode())))
+	}
 	*title, *height, *tags = cmp.Or(*title, p.Title), cmp.Or(*height, p.Height), cmp.Or(*tags, p.Tags)
 	if !set["jobs"] && p.Jobs > 0 {
 		*jobs = p.Jobs

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/treelb/treelb/internal/campaign"
@@ -245,8 +246,16 @@ func (fullWriter) Write([]byte) (int, error) { return 0, errors.New("no space le
 
 // TestExitCode: bad flags and arguments exit 2, output that cannot be
 // written 74 (with the message on stderr), as every treelb command does.
+// A --csv that is no regular file (a directory, /dev/null, which a
+// campaign replaced with a regular file when run as root) is refused
+// before anything is read or written.
 func TestExitCode(t *testing.T) {
 	csv := filepath.Join(t.TempDir(), "c.csv")
+	dev := filepath.Join(filepath.Dir(csv), "null") // a /dev/null of the test's own (mknod as root)
+	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+		t.Logf("no character device (%v): that case is skipped", err)
+		dev = ""
+	}
 	for _, tc := range []struct {
 		args []string
 		out  io.Writer
@@ -267,7 +276,12 @@ func TestExitCode(t *testing.T) {
 		{[]string{"--help"}, fullWriter{}, 74, "writing standard output"},
 		{[]string{"--version"}, fullWriter{}, 74, "writing standard output"},
 		{[]string{"--csv", csv, "--instance", "golomb 8", "--dry-run"}, fullWriter{}, 74, "writing standard output"},
+		{[]string{"--csv", filepath.Dir(csv), "--plot-only"}, &bytes.Buffer{}, 2, "a directory, not a CSV file"},
+		{[]string{"--csv", dev, "--instance", "golomb 8", "--dry-run"}, &bytes.Buffer{}, 2, "a character device, not a CSV file"},
 	} {
+		if len(tc.args) > 1 && tc.args[1] == "" {
+			continue // no device of our own
+		}
 		var e bytes.Buffer
 		if code := exitCode(context.Background(), tc.args, strings.NewReader(""), tc.out, &e); code != tc.code || !strings.Contains(e.String(), tc.msg) {
 			t.Errorf("%q: exit %d, %q; want %d and %q", tc.args, code, e.String(), tc.code, tc.msg)
