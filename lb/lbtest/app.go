@@ -200,14 +200,20 @@ func newAppCheck(newApp func() lb.App, opt AppOptions) (*appCheck, error) {
 	return c, nil
 }
 
+// checks returns the checks in their order; each starts with no app made
+// (a check that failed left its apps, which the next one's results must
+// not count).
 func (c *appCheck) checks() []struct {
 	name string
 	run  func() error
 } {
+	fresh := func(check func() error) func() error {
+		return func() error { c.made = nil; return check() }
+	}
 	return []struct {
 		name string
 		run  func() error
-	}{{"work", c.work}, {"split", c.split}, {"halving", c.halving}, {"encoding", c.encoding}, {"halve", c.halve}}
+	}{{"work", fresh(c.work)}, {"split", fresh(c.split)}, {"halving", fresh(c.halving)}, {"encoding", fresh(c.encoding)}, {"halve", fresh(c.halve)}}
 }
 
 // work1000 works t to the end in slices of 1000 nodes and returns its
