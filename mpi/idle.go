@@ -85,10 +85,12 @@ func resolveIdle(p, env Idle, l Launcher, cpus int) Idle {
 
 // autoIdle is IdleAuto's choice: IdleYield when the launcher put more tasks
 // on this node than it has CPUs (Slurm's allocation of CPUs when it says,
-// else the node's cpus), IdleSpin otherwise, and when the launcher does not
-// say how many tasks share the node.
+// else the node's cpus; the lesser of the two when both are known, since
+// a Slurm whose node declares more CPUs than it has allocates them all),
+// IdleSpin otherwise, and when the launcher does not say how many tasks
+// share the node.
 func autoIdle(l Launcher, cpus int) Idle {
-	if l.CPUs > 0 {
+	if l.CPUs > 0 && (cpus <= 0 || l.CPUs < cpus) {
 		cpus = l.CPUs
 	}
 	if l.LocalTasks > 0 && cpus > 0 && l.LocalTasks > cpus {

@@ -194,6 +194,8 @@ func TestResolveIdle(t *testing.T) {
 		{"auto, no launcher", IdleAuto, IdleDefault, Launcher{}, 2, IdleSpin},
 		{"auto, unknown cpus", IdleAuto, IdleDefault, crowded, 0, IdleSpin},
 		{"auto, slurm's cpus", IdleAuto, IdleDefault, Launcher{Kind: LaunchSrun, Tasks: 4, LocalTasks: 4, CPUs: 2}, 64, IdleYield},
+		{"auto, slurm declares more cpus than the node has", IdleAuto, IdleDefault, Launcher{Kind: LaunchSrun, Tasks: 8, LocalTasks: 8, CPUs: 64}, 2, IdleYield},
+		{"auto, slurm's cpus, the node's unknown", IdleAuto, IdleDefault, Launcher{Kind: LaunchSrun, Tasks: 4, LocalTasks: 4, CPUs: 2}, 0, IdleYield},
 		{"no policy acts as auto", Idle(17), IdleSpin, crowded, 2, IdleYield},
 	}
 	for _, tt := range tests {
