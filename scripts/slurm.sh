@@ -202,9 +202,14 @@ up() {
 	node=$(slurmd -C | head -1 | sed 's/ UpTime=.*//')
 	node=${node/NodeName=* CPUs=/NodeName=$host CPUs=}
 	overrides=
+	task=task/affinity
 	if [ -n "$cpus" ]; then
 		node="NodeName=$host CPUs=$cpus Boards=1 SocketsPerBoard=1 CoresPerSocket=$cpus ThreadsPerCore=1 $(grep -o 'RealMemory=[0-9]*' <<<"$node")"
 		overrides="SlurmdParameters=config_overrides"
+		# The declared CPUs are not the machine's: binding a task to each
+		# failed for a step of all N tasks ("Unable to layout tasks on
+		# given cpus": slurmd found 2 CPUs for 64 tasks).
+		task=task/none
 	fi
 	ctld_port=$(free_port 16817)
 	slurmd_port=$(free_port $((ctld_port + 1)))
@@ -228,7 +233,7 @@ SlurmdLogFile=$dir/log/slurmd.log
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/affinity
+TaskPlugin=$task
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 MpiDefault=none
