@@ -650,6 +650,34 @@ func CommandPath(c *cli.Context) string {
 	return strings.Join(names, " ")
 }
 
+// resumeHint is the command line that resumes a search from the
+// checkpoint file: the command's path (golomb, integrate func), and in the
+// MPI world under a launcher the launcher's words and this binary's path
+// as it was started (mpirun -np 4 bin/openmpi/golomb), since the bare
+// command is the embedded build; any number of ranks may resume it.
+func resumeHint(c *cli.Context, world, binary string, getenv func(string) string, file string) string {
+	cmd := CommandPath(c)
+	if world == "mpi" {
+		l := mpi.DetectLauncher(getenv)
+		launch := ""
+		switch l.Kind {
+		case mpi.LaunchOpenMPI:
+			launch = fmt.Sprintf("mpirun -np %d ", l.Tasks)
+		case mpi.LaunchHydra:
+			launch = fmt.Sprintf("mpiexec -np %d ", l.Tasks)
+		case mpi.LaunchSrun:
+			launch = fmt.Sprintf("srun --mpi=%s -n %d ", l.Plugin, l.Tasks)
+		case mpi.LaunchNone:
+		default:
+			launch = "(your launcher) "
+		}
+		if l.Kind != mpi.LaunchNone {
+			cmd = launch + binary + strings.TrimPrefix(cmd, c.App.Name)
+		}
+	}
+	return cmd + " --restart " + file
+}
+
 // appFlagsSet reports whether a flag of the command's own (not a common
 // one) is set on the command line.
 func appFlagsSet(c *cli.Context) bool {
@@ -811,7 +839,7 @@ func (r *Run) suspended(s *lb.Suspended) (int, string) {
 		tasks = "task"
 	}
 	what := fmt.Sprintf("checkpoint %s: %d open %s after %s", r.ckpt.file, len(s.Tasks), tasks, r.ckpt.done(s))
-	resume := fmt.Sprintf("; resume with: %s --restart %s", CommandPath(r.Context), r.ckpt.file)
+	resume := "; resume with: " + resumeHint(r.Context, r.WorldName(), os.Args[0], os.Getenv, r.ckpt.file)
 	if limit != "" {
 		return ExitLimit, fmt.Sprintf("stopped at %s before the end of the search: %s%s", limit, what, resume)
 	}

@@ -10,11 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/treelb/treelb/lb"
+	"github.com/urfave/cli/v2"
 )
 
 // sampleCheckpoint returns a checkpoint with every field set.
@@ -221,5 +223,40 @@ func roundTrip(t *testing.T, c *Checkpoint) {
 	}
 	if d.Nodes != c.Nodes || d.App != c.App || len(d.Tasks) != len(c.Tasks) {
 		t.Fatalf("round trip: %+v, %+v", c, &d)
+	}
+}
+
+// TestResumeHint: the line a checkpointed run prints to resume it names
+// the bare command outside MPI, and under a launcher the launcher's words
+// and the binary's path as it was started (the bare command would be the
+// embedded build), the subcommand kept.
+func TestResumeHint(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	var got []string
+	app := &cli.App{Name: "integrate", Commands: []*cli.Command{{Name: "func", Action: func(c *cli.Context) error {
+		for _, tc := range []struct {
+			world string
+			env   map[string]string
+		}{
+			{"embedded", nil},
+			{"mpi", map[string]string{"OMPI_COMM_WORLD_SIZE": "4", "OMPI_COMM_WORLD_RANK": "0"}},
+			{"mpi", map[string]string{"SLURM_STEP_NUM_TASKS": "8", "SLURM_PROCID": "0", "SLURM_MPI_TYPE": "pmi2"}},
+			{"mpi", nil}, // a singleton
+		} {
+			got = append(got, resumeHint(c, tc.world, "bin/openmpi/integrate", env(tc.env), "x.ckpt"))
+		}
+		return nil
+	}}}}
+	if err := app.Run([]string{"integrate", "func"}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"integrate func --restart x.ckpt",
+		"mpirun -np 4 bin/openmpi/integrate func --restart x.ckpt",
+		"srun --mpi=pmi2 -n 8 bin/openmpi/integrate func --restart x.ckpt",
+		"integrate func --restart x.ckpt",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
