@@ -92,8 +92,8 @@ func (mp MeshParams) Validate() error {
 		return fmt.Errorf("--rounds %d: need at least 1", mp.Rounds)
 	case mp.Bytes < 1 || mp.Bytes > 1<<30:
 		return fmt.Errorf("--bytes %d: need 1 to 2^30 bytes per message", mp.Bytes)
-	case mp.Workers < 0:
-		return fmt.Errorf("--workers %d: need 0 (GOMAXPROCS) or more goroutines", mp.Workers)
+	case mp.Workers < 0 || mp.Workers > MaxWorkers:
+		return fmt.Errorf("--workers %d: need 0 (GOMAXPROCS) to %d goroutines", mp.Workers, MaxWorkers)
 	}
 	for _, f := range []struct {
 		name string
@@ -302,6 +302,7 @@ func MeshDispatch(cs []PQ, mp MeshParams) ([]MeshPoint, error) {
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	workers = min(workers, len(cs)*mp.Rounds) // a job a configuration and round
 	rounds := make([][]meshRound, len(cs))
 	for i := range rounds {
 		rounds[i] = make([]meshRound, mp.Rounds)

@@ -130,6 +130,11 @@ type SimParams struct {
 	Progress func(done, total int)
 }
 
+// MaxWorkers bounds SimParams.Workers and MeshParams.Workers: each worker
+// holds tables of its own, and a worker more than the runs to share has
+// nothing to do (--workers 9223372036854775807 grew to 9 GB in 30 s).
+const MaxWorkers = 4096
+
 // ProgressEvery is how often Simulate reports progress.
 const ProgressEvery = time.Second
 
@@ -145,8 +150,8 @@ func (sp SimParams) Validate() error {
 		return fmt.Errorf("--runs %d: need at least 2", sp.Runs)
 	case sp.Model != SimBernoulli && sp.Model != SimPoisson:
 		return fmt.Errorf("unknown model %d", int(sp.Model))
-	case sp.Workers < 0:
-		return fmt.Errorf("--workers %d: need 0 (GOMAXPROCS) or more goroutines", sp.Workers)
+	case sp.Workers < 0 || sp.Workers > MaxWorkers:
+		return fmt.Errorf("--workers %d: need 0 (GOMAXPROCS) to %d goroutines", sp.Workers, MaxWorkers)
 	case sp.Block < 0 || sp.Block == 1:
 		return fmt.Errorf("blocks of %d runs, need 0 (none) or at least 2", sp.Block)
 	}
@@ -199,6 +204,7 @@ func Simulate(cs []PQ, sp SimParams) ([]SimPoint, error) {
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	workers = min(workers, len(cs)*sp.Runs) // a job a configuration and run
 	// maxima[c][w][run]
 	maxima := make([][NumLoads][]float64, len(cs))
 	for i := range maxima {

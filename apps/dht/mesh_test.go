@@ -49,7 +49,7 @@ func TestMeshBadInput(t *testing.T) {
 	for _, args := range [][]string{
 		{"--alloc", "cyclic"}, {"--alloc", "block,"}, {"--max-p", "2"}, {"--max-p", "1000000"}, {"--rounds", "0"},
 		{"--byte-ns", "-1"}, {"--hop-ns", "NaN"}, {"--machine", "cray"}, {"-Q", "-1"}, {"--bytes", "0"}, {"--beta", "0"},
-		{"surplus"}, {"-Q", "1000000", "--max-p", "4096"},
+		{"surplus"}, {"-Q", "1000000", "--max-p", "4096"}, {"--workers", "9223372036854775807"},
 		{"--out", notDir + "/x"}, // a directory under a regular file: refused before the simulation
 	} {
 		out, err := run(append([]string{"mesh"}, args...)...)
