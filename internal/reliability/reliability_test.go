@@ -49,6 +49,7 @@ func build(t *testing.T) string {
 		for _, c := range commands {
 			args = append(args, "./apps/"+c)
 		}
+		args = append(args, "./scripts/campaign")
 		cmd := exec.Command(goBin, args...)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -208,6 +209,27 @@ func TestOutputsChecked(t *testing.T) {
 					t.Errorf("exit %d, stderr %q; want 74 and a message", res.code, res.stderr)
 				}
 			})
+		}
+	}
+}
+
+// TestCampaignOutputChecked: the campaign runner's output (its help, a dry
+// run's command lines) to a closed pipe or a full device ends it with 74
+// and a message, as the commands' does; it died of SIGPIPE, status 141,
+// without a word.
+func TestCampaignOutputChecked(t *testing.T) {
+	bin := filepath.Join(build(t), "campaign")
+	for _, args := range [][]string{{"--preset", "help"}, {"--csv", "x.csv", "--instance", "golomb 8", "--dry-run"}} {
+		outs := map[string]*os.File{"a closed pipe": closedPipe(t)}
+		if f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0); err == nil {
+			defer f.Close()
+			outs["/dev/full"] = f
+		}
+		for name, out := range outs {
+			res := run(t, t.TempDir(), out, bin, args...)
+			if res.code != 74 || !strings.Contains(res.stderr, "writing standard output") {
+				t.Errorf("campaign %q to %s: exit %d, stderr %q; want 74 and a message", args, name, res.code, res.stderr)
+			}
 		}
 	}
 }

@@ -40,12 +40,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/treelb/treelb/internal/campaign"
@@ -55,11 +58,18 @@ import (
 )
 
 func main() {
+	// A closed pipe on standard output is a write error (exit status 74,
+	// with a message), as in the treelb commands, not a SIGPIPE that ends
+	// the runner without a word.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := context.WithCancel(context.Background())
 	code := exitCode(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
+
+// searchCommands are the treelb commands a campaign runs.
+var searchCommands = []string{"golomb", "fifteen", "knapsack", "uts", "integrate"}
 
 // The exit statuses of the campaign runner are the apps': 2 for bad flags,
 // arguments or input (runner.UsageError: a CSV that does not parse
@@ -218,6 +228,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return badUsage(fmt.Errorf("--csv %s: %s, not a CSV file (the campaign reads it and writes it again)", *csvPath, runner.FileKind(st.Mode())))
 	}
 	*title, *height, *tags = cmp.Or(*title, p.Title), cmp.Or(*height, p.Height), cmp.Or(*tags, p.Tags)
+	if h, err := strconv.ParseFloat(*height, 64); err == nil && !(h > 0 && !math.IsInf(h, 0)) {
+		return badUsage(fmt.Errorf("--height %s: need a tree height above 0, or the columns that hold it", *height))
+	}
 	if !set["jobs"] && p.Jobs > 0 {
 		*jobs = p.Jobs
 	}
@@ -234,10 +247,24 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if !*plotOnly {
 		keys := setup.Keys
 		for _, k := range keys {
-			if app := campaign.App(k.Instance); app == "dht" {
+			app := campaign.App(k.Instance)
+			if app == "dht" {
 				// Its rounds have no balancer, world or nodes to measure.
 				return badUsage(fmt.Errorf("--instance %q: dht is not a search; a campaign runs the commands with a balancer (golomb, fifteen, knapsack, uts, integrate)", k.Instance))
 			}
+			if _, foreign := campaign.LookupForeign(app); !foreign && !slices.Contains(searchCommands, app) {
+				return badUsage(fmt.Errorf("--instance %q: no command %s; a campaign runs golomb, fifteen, knapsack, uts or integrate (or a preset's reference program)", k.Instance, app))
+			}
+		}
+		if *jobs < 1 {
+			return badUsage(fmt.Errorf("--jobs %d: need at least 1 run at once", *jobs))
+		}
+		if st, err := os.Stat(*inputs); *inputs != "" && err == nil && !st.IsDir() {
+			kind := runner.FileKind(st.Mode())
+			if st.Mode().IsRegular() {
+				kind = "a file"
+			}
+			return badUsage(fmt.Errorf("--inputs %s: %s, not a directory", *inputs, kind))
 		}
 		launch := strings.Fields(*launcher)
 		if len(launch) == 0 {

@@ -278,6 +278,10 @@ func TestExitCode(t *testing.T) {
 		{[]string{"--csv", csv, "--instance", "golomb 8", "--dry-run"}, fullWriter{}, 74, "writing standard output"},
 		{[]string{"--csv", filepath.Dir(csv), "--plot-only"}, &bytes.Buffer{}, 2, "a directory, not a CSV file"},
 		{[]string{"--csv", dev, "--instance", "golomb 8", "--dry-run"}, &bytes.Buffer{}, 2, "a character device, not a CSV file"},
+		{[]string{"--csv", csv, "--instance", "abc", "--dry-run"}, &bytes.Buffer{}, 2, "no command abc"},
+		{[]string{"--csv", csv, "--instance", "golomb 8", "--jobs", "0", "--dry-run"}, &bytes.Buffer{}, 2, "--jobs 0"},
+		{[]string{"--csv", csv, "--instance", "golomb 8", "--height", "NaN", "--dry-run"}, &bytes.Buffer{}, 2, "--height NaN"},
+		{[]string{"--csv", csv, "--instance", "golomb 8", "--inputs", os.Args[0], "--dry-run"}, &bytes.Buffer{}, 2, "a file, not a directory"},
 	} {
 		if len(tc.args) > 1 && tc.args[1] == "" {
 			continue // no device of our own
