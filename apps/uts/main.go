@@ -129,6 +129,9 @@ func read(c *cli.Context, cm runner.Common) (instance, error) {
 	if err := p.Validate(); err != nil {
 		return in, usage("", err)
 	}
+	if w := tree.CountOverflow(p); w != "" {
+		fmt.Fprintf(c.App.ErrWriter, "uts: warning: %s\n", w)
+	}
 	for _, s := range tree.Samples() {
 		if s.Params().String() == p.String() {
 			in.Sample = s.Name

@@ -159,6 +159,22 @@ func (p Params) Validate() error {
 	return nil
 }
 
+// CountOverflow says, for parameters that Validate accepts, when child
+// counts pass the reference's 32-bit int, which the tree reproduces as the
+// reference computes it (a count that wraps is a leaf): a root branching
+// factor of 2^31 or more, or a geometric (or hybrid) tree's mean b above
+// 10⁸, whose counts drawn with that mean pass 2^31 with probability about
+// exp(−2^31/b), one node in eight at b = 10⁹. It returns "" otherwise.
+func CountOverflow(p Params) string {
+	switch {
+	case p.B >= 1<<31:
+		return fmt.Sprintf("-b %v: the root's child count passes the reference's 32-bit int, which makes the root a leaf, as the reference does", p.B)
+	case (p.Type == Geometric || p.Type == Hybrid) && p.B > 1e8:
+		return fmt.Sprintf("-b %v: child counts drawn with that mean pass the reference's 32-bit int (about %.2g of the nodes), and those nodes are leaves, as in the reference", p.B, math.Exp(-(1<<31)/p.B))
+	}
+	return ""
+}
+
 // ParseArgs parses the reference's command-line parameters, pairs of a
 // flag (-t -b -r -m -q -d -a -f -g) and a value, onto Defaults; a later
 // pair overrides an earlier one, as in the reference. Numbers must be

@@ -137,3 +137,25 @@ func TestSampleTable(t *testing.T) {
 		t.Error("T9 found")
 	}
 }
+
+// TestCountOverflow: parameters whose child counts pass the reference's
+// 32-bit int are named (the command warns; the tree stays the
+// reference's), the usual ones are not.
+func TestCountOverflow(t *testing.T) {
+	for args, overflows := range map[string]bool{
+		"-t 1 -a 0 -d 3 -b 1e9 -r 1":         true,
+		"-t 2 -a 0 -d 3 -b 2e8 -q 0.1 -m 2":  true,
+		"-t 0 -b 3e9 -q 0.1 -m 2":            true,
+		"-t 0 -b 2000 -q 0.200014 -m 5 -r 7": false, // T3L's
+		"-t 1 -a 3 -d 13 -b 4 -r 29":         false, // T1L's
+		"-t 1 -a 0 -d 3 -b 1e8 -r 1":         false,
+	} {
+		p, err := ParseArgs(strings.Fields(args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := CountOverflow(p); (got != "") != overflows {
+			t.Errorf("%s: %q, want an overflow %v", args, got, overflows)
+		}
+	}
+}
