@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/treelb/treelb/apps/fifteen/parallel"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/treelb/treelb/apps/fifteen/parallel"
 
 	"github.com/treelb/treelb/apps/fifteen/puzzle"
 )
@@ -27,7 +29,7 @@ type instance struct {
 type sources struct {
 	korf    []string // --korf values: ids or ranges A-B
 	data    string   // --data, "" for the embedded table
-	file    string   // --file, "" for none, "-" for stdin
+	files   []string // --file values, "-" for stdin
 	stdin   io.Reader
 	numbers []string // the positional arguments
 }
@@ -38,6 +40,12 @@ type sources struct {
 // offending input; every error is the user's (exit code 2).
 func (s sources) instances() ([]instance, error) {
 	var out []instance
+	if s.data != "" && len(s.korf) == 0 {
+		return nil, fmt.Errorf("--data %s: the table is read for --korf alone; give --korf N", s.data)
+	}
+	if stdin := slices.Index(s.files, "-"); stdin >= 0 && slices.Contains(s.files[stdin+1:], "-") {
+		return nil, errors.New("--file - twice: standard input can be read once")
+	}
 	if len(s.korf) > 0 {
 		ids, err := korfIDs(s.korf)
 		if err != nil {
@@ -59,8 +67,8 @@ func (s sources) instances() ([]instance, error) {
 			out = append(out, instance{Label: fmt.Sprintf("korf %d", id), Korf: id, Start: in.State, Table: in})
 		}
 	}
-	if s.file != "" {
-		ins, err := readFile(s.file, s.stdin)
+	for _, f := range s.files {
+		ins, err := readFile(f, s.stdin)
 		if err != nil {
 			return nil, err
 		}
@@ -210,3 +218,10 @@ func board(fields []string) (puzzle.State, error) {
 	}
 	return st, nil
 }
+
+// fileList is --file's value: every file given, in order (a repeated
+// --file adds a file, as a repeated --korf adds instances).
+type fileList []string
+
+func (l *fileList) Set(s string) error { *l = append(*l, s); return nil }
+func (l *fileList) String() string     { return strings.Join(*l, " ") }

@@ -22,11 +22,12 @@ An instance is given as
   --korf N          instance N (1..100) of Korf's table; N may be a range A-B,
                     and the flag may repeat or hold a list (--korf 1,5,10-12)
   --file F          a file with one instance per line: 16 numbers separated by
-                    blanks or commas; '#' starts a comment, blank lines are skipped
+                    blanks or commas; '#' starts a comment, blank lines are skipped;
+                    the flag may repeat (- reads standard input, once)
   INSTANCE...       16 numbers on the command line (several instances: 16 each;
                     put -- before the numbers if the first would look like a flag)
 Instances run in that order. Korf's table is built in (Korf 1985, Table 1);
---data reads another table in the same format instead.
+--data reads another table in the same format instead, for --korf.
 
 The search is IDA*: the thresholds are h(start), then the smallest f = g + h
 that exceeded the previous threshold. Under a balancer (--balancer, see
@@ -81,7 +82,7 @@ func newApp() *cli.App {
 		Flags: append(flags,
 			&cli.StringSliceFlag{Name: "korf", Usage: "solve instance `N` of Korf's 100 (1..100, or a range A-B; repeatable)"},
 			&cli.StringFlag{Name: "data", Usage: "read Korf's table from `PATH` instead of the built-in one"},
-			&cli.StringFlag{Name: "file", Usage: "solve the instances in file `F` (- for standard input), one per line, 16 numbers each"},
+			&cli.GenericFlag{Name: "file", Value: &fileList{}, Usage: "solve the instances in file `F` (- for standard input), one per line, 16 numbers each (repeatable)"},
 			&cli.StringFlag{Name: "near", Value: "4..8", Usage: "split near the frontier: give work away first at the deepest open level between `A..B` (0 or off: at the shallowest open level, as an exhaustive search splits; docs/scaling.md)"}),
 		Action: runner.Action(runner.Spec[[]instance]{App: "fifteen", Read: read, Solve: solve, Sample: sample, Resumable: true,
 			NodeCosts: parallel.NodeCosts()}),
@@ -132,7 +133,7 @@ func read(c *cli.Context, _ runner.Common) ([]instance, error) {
 	if err != nil {
 		return nil, runner.Usagef("--near %w", err)
 	}
-	ins, err := sources{korf: c.StringSlice("korf"), data: c.String("data"), file: c.String("file"), stdin: c.App.Reader, numbers: c.Args().Slice()}.instances()
+	ins, err := sources{korf: c.StringSlice("korf"), data: c.String("data"), files: *c.Generic("file").(*fileList), stdin: c.App.Reader, numbers: c.Args().Slice()}.instances()
 	if err != nil {
 		return nil, &runner.UsageError{Err: err}
 	}

@@ -45,7 +45,7 @@ func TestExampleFile(t *testing.T) {
 func TestInstances(t *testing.T) {
 	dir := t.TempDir()
 	two := writeFile(t, dir, "two.txt", "# two boards\n"+korf12+"\n\n"+strings.ReplaceAll(goal, " ", ", ")+" # the goal\n")
-	ins, err := sources{korf: []string{"12", "1-2"}, file: two, numbers: strings.Fields(goal + " " + korf12)}.instances()
+	ins, err := sources{korf: []string{"12", "1-2"}, files: []string{two}, numbers: strings.Fields(goal + " " + korf12)}.instances()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +54,10 @@ func TestInstances(t *testing.T) {
 		labels = append(labels, in.Label)
 	}
 	want := []string{"korf 12", "korf 1", "korf 2", two + ":2", two + ":4", "arguments 1-16", "arguments 17-32"}
+	// --file is repeatable: every file's boards, in order.
+	if twice, err := (sources{files: []string{two, two}}).instances(); err != nil || len(twice) != 4 {
+		t.Errorf("--file twice: %d instances, %v; want 4", len(twice), err)
+	}
 	if strings.Join(labels, "|") != strings.Join(want, "|") {
 		t.Fatalf("labels %q, want %q", labels, want)
 	}
@@ -82,17 +86,22 @@ func TestInstances(t *testing.T) {
 		{"korf word", sources{korf: []string{"five"}}, "1..100"},
 		{"no data", sources{korf: []string{"5"}, data: filepath.Join(dir, "missing.tsv")}, "no such file"},
 		{"malformed data", sources{korf: []string{"5"}, data: malformed}, "line 2"},
-		{"no file", sources{file: filepath.Join(dir, "missing.txt")}, "no such file"},
-		{"empty stdin", sources{file: "-", stdin: strings.NewReader("# nothing\n")}, "no instance"},
-		{"bad stdin", sources{file: "-", stdin: strings.NewReader("1 2 3\n")}, "standard input:1: puzzle: need 16 numbers"},
-		{"empty file", sources{file: writeFile(t, dir, "empty.txt", "# nothing\n\n")}, "no instance"},
-		{"short line", sources{file: writeFile(t, dir, "short.txt", goal+"\n1 2 3\n")}, "short.txt:2: puzzle: need 16 numbers, got 3"},
-		{"unsolvable line", sources{file: writeFile(t, dir, "odd.txt", swapped+"\n")}, "odd.txt:1:"},
+		{"no file", sources{files: []string{filepath.Join(dir, "missing.txt")}}, "no such file"},
+		{"empty stdin", sources{files: []string{"-"}, stdin: strings.NewReader("# nothing\n")}, "no instance"},
+		{"bad stdin", sources{files: []string{"-"}, stdin: strings.NewReader("1 2 3\n")}, "standard input:1: puzzle: need 16 numbers"},
+		{"empty file", sources{files: []string{writeFile(t, dir, "empty.txt", "# nothing\n\n")}}, "no instance"},
+		{"short line", sources{files: []string{writeFile(t, dir, "short.txt", goal+"\n1 2 3\n")}}, "short.txt:2: puzzle: need 16 numbers, got 3"},
+		{"unsolvable line", sources{files: []string{writeFile(t, dir, "odd.txt", swapped+"\n")}}, "odd.txt:1:"},
 		// An empty field between commas is a number left out, not a
 		// separator: these would be boards of 15 numbers plus one.
 		{"empty field", sources{numbers: []string{strings.Replace(strings.ReplaceAll(goal, " ", ","), ",", ",,", 1) + ",0"}}, "an empty field between commas"},
 		{"trailing comma", sources{numbers: strings.Fields(goal + ",")}, "an empty field between commas"},
-		{"empty field in a file", sources{file: writeFile(t, dir, "commas.txt", goal+"\n,"+goal+"\n")}, "commas.txt:2: "},
+		{"empty field in a file", sources{files: []string{writeFile(t, dir, "commas.txt", goal+"\n,"+goal+"\n")}}, "commas.txt:2: "},
+		// A missing file before a good one was dropped when only the last
+		// --file counted; --data without --korf was never read.
+		{"missing file first", sources{files: []string{filepath.Join(dir, "missing.txt"), writeFile(t, dir, "good.txt", goal+"\n")}}, "no such file"},
+		{"data without korf", sources{data: malformed, numbers: strings.Fields(goal)}, "--data " + malformed + ": the table is read for --korf alone"},
+		{"stdin twice", sources{files: []string{"-", "-"}, stdin: strings.NewReader(goal + "\n")}, "standard input can be read once"},
 	}
 	for _, c := range bad {
 		_, err := c.src.instances()
