@@ -40,6 +40,11 @@ func prepareCheckpoint(path, command string) (*ckptLock, error) {
 	if path == "" {
 		return nil, Usagef("--checkpoint: empty file name")
 	}
+	if strings.HasSuffix(path, lockSuffix) {
+		// Another run's lock file: renamed over, it would end that run's
+		// lock, and that run's end would remove this run's checkpoint.
+		return nil, Usagef("--checkpoint %s: a name of the lock files beside checkpoints (PATH%s); choose another name (nothing was written)", path, lockSuffix)
+	}
 	if st, err := os.Lstat(path); err == nil {
 		if !st.Mode().IsRegular() {
 			return nil, Usagef("--checkpoint %s: %s; need a regular file or a new name (nothing was written)", path, FileKind(st.Mode()))
@@ -117,13 +122,18 @@ func readHolder(f *os.File) string {
 }
 
 // Release removes the lock file and ends the lock (removing it first, while
-// the lock is held, so that no other run locks a file about to vanish).
+// the lock is held, so that no other run locks a file about to vanish); a
+// file that is no longer the one locked (something renamed over it) stays.
 // It is safe on a nil lock and to call twice.
 func (l *ckptLock) Release() {
 	if l == nil || l.f == nil {
 		return
 	}
-	os.Remove(l.path)
+	st1, err1 := l.f.Stat()
+	st2, err2 := os.Lstat(l.path)
+	if err1 == nil && err2 == nil && os.SameFile(st1, st2) {
+		os.Remove(l.path)
+	}
 	l.f.Close()
 	l.f = nil
 }

@@ -232,7 +232,9 @@ func TestCheckpointPathRefused(t *testing.T) {
 
 // TestCheckpointLock: while one run holds a checkpoint path, another run
 // given it fails at once (exit 2) naming the holder; the lock ends with the
-// run, and a run after it removes the temporary files a crash left.
+// run, and a run after it removes the temporary files a crash left. A
+// checkpoint path named as a lock file is refused, and a lock's end leaves
+// a file that replaced its lock file.
 func TestCheckpointLock(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.ckpt")
 	l, err := prepareCheckpoint(path, "first --checkpoint c.ckpt")
@@ -259,6 +261,25 @@ func TestCheckpointLock(t *testing.T) {
 	}
 	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a stale temporary file survived the next run: %v", err)
+	}
+
+	// A checkpoint named as a lock file is refused: renamed over another
+	// run's lock, it ended that lock, and that run's end removed it.
+	if code, _, errOut := run3(treeSpec(), nil, "--np", "2", "--checkpoint", path+lockSuffix, "5"); code != 2 || !strings.Contains(errOut, "a name of the lock files") {
+		t.Errorf("--checkpoint %s%s: exit %d, %q; want 2", path, lockSuffix, code, errOut)
+	}
+	// A lock whose file was replaced leaves the new file at its end.
+	if l, err = prepareCheckpoint(path, "third"); err != nil {
+		t.Fatal(err)
+	}
+	other := path + ".other"
+	os.WriteFile(other, []byte("another run's checkpoint"), 0o644)
+	if err := os.Rename(other, path+lockSuffix); err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	if b, err := os.ReadFile(path + lockSuffix); err != nil || string(b) != "another run's checkpoint" {
+		t.Errorf("a file renamed over the lock file: %q, %v after Release; want it kept", b, err)
 	}
 }
 
