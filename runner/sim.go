@@ -450,15 +450,15 @@ func (r *Run) Report(o *lb.Outcome) (Report, error) {
 
 // checkTracePath refuses, before the simulation, a --trace path that
 // cannot take the file: a directory, a FIFO or a socket (a FIFO nobody
-// reads blocked the command), or one in a directory that does not exist.
-// A device such as /dev/null or /dev/stdout may take it (writeTrace writes
-// into it).
+// reads blocked the command), a block device (a disk), or one in a
+// directory that does not exist. A character device such as /dev/null or
+// a terminal (/dev/stdout) may take it (writeTrace writes into it).
 func checkTracePath(path string) error {
 	if path == "" {
 		return nil
 	}
 	if st, err := os.Stat(path); err == nil {
-		if m := st.Mode(); m.IsDir() || m&(os.ModeNamedPipe|os.ModeSocket) != 0 {
+		if m := st.Mode(); m.IsDir() || m&(os.ModeNamedPipe|os.ModeSocket) != 0 || m&os.ModeDevice != 0 && m&os.ModeCharDevice == 0 {
 			return Usagef("--trace %s: %s; need a file to write (nothing was written)", path, FileKind(m))
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -471,14 +471,15 @@ func checkTracePath(path string) error {
 
 // writeTrace writes a run's trace to the --trace file: a header, then the
 // rows of every report of the command so far; the run column numbers the
-// reports. A new file, or a regular one, is written whole after each
-// report, through a temporary file renamed over it (writeAtomic), so that
-// a failed write (a full disk) leaves the trace of the reports before,
-// never half a row. Anything else at the path, a device (/dev/null, a
-// terminal) or a symbolic link (/dev/stdout), is written into, each
-// report's rows after the last's: a rename would replace the device node or
-// the link with a regular file (as root, /dev/null itself). A trace is at
-// most a few thousand rows a report.
+// reports. The file is written whole after each report, through a
+// temporary file renamed over it (writeAtomic), so that a failed write (a
+// full disk) leaves the trace of the reports before, never half a row, and
+// a symbolic link at the path is replaced, not written through. A
+// character device at the path (/dev/null, or a terminal, also behind a
+// link such as /dev/stdout) is written into instead, each report's rows
+// after the last's: the rename replaced the device node with a regular
+// file (as root, /dev/null itself). A trace is at most a few thousand rows
+// a report.
 func (r *Run) writeTrace(s *lb.SimReport) error {
 	r.traceRuns++
 	w := &r.traceText
@@ -500,13 +501,11 @@ func (r *Run) writeTrace(s *lb.SimReport) error {
 		fmt.Fprintln(w)
 	}
 	var err error
-	if st, serr := os.Lstat(r.sim.trace); serr == nil && !st.Mode().IsRegular() {
-		flag := os.O_WRONLY | os.O_APPEND
+	if st, serr := os.Stat(r.sim.trace); serr == nil && st.Mode()&os.ModeCharDevice != 0 {
 		if r.traceRuns == 1 {
-			flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 			before = 0
 		}
-		err = writeInto(r.sim.trace, flag, w.Bytes()[before:])
+		err = writeInto(r.sim.trace, w.Bytes()[before:])
 	} else {
 		err = writeAtomic(r.sim.trace, w.Bytes(), 0o644, nil)
 	}
@@ -516,10 +515,10 @@ func (r *Run) writeTrace(s *lb.SimReport) error {
 	return nil
 }
 
-// writeInto writes b into the existing file at path, opened with flag,
-// and closes it, every error checked.
-func writeInto(path string, flag int, b []byte) error {
-	f, err := os.OpenFile(path, flag, 0o644)
+// writeInto writes b into the existing file at path (a device) and closes
+// it, every error checked.
+func writeInto(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
