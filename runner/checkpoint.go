@@ -256,10 +256,12 @@ func checkpointFileError(path string, err error) error {
 	return Usagef("--restart: checkpoint %s: %v", path, err)
 }
 
-// FileKind names the kind of a file that is not a regular one ("a
-// character device"), for messages that refuse it.
+// FileKind names the kind of a file ("a character device", "a file"), for
+// messages that refuse it.
 func FileKind(m os.FileMode) string {
 	switch {
+	case m.IsRegular():
+		return "a file"
 	case m.IsDir():
 		return "a directory"
 	case m&os.ModeSymlink != 0:

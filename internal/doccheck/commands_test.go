@@ -130,49 +130,30 @@ func flagName(a string) (string, bool) {
 	return strings.TrimSuffix(m, "="), true
 }
 
-// helpLine is a line of a --help that defines flags (urfave/cli's and the
-// flag package's): indented, the flag names first.
-var (
-	helpLine    = regexp.MustCompile(`^\s+(--?[A-Za-z0-9][A-Za-z0-9-]*)`)
-	helpAlias   = regexp.MustCompile(`,\s+(--?[A-Za-z0-9][A-Za-z0-9-]*)`)
-	commandLine = regexp.MustCompile(`^\s+([a-z][a-z0-9-]*)(, [a-z]+)?\s{2,}\S`)
-)
-
-// helpFlags returns the flags that prog [sub] --help lists, and the
-// subcommands (COMMANDS:) it lists, help aside.
+// helpFlags returns the flags that prog [sub] --help lists (Help), and
+// the subcommands it lists.
 func helpFlags(t *testing.T, prog string, sub ...string) (map[string]bool, []string) {
 	t.Helper()
 	out, _ := exec.Command(prog, append(sub, "--help")...).CombinedOutput() // the flag package exits 2 after -help
+	names, subs := Help(string(out))
 	flags := map[string]bool{}
-	var subs []string
-	// urfave/cli's sections: flags under OPTIONS: (or GLOBAL OPTIONS:),
-	// commands under COMMANDS:; the flag package prints flags alone, under
-	// a line of its own (flags:).
-	section := ""
-	for _, l := range strings.Split(string(out), "\n") {
-		if l != "" && l[0] != ' ' && l[0] != '\t' {
-			section = l
-			continue
-		}
-		inCommands := section == "COMMANDS:"
-		if !inCommands && !strings.HasSuffix(section, "OPTIONS:") && section != "flags:" {
-			continue
-		}
-		if inCommands {
-			if m := commandLine.FindStringSubmatch(l); m != nil && m[1] != "help" {
-				subs = append(subs, m[1])
-			}
-			continue
-		}
-		m := helpLine.FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		flags[m[1]] = true
-		head, _, _ := strings.Cut(strings.TrimSpace(l), "  ")
-		for _, a := range helpAlias.FindAllStringSubmatch(head, -1) {
-			flags[a[1]] = true
-		}
+	for _, f := range names {
+		flags[f] = true
 	}
 	return flags, subs
+}
+
+// TestHelp: flags and aliases come from the options sections alone, not
+// from a description that shows another program's flags; commands from
+// COMMANDS:, help aside; the flag package's layout too.
+func TestHelp(t *testing.T) {
+	urfave := "NAME:\n   x - y\n\nDESCRIPTION:\n     -t T       the reference's flag\n\nCOMMANDS:\n   sim   simulate\n   help, h  Shows help\n\n" +
+		"GLOBAL OPTIONS:\n   --np value, -n value  ranks (default: 2)\n   --quiet, -q  quiet\n\n   Output options\n\n   --json  JSON\n"
+	flags, cmds := Help(urfave)
+	if want := []string{"--np", "-n", "--quiet", "-q", "--json"}; !slices.Equal(flags, want) || !slices.Equal(cmds, []string{"sim"}) {
+		t.Errorf("urfave/cli: flags %q, commands %q; want %q and [sim]", flags, cmds, want)
+	}
+	if flags, _ := Help("usage: c --csv FILE\nflags:\n  --csv FILE\n    \tthe CSV\n  --jobs int\n    \truns\n"); !slices.Equal(flags, []string{"--csv", "--jobs"}) {
+		t.Errorf("flag package: %q", flags)
+	}
 }

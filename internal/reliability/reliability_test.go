@@ -8,12 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/treelb/treelb/internal/doccheck"
 )
 
 // The commands, built once per test binary (build).
@@ -238,32 +239,24 @@ func TestCampaignOutputChecked(t *testing.T) {
 // zero, huge, NaN and not a number.
 var values = []string{"", "  ", "-1", "0", "99999999999999999999", "1e400", "NaN", "abc"}
 
-// flagLine matches a flag in a command's --help: its names at the start of
-// an indented line.
-var flagLine = regexp.MustCompile(`(?m)^\s+(--?[A-Za-z][A-Za-z0-9-]*)`)
-
 // flagsOf returns the flags --help lists for a command line (sub: its
-// subcommand), but help and version.
+// subcommand; doccheck.Help reads them), but help and version.
 func flagsOf(t *testing.T, bin string, sub []string) []string {
 	res := run(t, t.TempDir(), nil, bin, append(append([]string(nil), sub...), "--help")...)
 	if res.code != 0 {
 		t.Fatalf("%s %v --help: exit %d, %s", filepath.Base(bin), sub, res.code, res.stderr)
 	}
 	var out []string
-	seen := map[string]bool{}
-	for _, m := range flagLine.FindAllStringSubmatch(res.stdout, -1) {
-		f := m[1]
+	flags, _ := doccheck.Help(res.stdout)
+	for _, f := range flags {
 		switch strings.TrimLeft(f, "-") {
 		case "help", "h", "version", "v":
 			continue
 		}
-		if !seen[f] {
-			seen[f] = true
-			out = append(out, f)
-		}
+		out = append(out, f)
 	}
 	// Every command has several flags: none found means the help's layout
-	// changed under flagLine, and the table would test nothing.
+	// changed under doccheck.Help, and the table would test nothing.
 	if len(out) < 3 {
 		t.Fatalf("%s %v --help: %d flags found (%v): has the help's layout changed?", filepath.Base(bin), sub, len(out), out)
 	}

@@ -250,21 +250,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			app := campaign.App(k.Instance)
 			if app == "dht" {
 				// Its rounds have no balancer, world or nodes to measure.
-				return badUsage(fmt.Errorf("--instance %q: dht is not a search; a campaign runs the commands with a balancer (golomb, fifteen, knapsack, uts, integrate)", k.Instance))
+				return badUsage(fmt.Errorf("--instance %q: dht is not a search; a campaign runs the commands with a balancer (%s)", k.Instance, strings.Join(searchCommands, ", ")))
 			}
 			if _, foreign := campaign.LookupForeign(app); !foreign && !slices.Contains(searchCommands, app) {
-				return badUsage(fmt.Errorf("--instance %q: no command %s; a campaign runs golomb, fifteen, knapsack, uts or integrate (or a preset's reference program)", k.Instance, app))
+				return badUsage(fmt.Errorf("--instance %q: no command %s; a campaign runs %s (or a preset's reference program)", k.Instance, app, strings.Join(searchCommands, ", ")))
 			}
 		}
 		if *jobs < 1 {
 			return badUsage(fmt.Errorf("--jobs %d: need at least 1 run at once", *jobs))
 		}
 		if st, err := os.Stat(*inputs); *inputs != "" && err == nil && !st.IsDir() {
-			kind := runner.FileKind(st.Mode())
-			if st.Mode().IsRegular() {
-				kind = "a file"
-			}
-			return badUsage(fmt.Errorf("--inputs %s: %s, not a directory", *inputs, kind))
+			return badUsage(fmt.Errorf("--inputs %s: %s, not a directory", *inputs, runner.FileKind(st.Mode())))
 		}
 		launch := strings.Fields(*launcher)
 		if len(launch) == 0 {
