@@ -36,7 +36,8 @@ vet:
 
 # staticcheck (honnef.co/go/tools, from the Go module proxy into GOPATH/bin) over
 # every build of the tree: the embedded world's, both MPI builds' (whose
-# files go vet sees only in test-mpi) and the tagged tools'. About a minute
+# files go vet sees only in test-mpi), the tagged tools' and the example
+# modules' (examples/*, modules of their own). About a minute
 # on a fresh machine, seconds once its cache is warm.
 STATICCHECK_VERSION = v0.8.2
 lint:
@@ -47,6 +48,10 @@ lint:
 	"$$($(GO) env GOPATH)/bin/staticcheck" -tags mpi,mpich ./...
 	"$$($(GO) env GOPATH)/bin/staticcheck" -tags tools ./scripts/theorem1 ./scripts/seed003figures ./scripts/idalast
 	"$$($(GO) env GOPATH)/bin/staticcheck" -tags aborttest ./mpi/internal/aborttest
+	@for d in examples/*/; do \
+		echo "cd $$d && staticcheck ./..."; \
+		(cd $$d && "$$($(GO) env GOPATH)/bin/staticcheck" ./...) || exit 1; \
+	done
 
 test: vet lint test-clone test-go test-fuzz test-mpi test-slurm test-docs test-faults test-allcore test-arch
 
