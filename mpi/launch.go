@@ -131,11 +131,29 @@ func (l Launcher) String() string {
 	case LaunchNone:
 		return "no launcher"
 	case LaunchSrun:
-		return fmt.Sprintf("srun --mpi=%s -n %d", l.Plugin, l.Tasks)
+		return l.Command()
 	case LaunchPMIx:
 		return l.Kind.String()
 	}
 	return fmt.Sprintf("%v -np %d", l.Kind, l.Tasks)
+}
+
+// Command is the launcher's part of a command line that starts the same
+// launch again, e.g. "mpirun -np 4", "mpiexec -np 4" (MPICH's Hydra) or
+// "srun --mpi=pmi2 -n 8"; "" for no launcher, and "(your launcher)" for
+// one whose command is not known (another PMI or PMIx launcher).
+func (l Launcher) Command() string {
+	switch l.Kind {
+	case LaunchNone:
+		return ""
+	case LaunchOpenMPI:
+		return fmt.Sprintf("mpirun -np %d", l.Tasks)
+	case LaunchHydra:
+		return fmt.Sprintf("mpiexec -np %d", l.Tasks)
+	case LaunchSrun:
+		return fmt.Sprintf("srun --mpi=%s -n %d", l.Plugin, l.Tasks)
+	}
+	return "(your launcher)"
 }
 
 // LaunchError says that the launcher and this binary's world disagree: a

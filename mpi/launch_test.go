@@ -72,6 +72,28 @@ func TestDetectLauncher(t *testing.T) {
 	}
 }
 
+// TestLauncherCommand: the words that start the same launch again, as a
+// checkpointed run's resume line prints them.
+func TestLauncherCommand(t *testing.T) {
+	for _, tt := range []struct {
+		env  func(string) string
+		want string
+	}{
+		{with(), ""},
+		{with(envOpenMPI), "mpirun -np 2"},
+		{with(envHydra), "mpiexec -np 2"},
+		{with(envSrun, map[string]string{"SLURM_MPI_TYPE": "pmix"}), "srun --mpi=pmix -n 2"},
+		{with(envSrun), "srun --mpi=none -n 2"},
+		{with(map[string]string{"PMI_SIZE": "4", "PMI_RANK": "3"}), "(your launcher)"},
+		{with(map[string]string{"PMIX_RANK": "3"}), "(your launcher)"},
+	} {
+		l := DetectLauncher(tt.env)
+		if got := l.Command(); got != tt.want {
+			t.Errorf("%+v: Command() = %q, want %q", l, got, tt.want)
+		}
+	}
+}
+
 func TestTasksOnNode(t *testing.T) {
 	tests := []struct {
 		list string

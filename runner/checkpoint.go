@@ -660,21 +660,8 @@ func CommandPath(c *cli.Context) string {
 func resumeHint(c *cli.Context, world, binary string, getenv func(string) string, file string) string {
 	cmd := CommandPath(c)
 	if world == "mpi" {
-		l := mpi.DetectLauncher(getenv)
-		launch := ""
-		switch l.Kind {
-		case mpi.LaunchOpenMPI:
-			launch = fmt.Sprintf("mpirun -np %d ", l.Tasks)
-		case mpi.LaunchHydra:
-			launch = fmt.Sprintf("mpiexec -np %d ", l.Tasks)
-		case mpi.LaunchSrun:
-			launch = fmt.Sprintf("srun --mpi=%s -n %d ", l.Plugin, l.Tasks)
-		case mpi.LaunchNone:
-		default:
-			launch = "(your launcher) "
-		}
-		if l.Kind != mpi.LaunchNone {
-			cmd = launch + binary + strings.TrimPrefix(cmd, c.App.Name)
+		if launch := mpi.DetectLauncher(getenv).Command(); launch != "" {
+			cmd = launch + " " + binary + strings.TrimPrefix(cmd, c.App.Name)
 		}
 	}
 	return cmd + " --restart " + file
