@@ -6,13 +6,9 @@ import (
 	"io"
 	"math"
 	"math/bits"
-	"runtime"
 	"slices"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"text/tabwriter"
-	"time"
 )
 
 // The mesh model of seed 004 §5: the dispatch phase of a round on a
@@ -298,45 +294,13 @@ func MeshDispatch(cs []PQ, mp MeshParams) ([]MeshPoint, error) {
 			return nil, fmt.Errorf("hashtable: mesh: %w", err)
 		}
 	}
-	workers := mp.Workers
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, len(cs)*mp.Rounds) // a job a configuration and round
 	rounds := make([][]meshRound, len(cs))
 	for i := range rounds {
 		rounds[i] = make([]meshRound, mp.Rounds)
 	}
-	jobs := make(chan [2]int)
-	var wg sync.WaitGroup
-	var done atomic.Int64
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				c := cs[j[0]]
-				rounds[j[0]][j[1]] = meshRun(c.P, c.Q, j[1], mp)
-				done.Add(1)
-			}
-		}()
-	}
-	total := len(cs) * mp.Rounds
-	next := time.Now().Add(ProgressEvery)
-	for i := range cs {
-		for r := range mp.Rounds {
-			jobs <- [2]int{i, r}
-			if now := time.Now(); mp.Progress != nil && now.After(next) {
-				next = now.Add(ProgressEvery)
-				mp.Progress(int(done.Load()), total)
-			}
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	if mp.Progress != nil {
-		mp.Progress(total, total)
-	}
+	runJobs(len(cs), mp.Rounds, mp.Workers, mp.Progress, func() func(i, r int) {
+		return func(i, r int) { rounds[i][r] = meshRun(cs[i].P, cs[i].Q, r, mp) }
+	})
 	pts := make([]MeshPoint, len(cs))
 	for i, c := range cs {
 		pts[i] = meshSummary(c, mp, rounds[i])

@@ -138,6 +138,48 @@ const MaxWorkers = 4096
 // ProgressEvery is how often Simulate reports progress.
 const ProgressEvery = time.Second
 
+// runJobs runs a job for every configuration i < n and round r < rounds
+// on workers goroutines (GOMAXPROCS when 0, never more than the jobs), each
+// with a function of its own from newWorker (and so scratch space of its
+// own), and calls progress, when set, about every ProgressEvery and once at
+// the end with the jobs done and all of them.
+func runJobs(n, rounds, workers int, progress func(done, total int), newWorker func() func(i, r int)) {
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	total := n * rounds
+	workers = min(workers, total)
+	jobs := make(chan [2]int)
+	var wg sync.WaitGroup
+	var done atomic.Int64
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			do := newWorker()
+			for j := range jobs {
+				do(j[0], j[1])
+				done.Add(1)
+			}
+		}()
+	}
+	next := time.Now().Add(ProgressEvery)
+	for i := range n {
+		for r := range rounds {
+			jobs <- [2]int{i, r}
+			if now := time.Now(); progress != nil && now.After(next) {
+				next = now.Add(ProgressEvery)
+				progress(int(done.Load()), total)
+			}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if progress != nil {
+		progress(total, total)
+	}
+}
+
 // Validate reports the first invalid parameter, named by the flag of the
 // dht command that sets it.
 func (sp SimParams) Validate() error {
@@ -200,11 +242,6 @@ func Simulate(cs []PQ, sp SimParams) ([]SimPoint, error) {
 		}
 		maxM = max(maxM, c.P*c.Q)
 	}
-	workers := sp.Workers
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, len(cs)*sp.Runs) // a job a configuration and run
 	// maxima[c][w][run]
 	maxima := make([][NumLoads][]float64, len(cs))
 	for i := range maxima {
@@ -212,40 +249,16 @@ func Simulate(cs []PQ, sp SimParams) ([]SimPoint, error) {
 			maxima[i][w] = make([]float64, sp.Runs)
 		}
 	}
-	jobs := make(chan [2]int)
-	var wg sync.WaitGroup
-	var done atomic.Int64
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s := newSimScratch(maxM, sp)
-			for j := range jobs {
-				c := cs[j[0]]
-				mx := s.run(c.P, c.Q, StreamSeed(sp.Seed, uint64(c.P), uint64(c.Q), uint64(j[1])))
-				for w := range NumLoads {
-					maxima[j[0]][w][j[1]] = mx[w]
-				}
-				done.Add(1)
-			}
-		}()
-	}
-	total := len(cs) * sp.Runs
-	next := time.Now().Add(ProgressEvery)
-	for i := range cs {
-		for r := range sp.Runs {
-			jobs <- [2]int{i, r}
-			if now := time.Now(); sp.Progress != nil && now.After(next) {
-				next = now.Add(ProgressEvery)
-				sp.Progress(int(done.Load()), total)
+	runJobs(len(cs), sp.Runs, sp.Workers, sp.Progress, func() func(i, r int) {
+		s := newSimScratch(maxM, sp)
+		return func(i, r int) {
+			c := cs[i]
+			mx := s.run(c.P, c.Q, StreamSeed(sp.Seed, uint64(c.P), uint64(c.Q), uint64(r)))
+			for w := range NumLoads {
+				maxima[i][w][r] = mx[w]
 			}
 		}
-	}
-	close(jobs)
-	wg.Wait()
-	if sp.Progress != nil {
-		sp.Progress(total, total)
-	}
+	})
 
 	var pts []SimPoint
 	for i, c := range cs {
