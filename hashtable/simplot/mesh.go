@@ -2,7 +2,6 @@ package simplot
 
 import (
 	"fmt"
-	"image/color"
 	"io"
 	"math"
 	"strconv"
@@ -12,8 +11,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // MeshPNG writes a PNG of the mesh model's dispatch (hashtable.MeshDispatch)
@@ -118,25 +115,5 @@ func MeshPNG(w io.Writer, pts []hashtable.MeshPoint, title string) error {
 		}
 		rows[0][i], rows[1][i] = top, bottom
 	}
-	width, height := vg.Length(len(labels))*5*vg.Inch, 10*vg.Inch
-	img := vgimg.New(width, height)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 2, Cols: len(labels), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
-		PadTop: vg.Millimeter * 10, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
-	canvases := plot.Align(rows, tiles, dc)
-	for r, row := range rows {
-		for i, p := range row {
-			p.Draw(canvases[r][i])
-		}
-	}
-	if title != "" {
-		fnt := plot.DefaultFont
-		fnt.Size = vg.Points(14)
-		sty := draw.TextStyle{Color: color.Black, Font: fnt, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
-		dc.FillText(sty, vg.Point{X: width / 2, Y: height - vg.Millimeter*2}, title)
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
-		return fmt.Errorf("simplot: writing PNG: %w", err)
-	}
-	return nil
+	return writeTiles(w, rows, vg.Length(len(labels))*5*vg.Inch, 10*vg.Inch, title)
 }

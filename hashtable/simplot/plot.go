@@ -82,14 +82,22 @@ func Fig1PNG(w io.Writer, pts []hashtable.SimPoint, title string) error {
 		p.Legend.XOffs = vg.Millimeter * 3
 		row[i] = p
 	}
-	const width, height = 15 * vg.Inch, 5.4 * vg.Inch
+	return writeTiles(w, [][]*plot.Plot{row}, 15*vg.Inch, 5.4*vg.Inch, title)
+}
+
+// writeTiles draws the plots as a grid of tiles (rows of equal length) on a
+// PNG of the size given, with the title, if any, above them, and writes it
+// to w.
+func writeTiles(w io.Writer, rows [][]*plot.Plot, width, height vg.Length, title string) error {
 	img := vgimg.New(width, height)
 	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 1, Cols: len(row), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
+	tiles := draw.Tiles{Rows: len(rows), Cols: len(rows[0]), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
 		PadTop: vg.Millimeter * 10, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
-	canvases := plot.Align([][]*plot.Plot{row}, tiles, dc)
-	for i, p := range row {
-		p.Draw(canvases[0][i])
+	canvases := plot.Align(rows, tiles, dc)
+	for r, row := range rows {
+		for i, p := range row {
+			p.Draw(canvases[r][i])
+		}
 	}
 	if title != "" {
 		fnt := plot.DefaultFont
