@@ -540,6 +540,7 @@ func execute(app *cli.App, args []string) int {
 			cmd.OnUsageError = usageFor(cmd.Flags, cmd.Subcommands)
 		}
 		cmd.HideHelpCommand = true
+		cmd.Before = checkBefore(app, cmd, cmd.Before)
 	}
 	if app.Metadata == nil {
 		app.Metadata = map[string]any{}

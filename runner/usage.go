@@ -89,3 +89,39 @@ func dashed(name string) string {
 	}
 	return "--" + strings.TrimLeft(name, "-")
 }
+
+// checkBefore returns a Before for app's subcommand cmd that refuses, as a
+// usage error, a flag of the app's own given before the subcommand's name
+// (ReorderArgs moves there only the flags the app does not define): cli
+// parses it into the app's flags, where the subcommand never reads it, and
+// the run would go on without it (dht --seed 9 sim). An argument "help"
+// alone to a subcommand that reads no such argument shows its help, as
+// APP help SUB does. Then before, if any, runs.
+func checkBefore(app *cli.App, cmd *cli.Command, before cli.BeforeFunc) cli.BeforeFunc {
+	return func(c *cli.Context) error {
+		if l := c.Lineage(); len(l) > 1 {
+			for _, f := range app.Flags {
+				name := f.Names()[0]
+				if !l[1].IsSet(name) {
+					continue
+				}
+				if findFlag(cmd.Flags, name) != nil {
+					return Usagef("%s before %s is a flag of %s itself, not of %s %s: give it after %s (%s %s %s …)",
+						dashed(name), cmd.Name, app.Name, app.Name, cmd.Name, cmd.Name, app.Name, cmd.Name, dashed(name))
+				}
+				return Usagef("%s is a flag of %s itself, not of %s %s (see %s %s --help)",
+					dashed(name), app.Name, app.Name, cmd.Name, app.Name, cmd.Name)
+			}
+		}
+		if c.NArg() == 1 && c.Args().First() == "help" && !strings.Contains(cmd.ArgsUsage, "help") {
+			if err := cli.ShowCommandHelp(c.Lineage()[1], cmd.Name); err != nil {
+				return err
+			}
+			return errHelpShown
+		}
+		if before != nil {
+			return before(c)
+		}
+		return nil
+	}
+}

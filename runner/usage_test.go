@@ -2,6 +2,8 @@ package runner
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
@@ -37,6 +39,54 @@ func TestFlagUsage(t *testing.T) {
 	} {
 		if got := flagUsage(nil, sub, errors.New(in)).Error(); got != want {
 			t.Errorf("%s: got %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestFlagBeforeSubcommand: a flag of the app's own given before a
+// subcommand's name is refused (exit 2, naming it), not dropped (dht
+// --seed 9 sim ran with the default seed); the subcommand's own flags may
+// stand before its name; "help" alone shows a subcommand's help.
+func TestFlagBeforeSubcommand(t *testing.T) {
+	ran := ""
+	newApp := func() *cli.App {
+		return &cli.App{
+			Name:   "app",
+			Flags:  []cli.Flag{&cli.Uint64Flag{Name: "seed"}, &cli.IntFlag{Name: "np"}, &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}}},
+			Action: func(*cli.Context) error { ran = "app"; return nil },
+			Commands: []*cli.Command{{
+				Name:  "sim",
+				Flags: []cli.Flag{&cli.Uint64Flag{Name: "seed"}, &cli.IntFlag{Name: "max-p"}},
+				Action: func(c *cli.Context) error {
+					ran = fmt.Sprintf("sim %d %d", c.Uint64("seed"), c.Int("max-p"))
+					return nil
+				},
+			}},
+		}
+	}
+	for _, tc := range []struct {
+		args       string
+		code       int
+		ran, inErr string
+	}{
+		{"sim --seed 9", 0, "sim 9 0", ""},
+		{"--max-p 4 sim", 0, "sim 0 4", ""},
+		{"--seed 9 sim", 2, "", "--seed before sim is a flag of app itself, not of app sim: give it after sim (app sim --seed …)"},
+		{"--np 3 sim", 2, "", "--np is a flag of app itself, not of app sim (see app sim --help)"},
+		{"-q sim", 2, "", "--quiet is a flag of app itself"},
+		{"--seed 9", 0, "app", ""},
+		{"sim help", 0, "", ""},
+	} {
+		ran = ""
+		app := newApp()
+		var out, errs strings.Builder
+		app.Writer, app.ErrWriter = &out, &errs
+		code := Execute(app, append([]string{"app"}, strings.Fields(tc.args)...))
+		if code != tc.code || ran != tc.ran || !strings.Contains(errs.String(), tc.inErr) {
+			t.Errorf("%s: exit %d, ran %q, stderr %q; want %d, %q, %q", tc.args, code, ran, errs.String(), tc.code, tc.ran, tc.inErr)
+		}
+		if tc.args == "sim help" && !strings.Contains(out.String(), "app sim") {
+			t.Errorf("sim help printed %q", out.String())
 		}
 	}
 }

@@ -284,13 +284,10 @@ func join(items []int) string {
 // gen writes the random instance of its flags to standard output.
 func gen(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return runner.Usagef("gen takes no arguments, got %q", c.Args().Slice())
+		return runner.Usagef("gen takes no arguments, got %q (see knapsack gen --help)", c.Args().Slice())
 	}
 	if !c.IsSet("m") {
 		return runner.Usagef("gen needs -m, the number of items")
-	}
-	if l := c.Lineage(); !c.IsSet("seed") && len(l) > 1 && l[1].IsSet("seed") {
-		return runner.Usagef("--seed before gen seeds the ranks; the instance's seed goes after it: knapsack gen --seed N")
 	}
 	class, err := knap.ParseClass(c.String("class"))
 	if err != nil {

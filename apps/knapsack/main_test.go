@@ -264,7 +264,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"gen", "-m", "5", "--class", "weakly", "--fraction", "1.5"}, "--fraction 1.5"},
 		{[]string{"gen", "-m", "5", "--class", "weakly", "--range", "0"}, "--range 0"},
 		{[]string{"gen", "-m", "5", "x"}, "no arguments"},
-		{[]string{"--seed", "3", "gen", "-m", "5"}, "goes after it"},
+		{[]string{"--seed", "3", "gen", "-m", "5"}, "give it after gen"},
 		{[]string{"gen", "-m", "5", "--bogus"}, "--bogus: no such flag"},
 	} {
 		stdout, stderr, code := run("", c.args...)
