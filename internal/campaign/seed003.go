@@ -276,10 +276,10 @@ func tabulate(w io.Writer, ts []trial) error {
 		}
 		fmt.Fprintf(w, "\n## %s\n\n", g.name)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "p\ttrials per policy\tNPF KOSO\tNPF KOSO*\tt (Welch)\tdf\ttwo-tailed p\tBonferroni p (×5)\tt of the seed\tt (paired)\t1-node trees\t")
+		ps := ringSizes(g.ts)
+		fmt.Fprintf(tw, "p\ttrials per policy\tNPF KOSO\tNPF KOSO*\tt (Welch)\tdf\ttwo-tailed p\tBonferroni p (×%d)\tt of the seed\tt (paired)\t1-node trees\t\n", len(ps))
 		var all [2][]float64
 		var allTrials []trial
-		ps := ringSizes(g.ts)
 		for _, p := range ps {
 			var npf [2][]float64
 			var at []trial
