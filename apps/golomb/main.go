@@ -323,7 +323,11 @@ func printOut(r *runner.Run, in instance, out output, stats *lb.Outcome) error {
 			fmt.Fprintln(w, join(out.Ruler))
 		default:
 			if out.CountUpTo > 0 {
-				fmt.Fprintf(w, "golomb: %d rulers with %d marks and length ≤ %d (mirror images counted once)\n", *out.Rulers, in.Marks, in.Count)
+				noun := "rulers"
+				if *out.Rulers == 1 {
+					noun = "ruler"
+				}
+				fmt.Fprintf(w, "golomb: %d %s with %d marks and length ≤ %d (mirror images counted once)\n", *out.Rulers, noun, in.Marks, in.Count)
 				if in.ProveBounds {
 					var n int64
 					for _, s := range out.Steps {
