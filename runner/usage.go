@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -35,11 +36,7 @@ func CommandNames(cmds []*cli.Command) string {
 // some: a flag only they define, given where none of them is named, is
 // said to be theirs); any other error is returned as it is.
 func flagUsage(flags []cli.Flag, sub []*cli.Command, err error) error {
-	msg := err.Error()
-	if m := noValue.FindStringSubmatch(msg); m != nil {
-		return fmt.Errorf("%s: needs a value (see --help)", dashed(m[1]))
-	}
-	if m := notDefined.FindStringSubmatch(msg); m != nil {
+	if m := notDefined.FindStringSubmatch(err.Error()); m != nil {
 		var names []string
 		for _, c := range sub {
 			if findFlag(c.Flags, m[1]) != nil {
@@ -49,6 +46,36 @@ func flagUsage(flags []cli.Flag, sub []*cli.Command, err error) error {
 		if len(names) > 0 {
 			return fmt.Errorf("%s is a flag of the subcommands (%s), and the command line names none of them (see --help)", dashed(m[1]), strings.Join(names, ", "))
 		}
+	}
+	return FlagError(err, func(name string) string {
+		switch findFlag(flags, name).(type) {
+		case *cli.IntFlag, *cli.Int64Flag, *cli.IntSliceFlag, *cli.Int64SliceFlag:
+			return "need an integer"
+		case *cli.UintFlag, *cli.Uint64Flag:
+			return "need a whole number, 0 or more"
+		case *cli.Float64Flag, *cli.Float64SliceFlag:
+			return "need a number"
+		case *cli.DurationFlag:
+			return "need a duration such as 90s, 10m or 1h30m"
+		case *cli.BoolFlag:
+			return "need true or false"
+		}
+		return ""
+	})
+}
+
+// FlagError rewrites the flag package's messages for a bad command line
+// (urfave/cli's, or a flag.FlagSet's) in the commands' own style, naming
+// the flag as it is written (--np, -Q) and saying what it wants: `--np
+// "abc": need an integer`, with want(name) the words for the flag's type
+// ("" to keep the flag package's reason). Any other error is returned as
+// it is.
+func FlagError(err error, want func(name string) string) error {
+	msg := err.Error()
+	if m := noValue.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s: needs a value (see --help)", dashed(m[1]))
+	}
+	if m := notDefined.FindStringSubmatch(msg); m != nil {
 		return fmt.Errorf("%s: no such flag (see --help)", dashed(m[1]))
 	}
 	m := badValue.FindStringSubmatch(msg)
@@ -56,23 +83,11 @@ func flagUsage(flags []cli.Flag, sub []*cli.Command, err error) error {
 		return err
 	}
 	value, name, reason := m[1], m[2], m[3]
-	want := reason
-	switch findFlag(flags, name).(type) {
-	case *cli.IntFlag, *cli.Int64Flag, *cli.IntSliceFlag, *cli.Int64SliceFlag:
-		want = "need an integer"
-	case *cli.UintFlag, *cli.Uint64Flag:
-		want = "need a whole number, 0 or more"
-	case *cli.Float64Flag, *cli.Float64SliceFlag:
-		want = "need a number"
-	case *cli.DurationFlag:
-		want = "need a duration such as 90s, 10m or 1h30m"
-	case *cli.BoolFlag:
-		want = "need true or false"
-	}
+	words := cmp.Or(want(name), reason)
 	if reason == "value out of range" {
-		want = "out of range"
+		words = "out of range"
 	}
-	return fmt.Errorf("%s %q: %s", dashed(name), value, want)
+	return fmt.Errorf("%s %q: %s", dashed(name), value, words)
 }
 
 // usageFor returns the handler of a bad command line of a command with
@@ -94,9 +109,8 @@ func dashed(name string) string {
 // usage error, a flag of the app's own given before the subcommand's name
 // (ReorderArgs moves there only the flags the app does not define): cli
 // parses it into the app's flags, where the subcommand never reads it, and
-// the run would go on without it (dht --seed 9 sim). An argument "help"
-// alone to a subcommand that reads no such argument shows its help, as
-// APP help SUB does. Then before, if any, runs.
+// the run would go on without it (dht --seed 9 sim). Then before, if any,
+// runs.
 func checkBefore(app *cli.App, cmd *cli.Command, before cli.BeforeFunc) cli.BeforeFunc {
 	return func(c *cli.Context) error {
 		if l := c.Lineage(); len(l) > 1 {
@@ -113,15 +127,25 @@ func checkBefore(app *cli.App, cmd *cli.Command, before cli.BeforeFunc) cli.Befo
 					dashed(name), app.Name, app.Name, cmd.Name, app.Name, cmd.Name)
 			}
 		}
-		if c.NArg() == 1 && c.Args().First() == "help" && !strings.Contains(cmd.ArgsUsage, "help") {
-			if err := cli.ShowCommandHelp(c.Lineage()[1], cmd.Name); err != nil {
-				return err
-			}
-			return errHelpShown
-		}
 		if before != nil {
 			return before(c)
 		}
 		return nil
 	}
+}
+
+// NoArgs is the Before of a subcommand that takes no arguments: "help"
+// alone shows its help, as --help and APP help SUB do (exit status 0), and
+// any other argument is a usage error naming them.
+func NoArgs(c *cli.Context) error {
+	switch {
+	case c.NArg() == 0:
+		return nil
+	case c.NArg() == 1 && c.Args().First() == "help" && len(c.Lineage()) > 1:
+		if err := cli.ShowCommandHelp(c.Lineage()[1], c.Command.Name); err != nil {
+			return err
+		}
+		return errHelpShown
+	}
+	return Usagef("%s takes no arguments, got %q (see %s --help)", c.Command.Name, c.Args().Slice(), CommandPath(c))
 }

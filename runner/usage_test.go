@@ -46,7 +46,8 @@ func TestFlagUsage(t *testing.T) {
 // TestFlagBeforeSubcommand: a flag of the app's own given before a
 // subcommand's name is refused (exit 2, naming it), not dropped (dht
 // --seed 9 sim ran with the default seed); the subcommand's own flags may
-// stand before its name; "help" alone shows a subcommand's help.
+// stand before its name. NoArgs: "help" alone shows a subcommand's help,
+// another argument is refused.
 func TestFlagBeforeSubcommand(t *testing.T) {
 	ran := ""
 	newApp := func() *cli.App {
@@ -55,8 +56,9 @@ func TestFlagBeforeSubcommand(t *testing.T) {
 			Flags:  []cli.Flag{&cli.Uint64Flag{Name: "seed"}, &cli.IntFlag{Name: "np"}, &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}}},
 			Action: func(*cli.Context) error { ran = "app"; return nil },
 			Commands: []*cli.Command{{
-				Name:  "sim",
-				Flags: []cli.Flag{&cli.Uint64Flag{Name: "seed"}, &cli.IntFlag{Name: "max-p"}},
+				Name:   "sim",
+				Flags:  []cli.Flag{&cli.Uint64Flag{Name: "seed"}, &cli.IntFlag{Name: "max-p"}},
+				Before: NoArgs,
 				Action: func(c *cli.Context) error {
 					ran = fmt.Sprintf("sim %d %d", c.Uint64("seed"), c.Int("max-p"))
 					return nil
@@ -76,6 +78,8 @@ func TestFlagBeforeSubcommand(t *testing.T) {
 		{"-q sim", 2, "", "--quiet is a flag of app itself"},
 		{"--seed 9", 0, "app", ""},
 		{"sim help", 0, "", ""},
+		{"sim x", 2, "", `sim takes no arguments, got ["x"] (see app sim --help)`},
+		{"--seed 9 sim help", 2, "", "--seed before sim"},
 	} {
 		ran = ""
 		app := newApp()

@@ -44,6 +44,7 @@ func newApp() *cli.App {
 				&cli.StringFlag{Name: "model", Value: "bernoulli", Usage: "occupancies: bernoulli (the seed's simulation) or poisson"},
 				&cli.IntFlag{Name: "workers", Usage: "goroutines (0: GOMAXPROCS)"},
 				&cli.StringFlag{Name: "out", Usage: "write fig1.csv, table1.csv and fig1.png into `DIR`"}),
+			Before: runner.NoArgs,
 			Action: runSim,
 		}, meshCommand()},
 	}
@@ -126,9 +127,6 @@ func runRounds(r *runner.Run, in rounds) error {
 }
 
 func runSim(c *cli.Context) error {
-	if c.NArg() != 0 {
-		return runner.Usagef("unexpected arguments %q (see dht sim --help)", c.Args().Slice())
-	}
 	model, err := hashtable.ParseSimModel(c.String("model"))
 	if err != nil {
 		return runner.Usagef("--model: %v", err)

@@ -42,6 +42,7 @@ func meshCommand() *cli.Command {
 			&cli.BoolFlag{Name: "contention", Value: true, Usage: "links carry one message at a time (--contention=false: never busy)"},
 			&cli.IntFlag{Name: "workers", Usage: "goroutines (0: GOMAXPROCS)"},
 			&cli.StringFlag{Name: "out", Usage: "write mesh-ROUTING.csv and mesh-ROUTING.png (ROUTING: cut-through or store-forward) into `DIR`"}),
+		Before: runner.NoArgs,
 		Action: runMesh,
 	}
 }
@@ -55,9 +56,6 @@ type meshReport struct {
 }
 
 func runMesh(c *cli.Context) error {
-	if c.NArg() != 0 {
-		return runner.Usagef("unexpected arguments %q (see dht mesh --help)", c.Args().Slice())
-	}
 	if c.String("machine") == "help" {
 		fmt.Fprintf(c.App.Writer, "machine models (their overhead, latency, hop and byte times; every one can be set by its flag):\n%s", lb.DescribeMachines(nil))
 		return nil

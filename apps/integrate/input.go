@@ -117,9 +117,6 @@ func readIntegral(c *cli.Context, in integral) (integral, error) {
 
 func readPoly(c *cli.Context, _ runner.Common) (integral, error) {
 	in := integral{Workload: "poly", PolySeed: c.Uint64("poly-seed"), Degree: -1, Factor: 1}
-	if c.NArg() > 0 {
-		return in, runner.Usagef("poly takes no arguments, got %q (see integrate poly --help)", c.Args().Slice())
-	}
 	if c.IsSet("degree") {
 		in.Degree = c.Int("degree")
 		if in.Degree < 0 || in.Degree > quad.MaxDegree {
@@ -163,9 +160,6 @@ func readFunc(c *cli.Context, _ runner.Common) (integral, error) {
 
 func readAlpha(c *cli.Context, _ runner.Common) (tree, error) {
 	in := tree{Alpha: c.Float64("alpha"), TreeSeed: c.Uint64("tree-seed")}
-	if c.NArg() > 0 {
-		return in, runner.Usagef("alpha takes no arguments, got %q (see integrate alpha --help)", c.Args().Slice())
-	}
 	if _, err := alphatree.New(in.Alpha, in.TreeSeed); err != nil {
 		return in, runner.Usagef("--alpha %v: need 0 < α < 1", in.Alpha)
 	}

@@ -89,6 +89,7 @@ gives the same instance on every machine.`,
 				&cli.Int64Flag{Name: "range", Value: 1000, Usage: "Pisinger's classes: coefficients up to `R`"},
 				&cli.Float64Flag{Name: "fraction", Value: 0.5, Usage: "Pisinger's classes: the capacity as a fraction `F` of Σw, in (0, 1]"},
 			},
+			Before: runner.NoArgs,
 			Action: gen,
 		}},
 	}
@@ -283,9 +284,6 @@ func join(items []int) string {
 
 // gen writes the random instance of its flags to standard output.
 func gen(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return runner.Usagef("gen takes no arguments, got %q (see knapsack gen --help)", c.Args().Slice())
-	}
 	if !c.IsSet("m") {
 		return runner.Usagef("gen needs -m, the number of items")
 	}

@@ -145,14 +145,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	spread := fs.Bool("spread", false, "read lines 'KEY VALUE' on stdin and print per key (in order of appearance) the number of values, their median, min and max")
 	medianMachine := fs.Bool("median-machine", false, "read the machine models (JSON, as --calibrate prints them) in the files named after the flags and print their median, cost by cost")
 	showVersion := fs.Bool("version", false, "print the build and exit")
-	fs.Usage = func() { usage(fs, stderr) }
-	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
-		// Asked for, the help is the output, as every command's is.
+	// A bad flag is one line naming it, as in every command; the help is
+	// printed when asked for, and then it is the output.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	if len(args) == 1 && args[0] == "help" {
+		args = []string{"--help"}
+	}
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		usage(fs, stdout)
 		return flag.ErrHelp
-	}
-	if err := fs.Parse(args); err != nil {
-		return badUsage(err)
+	} else if err != nil {
+		return badUsage(runner.FlagError(err, func(name string) string { return flagWants(fs, name) }))
 	}
 	if *showVersion {
 		_, err := fmt.Fprintln(stdout, "campaign", version.Get().String())
@@ -404,7 +408,11 @@ func build(ctx context.Context, dir, tags string, keys []campaign.Key, stderr io
 	if len(pkgs) == 0 {
 		return nil
 	}
-	args := append([]string{"build", "-buildvcs=auto", "-tags", tags, "-o", dir + string(os.PathSeparator)}, pkgs...)
+	args := []string{"build", "-buildvcs=auto"}
+	if tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	args = append(append(args, "-o", dir+string(os.PathSeparator)), pkgs...)
 	fmt.Fprintf(stderr, "campaign: go %s\n", strings.Join(args, " "))
 	start := time.Now()
 	if out, err := exec.CommandContext(ctx, "go", args...).CombinedOutput(); err != nil {
@@ -486,6 +494,32 @@ func g(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 
 // usage writes the runner's help with its flags in the style of the
 // treelb commands (--name; the flag package takes one dash or two).
+// flagWants says what the flag name of fs takes, for a message about a
+// value it could not parse ("" when it does not know).
+func flagWants(fs *flag.FlagSet, name string) string {
+	f := fs.Lookup(name)
+	if f == nil {
+		return ""
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return ""
+	}
+	switch g.Get().(type) {
+	case int, int64:
+		return "need an integer"
+	case uint, uint64:
+		return "need a whole number, 0 or more"
+	case float64:
+		return "need a number"
+	case time.Duration:
+		return "need a duration such as 90s, 10m or 1h30m"
+	case bool:
+		return "need true or false"
+	}
+	return ""
+}
+
 func usage(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprintln(w, "usage: campaign --preset NAME [--set NAME=VALUE]... [FLAG...]")
 	fmt.Fprintln(w, "       campaign --csv FILE --world W --np LIST --balancer B --instance I [FLAG...]")
@@ -498,7 +532,7 @@ func usage(fs *flag.FlagSet, w io.Writer) {
 			line += " " + arg
 		}
 		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
-			help += fmt.Sprintf(" (default %s)", f.DefValue)
+			help += fmt.Sprintf(" (default: %s)", f.DefValue)
 		}
 		fmt.Fprintf(w, "%s\n    \t%s\n", line, help)
 	})
