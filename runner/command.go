@@ -33,9 +33,10 @@ type Spec[I any] struct {
 	// App names the app in the output's header ("golomb").
 	App string
 	// Read parses the positional arguments and the app's flags and reads
-	// the instance (files, stdin). It runs on rank 0 only; its error is the
-	// user's (exit status 2 on every rank) unless it wraps another exit
-	// code.
+	// the instance (files, stdin). It runs on rank 0 only; its error ends
+	// the run on every rank with the exit status it carries: 2 for bad
+	// input (return Usagef, or wrap a *UsageError), 1 for an error that
+	// carries none (a failure, not the user's mistake).
 	Read func(c *cli.Context, cm Common) (I, error)
 	// Solve solves the instance. It runs on every rank (on rank 0 alone
 	// with --balancer seq, and once for all ranks in the simulator) and
