@@ -166,6 +166,8 @@ func TestBadConfig(t *testing.T) {
 		"other's":     {Balancer: static.New, Options: lb.RPOptions{FastInit: true}},
 		"factory":     {Balancer: failing},
 		"nil balance": {Balancer: func(lb.Env) (lb.Balancer, error) { return nil, nil }},
+		"budget":      {Budget: -7},
+		"min budget":  {MinBudget: -7},
 	} {
 		if _, _, err := lb.Run(w, cfg, func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(1, 8, lbtest.Count) }); err == nil {
 			t.Errorf("%s: no error", name)
@@ -173,6 +175,12 @@ func TestBadConfig(t *testing.T) {
 	}
 	if _, err := sim.New(0, sim.Config{}); err == nil {
 		t.Error("a world of 0 ranks")
+	}
+	if _, _, err := lb.Run(nil, lb.Config{}, func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(1, 8, lbtest.Count) }); err == nil {
+		t.Error("a nil world")
+	}
+	if _, _, err := lb.Run[lbtest.TreeResult](w, lb.Config{}, nil); err == nil {
+		t.Error("a nil newApp")
 	}
 	for name, m := range map[string]lb.Machine{
 		"node":    {Name: "x", NodeNS: -1},

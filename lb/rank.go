@@ -129,6 +129,9 @@ func (r *Rank) Init(job Job, rc RankConfig) error {
 	if job.NewApp == nil {
 		return errors.New("lb: a job without apps")
 	}
+	if err := cfg.check(); err != nil {
+		return err
+	}
 	if rc.Size < 1 || rc.Size > math.MaxInt32 || rc.MaxPause > math.MaxInt32/2 {
 		return fmt.Errorf("lb: rank %d of %d, pauses of up to %d ticks", rc.Rank, rc.Size, rc.MaxPause)
 	}

@@ -127,6 +127,18 @@ func (c Config) minBudget() int64 {
 	return c.MinBudget
 }
 
+// check returns an error for a Config no world can run: a negative Budget
+// or MinBudget (0 is the default; lb.Run and every rank's engine check).
+func (c Config) check() error {
+	switch {
+	case c.Budget < 0:
+		return fmt.Errorf("lb: Config.Budget %d: need 0 (DefaultBudget) or more", c.Budget)
+	case c.MinBudget < 0:
+		return fmt.Errorf("lb: Config.MinBudget %d: need 0 (a fixed Δt) or more", c.MinBudget)
+	}
+	return nil
+}
+
 // budget returns the configured budget or the default.
 func (c Config) budget() int64 {
 	if c.Budget <= 0 {
@@ -286,6 +298,20 @@ func (o *Outcome) Add(p *Outcome) {
 	o.Runs += p.Runs
 }
 
+// CheckResult returns an error when the results of type R cannot travel
+// between ranks whole: R encodes itself in binary (encoding.BinaryMarshaler
+// and BinaryUnmarshaler), or goes by encoding/gob, which drops unexported
+// fields without a word, so every field must be exported. Run checks it on
+// every rank before anything runs; lbtest.SameResult too.
+func CheckResult[R any]() error {
+	if _, _, ok := binaryCodec(new(R)); !ok {
+		if err := gobcheck.Exported(reflect.TypeFor[R](), "the result type"); err != nil {
+			return fmt.Errorf("lb: %w", err)
+		}
+	}
+	return nil
+}
+
 // Run runs the tree-shaped computation whose per-rank apps newApp makes on
 // every rank of w, balanced as cfg says, and returns the combined result and
 // the outcome, the same on every rank (Outcome.Ranks on rank 0 only). It is
@@ -303,10 +329,17 @@ func (o *Outcome) Add(p *Outcome) {
 // field.
 func Run[R any](w World, cfg Config, newApp func() Reducer[R]) (R, *Outcome, error) {
 	var zero R
-	if _, _, ok := binaryCodec(new(R)); !ok {
-		if err := gobcheck.Exported(reflect.TypeFor[R](), "the result type"); err != nil {
-			return zero, nil, fmt.Errorf("lb: %w", err)
-		}
+	switch {
+	case w == nil:
+		return zero, nil, errors.New("lb: Run: the world is nil")
+	case newApp == nil:
+		return zero, nil, errors.New("lb: Run: newApp is nil")
+	}
+	if err := cfg.check(); err != nil {
+		return zero, nil, err
+	}
+	if err := CheckResult[R](); err != nil {
+		return zero, nil, err
 	}
 	job := Job{
 		Config: cfg,

@@ -2,6 +2,8 @@ package skeleton
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 
 	"github.com/treelb/treelb/lb"
 )
@@ -42,14 +44,29 @@ type enumApp[N, V any] struct {
 	acc V
 }
 
-// NewApp returns one rank's App of the enumeration, for lb.Run.
+// Check returns an error naming what the enumeration lacks: a Space, and
+// a Combine when it has a Value or a Fold.
+func (e *Enumeration[N, V]) Check() error {
+	switch {
+	case e.Space == nil:
+		return errors.New("skeleton: Enumeration.Space is nil")
+	case e.Combine == nil && (e.Value != nil || e.Fold != nil):
+		return errors.New("skeleton: Enumeration.Combine is nil: with a Value or a Fold, Combine adds up the ranks' values")
+	}
+	return nil
+}
+
+// NewApp returns one rank's App of the enumeration, for lb.Run. It panics
+// with Check's error when the enumeration is incomplete.
 func (e *Enumeration[N, V]) NewApp() lb.Reducer[Count[V]] {
+	mustCheck(e.Check())
 	a := &enumApp[N, V]{e: e}
 	a.tree = newTree[N](e.Space, a, false)
 	return a
 }
 
-// Sequential runs the enumeration on one rank, without a balancer.
+// Sequential runs the enumeration on one rank, without a balancer. It
+// panics as NewApp does.
 func (e *Enumeration[N, V]) Sequential() Count[V] {
 	a := e.NewApp()
 	run(a.Root())
@@ -119,6 +136,17 @@ type Best struct {
 	Node  []byte
 }
 
+// SameOptimum reports whether two Bests agree on what was found: a
+// solution or none, and its Value. It is the comparison for
+// lbtest.SameResult on an Optimisation's apps (lbtest.SameResult(
+// skeleton.SameOptimum)): the nodes visited, and which of equally good
+// solutions is reported, vary with the splits, as branch-and-bound prunes
+// what a better incumbent rules out; a Decision's apps may find different
+// solutions, or stop before their part is searched.
+func SameOptimum(whole, parts Best) bool {
+	return whole.Found == parts.Found && whole.Value == parts.Value
+}
+
 // better reports whether x is a better result than y under s.
 func (x Best) better(y Best, s lb.Sense) bool {
 	switch {
@@ -143,14 +171,31 @@ var (
 	_ lb.Stopper = (*decApp[int])(nil)
 )
 
-// NewApp returns one rank's App of the search, for lb.Run.
+// Check returns an error naming what the search lacks: a Space, an
+// Objective, a Sense that is lb.Minimize or lb.Maximize.
+func (o *Optimisation[N]) Check() error {
+	switch {
+	case o.Space == nil:
+		return errors.New("skeleton: Optimisation.Space is nil")
+	case o.Objective == nil:
+		return errors.New("skeleton: Optimisation.Objective is nil")
+	case o.Sense != lb.Minimize && o.Sense != lb.Maximize:
+		return fmt.Errorf("skeleton: Optimisation.Sense %d: need lb.Minimize or lb.Maximize", o.Sense)
+	}
+	return nil
+}
+
+// NewApp returns one rank's App of the search, for lb.Run. It panics with
+// Check's error when the search is incomplete.
 func (o *Optimisation[N]) NewApp() lb.Reducer[Best] {
+	mustCheck(o.Check())
 	a := &optApp[N]{o: o, inc: o.Initial, hasInc: o.HasInitial}
 	a.tree = newTree[N](o.Space, a, o.Bound != nil)
 	return a
 }
 
-// Sequential runs the search on one rank, without a balancer.
+// Sequential runs the search on one rank, without a balancer. It panics
+// as NewApp does.
 func (o *Optimisation[N]) Sequential() Best {
 	a := o.NewApp()
 	run(a.Root())
@@ -226,14 +271,28 @@ type decApp[N any] struct {
 	ok    bool
 }
 
-// NewApp returns one rank's App of the search, for lb.Run.
+// Check returns an error naming what the search lacks: a Space, a Goal.
+func (d *Decision[N]) Check() error {
+	switch {
+	case d.Space == nil:
+		return errors.New("skeleton: Decision.Space is nil")
+	case d.Goal == nil:
+		return errors.New("skeleton: Decision.Goal is nil")
+	}
+	return nil
+}
+
+// NewApp returns one rank's App of the search, for lb.Run. It panics with
+// Check's error when the search is incomplete.
 func (d *Decision[N]) NewApp() lb.Reducer[Best] {
+	mustCheck(d.Check())
 	a := &decApp[N]{d: d}
 	a.tree = newTree[N](d.Space, a, false)
 	return a
 }
 
-// Sequential runs the search on one rank, without a balancer.
+// Sequential runs the search on one rank, without a balancer. It panics
+// as NewApp does.
 func (d *Decision[N]) Sequential() Best {
 	a := d.NewApp()
 	run(a.Root())
@@ -269,6 +328,14 @@ func (a *decApp[N]) Combine(x, y Best) Best {
 }
 
 // run works t to its end.
+// mustCheck panics with err, a search's incomplete definition (a
+// programmer's error, as a nil handler is to net/http), when it is not nil.
+func mustCheck(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
 func run(t lb.Task) {
 	for !t.Empty() {
 		t.Work(1 << 30)

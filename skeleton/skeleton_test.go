@@ -151,7 +151,7 @@ func TestQueensApp(t *testing.T) {
 // parts (lbtest.SameResult): the same best value (of a board among those
 // of that value), and a solution found by both.
 var (
-	sameBest  = lbtest.SameResult(func(w, p skeleton.Best) bool { return w.Found == p.Found && w.Value == p.Value })
+	sameBest  = lbtest.SameResult(skeleton.SameOptimum)
 	sameFound = lbtest.SameResult(func(w, p skeleton.Best) bool { return w.Found && p.Found })
 )
 
@@ -314,5 +314,48 @@ func TestUnmarshalErrors(t *testing.T) {
 	}
 	if _, err := app.Unmarshal([]byte{0, 0, 0}); err == nil || !strings.Contains(err.Error(), "older skeleton") {
 		t.Errorf("an older skeleton's encoding: %v", err)
+	}
+}
+
+// TestIncomplete: a search without what it needs says what it lacks (Check),
+// and NewApp and Sequential panic with that error instead of a nil pointer
+// deep in a rank.
+func TestIncomplete(t *testing.T) {
+	sp := &queens{n: 4}
+	one := func(queen) int64 { return 1 }
+	for _, tc := range []struct {
+		check func() error
+		run   func()
+		want  string
+	}{
+		{(&skeleton.Enumeration[queen, int64]{}).Check, func() { (&skeleton.Enumeration[queen, int64]{}).Sequential() }, "Enumeration.Space is nil"},
+		{(&skeleton.Enumeration[queen, int64]{Space: sp, Value: one}).Check,
+			func() { (&skeleton.Enumeration[queen, int64]{Space: sp, Value: one}).NewApp() }, "Enumeration.Combine is nil"},
+		{(&skeleton.Optimisation[queen]{Space: sp}).Check, func() { (&skeleton.Optimisation[queen]{Space: sp}).NewApp() }, "Optimisation.Objective is nil"},
+		{(&skeleton.Optimisation[queen]{Space: sp, Objective: func(queen) (int64, bool) { return 0, true }, Sense: 7}).Check,
+			func() {
+				(&skeleton.Optimisation[queen]{Space: sp, Objective: func(queen) (int64, bool) { return 0, true }, Sense: 7}).Sequential()
+			}, "Optimisation.Sense 7"},
+		{(&skeleton.Decision[queen]{Space: sp}).Check, func() { (&skeleton.Decision[queen]{Space: sp}).Sequential() }, "Decision.Goal is nil"},
+		{(&skeleton.Decision[queen]{}).Check, func() { (&skeleton.Decision[queen]{}).NewApp() }, "Decision.Space is nil"},
+	} {
+		if err := tc.check(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Check: %v, want %q", err, tc.want)
+		}
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), tc.want) {
+					t.Errorf("panic %v, want %q", r, tc.want)
+				}
+			}()
+			tc.run()
+		}()
+	}
+	if err := countQueens(4).Check(); err != nil {
+		t.Errorf("a complete enumeration: %v", err)
+	}
+	// Nodes only: no Value, no Fold, no Combine needed.
+	if got := (&skeleton.Enumeration[queen, int64]{Space: sp}).Sequential(); got.Nodes == 0 {
+		t.Errorf("counting nodes only: %+v", got)
 	}
 }

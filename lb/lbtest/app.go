@@ -52,9 +52,14 @@ type ResultCheck func(whole lb.App, parts []lb.App) error
 // results of the parts, combined by Combine, must equal the whole's.
 // equal compares them (nil: reflect.DeepEqual); give one that leaves out
 // what may differ with the splits, such as a count of replayed nodes or
-// the rounding of a floating-point sum taken in another order.
+// the rounding of a floating-point sum taken in another order
+// (skeleton.SameOptimum for an Optimisation's). R must be a type lb.Run
+// takes (lb.CheckResult), or the check fails.
 func SameResult[R any](equal func(whole, parts R) bool) ResultCheck {
 	return func(whole lb.App, parts []lb.App) error {
+		if err := lb.CheckResult[R](); err != nil {
+			return fmt.Errorf("SameResult: %w (lb.Run refuses it)", err)
+		}
 		w, ok := whole.(lb.Reducer[R])
 		if !ok {
 			return fmt.Errorf("SameResult: the app %T is no lb.Reducer[%T]", whole, *new(R))
@@ -185,7 +190,13 @@ func newAppCheck(newApp func() lb.App, opt AppOptions) (*appCheck, error) {
 	if opt.MaxNodes <= 0 {
 		opt.MaxNodes = 1e7
 	}
+	if newApp == nil {
+		return nil, errors.New("newApp is nil")
+	}
 	c := &appCheck{newApp: newApp, opt: opt, whole: newApp()}
+	if c.whole == nil {
+		return nil, errors.New("newApp returned a nil App")
+	}
 	total, err := c.work1000(c.whole.Root())
 	if err != nil {
 		return nil, fmt.Errorf("working the root: %w", err)
