@@ -144,6 +144,10 @@ func (r *Run) startProgress() func() {
 // one message (printed by rank 0) instead of leaving ranks waiting.
 func Action[I any](spec Spec[I]) cli.ActionFunc {
 	return func(c *cli.Context) error {
+		if spec.Read == nil || spec.Solve == nil {
+			// The app's bug, not the user's, and no panic's stack.
+			return &exitError{fmt.Errorf("runner: the Spec of %q lacks Read or Solve (both are needed)", spec.App), ExitInternal}
+		}
 		if c.App.Metadata == nil {
 			c.App.Metadata = map[string]any{}
 		}

@@ -94,3 +94,19 @@ func TestFlagBeforeSubcommand(t *testing.T) {
 		}
 	}
 }
+
+// TestIncompleteSpec: a Spec without Read or Solve is the app's bug, said
+// in one line (ExitInternal), not a nil pointer's panic and stack file.
+func TestIncompleteSpec(t *testing.T) {
+	for name, spec := range map[string]Spec[int]{
+		"empty":    {App: "x"},
+		"no solve": {App: "x", Read: func(*cli.Context, Common) (int, error) { return 1, nil }},
+	} {
+		app := &cli.App{Name: "x", Flags: Flags(), Action: Action(spec)}
+		var out strings.Builder
+		app.Writer, app.ErrWriter = &out, &out
+		if code := Execute(app, []string{"x"}); code != ExitInternal || !strings.Contains(out.String(), "lacks Read or Solve") || strings.Contains(out.String(), "panic") {
+			t.Errorf("%s: exit %d, %q", name, code, out.String())
+		}
+	}
+}

@@ -51,4 +51,18 @@ func TestExported(t *testing.T) {
 			t.Errorf("%s: %v, want the unexported field %s named", c.name, c.err, c.field)
 		}
 	}
+	// gob ignores exported func and chan fields as it does unexported ones.
+	type withFunc struct {
+		N int
+		F func() int
+	}
+	type withChan struct{ C chan int }
+	for name, err := range map[string]error{
+		"func": Exported(reflect.TypeFor[withFunc](), "the type"),
+		"chan": Exported(reflect.TypeFor[[]withChan](), "the type"),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "gob sends no functions or channels") {
+			t.Errorf("a %s field: %v", name, err)
+		}
+	}
 }
