@@ -451,6 +451,19 @@ func TestErrors(t *testing.T) {
 		if err := expect("allreduce into a short buffer", c.AllreduceFunc(make([]byte, 8), make([]byte, 4), sum), mpi.ErrCount); err != nil {
 			return err
 		}
+		// Aliased buffers: MPICH refuses them, Open MPI let them pass;
+		// every build refuses them alike.
+		v := []int64{int64(me), 0}
+		if err := expect("allreduce in place", mpi.Allreduce(c, v, v, mpi.Max), mpi.ErrBuffer); err != nil {
+			return err
+		}
+		if err := mpi.Allreduce(c, v[:1], v[1:], mpi.Max); err != nil || v[1] != int64(p-1) {
+			return fmt.Errorf("allreduce between the halves of one slice: %v, %d", err, v[1])
+		}
+		buf := make([]byte, 8)
+		if err := expect("reduce in place", c.ReduceFunc(buf, buf, 0, sum), mpi.ErrBuffer); err != nil {
+			return err
+		}
 		return c.Barrier()
 	})
 }

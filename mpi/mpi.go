@@ -116,6 +116,7 @@ var (
 	ErrTag      = &Error{Class: ClassTag, Msg: "invalid tag"}
 	ErrTruncate = &Error{Class: ClassTruncate, Msg: "message truncated"}
 	ErrCount    = &Error{Class: ClassCount, Msg: "invalid count"}
+	ErrBuffer   = &Error{Class: ClassBuffer, Msg: "invalid buffer"}
 	ErrRoot     = &Error{Class: ClassRoot, Msg: "invalid root"}
 	ErrAborted  = &Error{Class: ClassAborted, Msg: "world aborted"}
 )
@@ -210,6 +211,22 @@ func Allreduce[T Number](c *Comm, send, recv []T, op Op) error {
 		return &Error{Func: "MPI_Allreduce", Class: ClassCount, Msg: fmt.Sprintf("recv has %d elements, send %d", len(recv), len(send))}
 	}
 	return c.reduceNum(asBytes(send), asBytes(recv), kindOf[T](), op, -1)
+}
+
+// checkAlias refuses a send buffer that overlaps recv, as the MPI standard
+// does (MPI_IN_PLACE is its way to reduce in place): MPICH refuses it at
+// run time ("Buffers must not be aliased"), Open MPI let it pass, and
+// the embedded world would too, so a program tested on one world failed on
+// another. Every build gives the same error now.
+func checkAlias(fn string, send, recv []byte) error {
+	if len(send) == 0 || len(recv) == 0 {
+		return nil
+	}
+	s, r := uintptr(unsafe.Pointer(&send[0])), uintptr(unsafe.Pointer(&recv[0]))
+	if s < r+uintptr(len(recv)) && r < s+uintptr(len(send)) {
+		return &Error{Func: fn, Class: ClassBuffer, Msg: "send and recv overlap: MPI forbids aliased buffers (give recv a buffer of its own)"}
+	}
+	return nil
 }
 
 // CombineFunc is a user-defined reduction over byte buffers of equal length:
