@@ -47,7 +47,7 @@ type Rank struct {
 	// keeps its engines side by side: TestRankSize); the rest is in x.
 	b        Balancer
 	x        *rankExtra
-	due      func() bool // rank 0: Config.CheckpointDue until it fired
+	due      func() bool // rank 0 (and RankConfig.Due): Config.CheckpointDue until it fired
 	budget   int64       // the next slice's nodes: Config.Budget, or less while Δt adapts
 	rank     int32
 	size     int32
@@ -105,6 +105,13 @@ type RankConfig struct {
 	// ticks while it waits, besides before every work slice and after
 	// every message; 0 polls on ticks not at all.
 	DueEvery int
+	// Due makes this rank poll its Config.CheckpointDue, when set, as rank
+	// 0 does: a world whose ranks have Configs of their own (lb/driver: in
+	// MPI each rank is a process with its own signals) sets it, and a
+	// suspension begun on any rank spreads to every rank (KSuspend). A
+	// world whose ranks share one Config (the simulator) leaves it false:
+	// rank 0 alone polls.
+	Due bool
 	// ProgressBase is the nodes of the world's earlier runs, added to the
 	// progress snapshots that rank 0 reports (Config.Progress).
 	ProgressBase int64
@@ -148,8 +155,10 @@ func (r *Rank) Init(job Job, rc RankConfig) error {
 	}
 	r.b = b
 	r.x.tasks, _ = b.(taskFailer)
-	if rc.Rank == 0 {
+	if rc.Rank == 0 || rc.Due {
 		r.due = cfg.CheckpointDue
+	}
+	if rc.Rank == 0 {
 		if p, ok := b.(Progresser); ok && cfg.Progress != nil {
 			r.x.prog, r.x.report, r.reports = p, cfg.Progress, true
 		}
@@ -309,7 +318,8 @@ func (r *Rank) NextTick() int {
 // Holding reports whether a request is held back by throttling.
 func (r *Rank) Holding() bool { return r.holding }
 
-// PollDue polls Config.CheckpointDue on rank 0 and suspends the search
+// PollDue polls Config.CheckpointDue on rank 0 (on every rank with
+// RankConfig.Due) and suspends the search
 // once it says so (its messages are then in the outbox); it reports
 // whether it did now. The Rank polls by itself before every work slice,
 // after every message and on ticks (RankConfig.DueEvery); a world may poll

@@ -91,8 +91,11 @@ type Config struct {
 	// and while it waits (in the simulator, at every event): once it
 	// returns true the search is suspended at a consistent cut, and Run
 	// returns a *Suspended error with the open tasks and the result so far.
-	// It is called from the goroutine that called Run (the function may
-	// read a flag that a signal handler sets).
+	// In lb/driver's worlds (embedded, MPI) every rank whose Config sets it
+	// polls it too, and a suspension begun on any rank spreads to all: an
+	// MPI rank that caught a signal sets it (RankConfig.Due). It may be
+	// called from another goroutine than the one that called Run (the
+	// function may read a flag that a signal handler sets).
 	CheckpointDue func() bool
 	// Resume, when not nil, continues the suspended search it describes
 	// instead of starting from the root: rank 0 deals its Tasks to the

@@ -371,7 +371,7 @@ func checkpointFlags() []cli.Flag {
 		&cli.StringFlag{Name: "restart", Usage: "resume the search checkpointed in `FILE`: the instance, balancer and options come from it (flags given explicitly override them); --np and --world may differ"},
 		&cli.Int64Flag{Name: "max-nodes", Usage: "stop once this run has done `N` nodes: rank 0 checks every tenth of a second or so, so a fast search overshoots by what it does in that time (millions of nodes); print the nodes done, write the checkpoint with --checkpoint, and exit with status 4; 0: no bound"},
 		&cli.DurationFlag{Name: "time-limit", Usage: "stop after `DURATION` of this run (say 23h30m): print the nodes done, write the checkpoint with --checkpoint, and exit with status 4; 0: no limit"},
-		&cli.DurationFlag{Name: "startup-timeout", Value: DefaultStartupTimeout, Usage: "under mpirun or srun: fail (naming the ranks missing, exit status 69) when not every rank has started within `DURATION`, and (exit status 2) when standard input read as - delivers nothing within it or 30 s; 0: wait for ever"},
+		&cli.DurationFlag{Name: "startup-timeout", Value: DefaultStartupTimeout, Usage: "under mpirun or srun: fail (exit status 69) when not every rank has started within `DURATION` (the ranks still in MPI_Init say so; past it, rank 0 names the ranks missing), and (exit status 2) when standard input read as - delivers nothing within it or 30 s; 0: wait for ever"},
 		&cli.DurationFlag{Name: "stall-timeout", Usage: "end the run (exit status 75, every rank under mpirun or srun) when a rank has done no work and heard no news of the search (an answer, a task, a wave of termination) for `DURATION`, or under MPI has waited that long in a collective around a search (its start, its result); a rank that notices prints its state (idle or working, the request it waits for, the termination phase). It must exceed the longest work slice, and with static placement the longest share. Default 0: off, since no value suits every search (a static share may rightly take hours) and a false alarm would kill a healthy run; say 10m for batch jobs"},
 	}
 }
@@ -770,6 +770,21 @@ func solveCheckpointed[I any](r *Run, spec Spec[I], in I) error {
 		if r.ckpt == nil || (r.ckpt.file == "" && !r.ckpt.limited()) || !errors.As(err, &s) {
 			return err
 		}
+		if r.Comm != nil && r.WorldName() == "mpi" && r.ckpt.file != "" {
+			// Which ranks' processes caught a signal: any of them makes
+			// this checkpoint a signal's (the end of the run), not one of
+			// --checkpoint-every.
+			mine, caught := []int64{0}, []int64{0}
+			if r.ckpt.signal.Load() {
+				mine[0] = 1
+			}
+			if err := mpi.Allreduce(r.Comm, mine, caught, mpi.Max); err != nil {
+				return err
+			}
+			if caught[0] != 0 {
+				r.ckpt.signal.Store(true)
+			}
+		}
 		code, msg := 0, ""
 		if r.Rank() == 0 {
 			code, msg = r.suspended(s)
@@ -797,12 +812,15 @@ func solveCheckpointed[I any](r *Run, spec Spec[I], in I) error {
 					}
 				}
 			}
-			return &quietError{code: code}
+			return &quietError{code: code, verdict: true}
 		default:
-			if r.Rank() != 0 {
-				msg = "rank 0: " + msg
+			// A failure to write the checkpoint, rank 0's: said once,
+			// by rank 0, and every rank exits with its status.
+			if r.Rank() == 0 {
+				r.endProgressLine()
+				fmt.Fprintf(errWriter(r.Context.App), "%s: %s\n", r.Context.App.Name, msg)
 			}
-			return errors.New(msg)
+			return &quietError{code: code, verdict: true}
 		}
 	}
 }

@@ -297,7 +297,7 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			defer r.startProgress()()
 			err = badCheckpoint(cm, solveCheckpointed(r, spec, in))
 			var q *quietError
-			if errors.As(err, &q) && (q.code == ExitCheckpointed || q.code == ExitLimit) {
+			if errors.As(err, &q) && q.verdict {
 				if comm.Rank() == 0 || mpi.WorldName == "mpi" {
 					verdict = err
 				}
@@ -359,7 +359,10 @@ func (e *rejected) Is(target error) bool {
 
 // quietError ends a rank with an exit code and no message: rank 0 prints
 // the message of a collective verdict.
-type quietError struct{ code int }
+type quietError struct {
+	code    int
+	verdict bool // every rank reached it together (solveCheckpointed's)
+}
 
 func (e *quietError) Error() string { return fmt.Sprintf("exit status %d (rank 0 says why)", e.code) }
 func (e *quietError) ExitCode() int { return e.code }

@@ -113,8 +113,17 @@ func (r *Run) Config() lb.Config {
 	}
 	if r.ckpt != nil {
 		cfg.Resume = r.ckpt.resume
-		if r.ckpt.file != "" || r.ckpt.limited() {
+		switch {
+		case r.ckpt.file == "" && !r.ckpt.limited():
+		case r.Rank() == 0:
 			cfg.CheckpointDue = r.ckpt.due
+		case r.WorldName() == "mpi" && r.ckpt.file != "":
+			// A signal that reached this rank's process alone (kill on a
+			// compute node, scancel --signal to one task) suspends the
+			// search too: the suspension spreads from any rank, and rank 0
+			// learns of the signal (solveCheckpointed). The embedded
+			// world's ranks share rank 0's flag.
+			cfg.CheckpointDue = r.ckpt.signal.Load
 		}
 		if r.ckpt.maxNodes > 0 && r.Rank() == 0 {
 			// The nodes of every rank reach rank 0 in progress snapshots:

@@ -137,6 +137,17 @@ mpi_fault_tests() {
 	# then reports 1 for a job it was told to terminate).
 	rm -f "$work/golomb-term.ckpt"
 	run_mpi_signal golomb 2 TERM "$(signal_status "$impl" 3)$([ "$impl" = openmpi ] && echo "|1")" "$work/golomb-term.ckpt" 13 --checkpoint "$work/golomb-term.ckpt" --checkpoint-every 200ms
+	# The same signal to rank 2's process alone (a kill on a compute node,
+	# scancel --signal to one task): the suspension spreads from that rank,
+	# rank 0 learns of the signal, and the job checkpoints and exits 3 (it
+	# went on without a word before), then restarts to the exact count.
+	rm -f "$work/golomb-rank.ckpt"
+	SIGNAL_RANK=2 run_mpi_signal golomb 3 TERM "$(signal_status "$impl" 3)" "$work/golomb-rank.ckpt" --count 80 10 -q --checkpoint "$work/golomb-rank.ckpt" --checkpoint-every 200ms
+	run_mpi_cmd golomb 2 1888494 -q --restart "$work/golomb-rank.ckpt"
+	# A checkpoint that cannot be written (its directory gone): one message
+	# (rank 0's, under the command's name), not one a rank, and exit 1.
+	mkdir -p "$work/gone"
+	SIGNAL_RMDIR=yes WANT_ONCE="golomb: checkpoint $work/gone/x.ckpt" run_mpi_signal golomb 3 USR1 "1$([ "$impl" = mpich ] && echo "|0")" "$work/gone/x.ckpt" --count 80 10 -q --checkpoint "$work/gone/x.ckpt" --checkpoint-every 200ms
 }
 
 # run_mpi_fault APP NP STATUS WANT HOW ARGS...: a launcher fault, mpirun -np
@@ -273,9 +284,14 @@ run_mpi_cmd() {
 # "any|0"), without FILE before printing an answer ("optimal"), and with
 # FILE, leave it behind and say "resume with" (the checkpoint of the
 # signal, not a periodic one). A job that ended before the signal could be
-# sent fails. A job still running 30 s after the signal is killed.
+# sent fails. A job still running 30 s after the signal is killed. With
+# SIGNAL_RANK=R the signal goes to rank R's process alone, not to mpirun
+# (a kill on a compute node, scancel --signal to one task); with
+# SIGNAL_RMDIR=yes FILE's directory is removed before the signal, so that
+# the checkpoint cannot be written: the job must then say so once
+# (WANT_ONCE, a line) and end with STATUS.
 run_mpi_signal() {
-	local app=$1 np=$2 sig=$3 want=$4 file=$5 bin="$work/$1.$impl" rc=0 pid i t0 sent=no
+	local app=$1 np=$2 sig=$3 want=$4 file=$5 bin="$work/$1.$impl" rc=0 pid i t0 sent=no target p
 	shift 5
 	# No timeout(1) around mpirun: it would die of SIGUSR1 itself.
 	$(impl_mpirun "$impl") -np "$np" "$bin" "$@" >"$work/log" 2>&1 &
@@ -287,7 +303,19 @@ run_mpi_signal() {
 		fi
 		sleep 0.1
 	done
-	kill -s "$sig" "$pid" 2>/dev/null && sent=yes
+	target=$pid
+	if [ -n "${SIGNAL_RANK:-}" ]; then
+		target=""
+		for p in $(pgrep -f "$bin" || true); do
+			if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qE "^(OMPI_COMM_WORLD_RANK|PMI_RANK)=$SIGNAL_RANK\$"; then
+				target=$p
+			fi
+		done
+	fi
+	if [ "${SIGNAL_RMDIR:-}" = yes ]; then
+		rm -rf "$(dirname "$file")"
+	fi
+	[ -n "$target" ] && kill -s "$sig" "$target" 2>/dev/null && sent=yes
 	t0=$SECONDS
 	for i in $(seq 300); do
 		kill -0 "$pid" 2>/dev/null || break
@@ -295,14 +323,21 @@ run_mpi_signal() {
 	done
 	kill -KILL "$pid" 2>/dev/null || true
 	wait "$pid" || rc=$?
-	if [ "$sent" = yes ] && { { [[ "|$want|" = *"|any|"* ]] && [ "$rc" -ne 0 ]; } || [[ "|$want|" = *"|$rc|"* ]]; } && [ $((SECONDS - t0)) -le 20 ] &&
-		{ [ -n "$file" ] || ! grep -q "optimal" "$work/log"; } &&
-		{ [ -z "$file" ] || { [ -f "$file" ] && grep -q "resume with" "$work/log"; }; }; then
-		echo "ok   $app $* [$impl mpirun -np $np], SIG$sig: exit status $rc after $((SECONDS - t0))s"
+	local ok=no
+	if [ "$sent" = yes ] && { { [[ "|$want|" = *"|any|"* ]] && [ "$rc" -ne 0 ]; } || [[ "|$want|" = *"|$rc|"* ]]; } && [ $((SECONDS - t0)) -le 20 ]; then
+		if [ "${SIGNAL_RMDIR:-}" = yes ]; then
+			[ "$(grep -cF -- "$WANT_ONCE" "$work/log")" = 1 ] && ok=yes
+		elif { [ -n "$file" ] || ! grep -q "optimal" "$work/log"; } &&
+			{ [ -z "$file" ] || { [ -f "$file" ] && grep -q "resume with" "$work/log"; }; }; then
+			ok=yes
+		fi
+	fi
+	if [ "$ok" = yes ]; then
+		echo "ok   $app $* [$impl mpirun -np $np], SIG$sig${SIGNAL_RANK:+ to rank $SIGNAL_RANK}: exit status $rc after $((SECONDS - t0))s"
 	else
 		cat "$work/log"
-		echo "FAIL $app $* [$impl mpirun -np $np], SIG$sig (sent: $sent): exit status $rc after $((SECONDS - t0))s, want $want within 20s${file:+ and $file written on the signal}"
-		failures+=("$app SIG$sig [$impl]")
+		echo "FAIL $app $* [$impl mpirun -np $np], SIG$sig${SIGNAL_RANK:+ to rank $SIGNAL_RANK} (sent: $sent): exit status $rc after $((SECONDS - t0))s, want $want within 20s${file:+ and $file written on the signal}${SIGNAL_RMDIR:+ (its directory removed: one line $WANT_ONCE)}"
+		failures+=("$app SIG$sig${SIGNAL_RANK:+ rank $SIGNAL_RANK} [$impl]")
 	fi
 }
 

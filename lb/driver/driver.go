@@ -167,7 +167,7 @@ func (w *World) begin(job lb.Job) (*pace, [][]byte, error) {
 		throttle = int(maxPauseFor(c.Size(), cores) / tick)
 	}
 	r, err := lb.NewRank(job, lb.RankConfig{Rank: c.Rank(), Size: c.Size(), MaxPause: throttle,
-		DueEvery: max(int(duePoll/tick), 1), ProgressBase: w.nodes})
+		DueEvery: max(int(duePoll/tick), 1), Due: true, ProgressBase: w.nodes})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -129,7 +129,9 @@ func TestProgress(t *testing.T) {
 // again, and finishes it on 2 simulated ranks, under every balancer
 // variant (under -short the balancers' defaults, lbtest.ShortVariants):
 // the count is the sequential one exactly, and every rank learns of each
-// suspension while only rank 0 holds the open tasks.
+// suspension while only rank 0 holds the open tasks. The first suspension
+// is rank 0's; the second begins on the last rank alone (an MPI rank whose
+// process caught a signal: RankConfig.Due), and spreads to all.
 func TestSuspendEmbedded(t *testing.T) {
 	const depth, seed = 18, 6
 	newApp := func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(seed, depth, lbtest.Count) }
@@ -144,7 +146,9 @@ func TestSuspendEmbedded(t *testing.T) {
 				err := mpi.Run(p, func(c *mpi.Comm) error {
 					cfg := v.Config(64, uint64(seg))
 					cfg.Resume = resume
-					cfg.CheckpointDue = lbtest.DueAfter(k)
+					if asks := []int{0, p - 1}[seg]; c.Rank() == asks {
+						cfg.CheckpointDue = lbtest.DueAfter(k)
+					}
 					_, _, err := lb.Run(driver.New(c), cfg, newApp)
 					var s *lb.Suspended
 					if !errors.As(err, &s) {
