@@ -24,6 +24,22 @@ func newApp() *cli.App {
 	return &cli.App{
 		Name:  "dht",
 		Usage: "run rounds of the distributed hash table's four phases and report load balance and throughput",
+		Description: `Runs --rounds rounds of the distributed chained hash table of seed 004 §2.2
+on --np goroutine ranks, or, built with -tags mpi, on the processes of mpirun
+or srun. A round fills the old table with Poisson(q·α) elements a rank, then,
+with a barrier before each, (1) generates Poisson(q·β) new elements a rank,
+(2) dispatches them to their owners in one all-to-all, (3) searches the old
+table and (4) inserts those not found into the new one; it reports each
+phase's work and time, the load balance η = E(total)/(p·E(max)) and the
+elements a second. The work counts are the same in every world for the same
+--seed. The subcommands simulate instead: sim the load balance of the
+paper's Fig. 1 and Table 1 without p ranks, mesh the dispatch on a √p × √p
+mesh (§5). docs/apps/dht.md says more.
+
+Exit status: 0 on success; 2 for bad flags (-Q, --alpha, --beta, --rounds
+or --revisit out of range, an unknown --alloc, tables larger than the
+memory allowed); 1 for any other error (docs/reliability.md lists the
+statuses every command shares).`,
 		Flags: append(npFlag(runner.FlagsNamed("np", "seed", "json", "stats", "quiet")),
 			&cli.IntFlag{Name: "buckets-per-rank", Aliases: []string{"Q"}, Value: 16, Usage: "buckets per rank `q` (m = p·q)"},
 			&cli.Float64Flag{Name: "alpha", Value: 4, Usage: "load factor α of the old table"},
@@ -261,7 +277,7 @@ func simFlags(units string) []cli.Flag {
 				f.Usage = "print nothing on stdout and no progress lines: only the files of --out"
 			}
 			if f.Name == "progress" {
-				f.Usage = "print a progress line on stderr as the " + units + " are done (the default when stderr is a terminal): " + units + " done of all, elapsed time"
+				f.Usage = "print a progress line on stderr as the " + units + " are done: " + units + " done of all, elapsed time"
 			}
 		}
 	}
