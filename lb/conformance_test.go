@@ -192,7 +192,8 @@ func TestBadConfig(t *testing.T) {
 		"poll":    {Name: "x", PollNS: -1},
 		"recv":    {Name: "x", RecvByteNS: math.NaN()},
 		"pauses":  {Name: "x", PauseNS: 1e-3, MaxPauseNS: 1e9},
-		"instant": {Name: "x", NodeNS: 20}, // no message takes time, no throttling: the clock would stop
+		"instant": {Name: "x", NodeNS: 20},                    // no message takes time, no throttling: the clock would stop
+		"sub-ps":  {Name: "x", NodeNS: 20, LatencyNS: 0.0004}, // rounds to 0 ps: the same, and it hung
 	} {
 		if _, err := sim.New(2, sim.Config{Machine: m}); err == nil {
 			t.Errorf("machine with a bad %s accepted", name)

@@ -189,6 +189,12 @@ func (m Machine) Validate() error {
 		if f.v > maxMachineNS {
 			return fmt.Errorf("lb: machine %s: %s %g: more than %g ns", name, f.name, f.v, float64(maxMachineNS))
 		}
+		// The simulator keeps time in whole picoseconds: a cost that
+		// rounds to none is none, and the checks below must see it so
+		// (--latency-ns 0.0004 alone left the clock standing still).
+		if f.v > 0 && f.v < 0.0005 {
+			return fmt.Errorf("lb: machine %s: %s %g: below the simulator's resolution (1 ps, 0.001 ns), so it would be 0: give 0 or at least 0.001", name, f.name, f.v)
+		}
 		// A cost by the byte is multiplied by a message's length: an
 		// hour a byte overflowed the simulator's clock (picoseconds in an
 		// int64) on a message of 4000 bytes.
