@@ -194,6 +194,7 @@ func TestBadConfig(t *testing.T) {
 		"pauses":  {Name: "x", PauseNS: 1e-3, MaxPauseNS: 1e9},
 		"instant": {Name: "x", NodeNS: 20},                    // no message takes time, no throttling: the clock would stop
 		"sub-ps":  {Name: "x", NodeNS: 20, LatencyNS: 0.0004}, // rounds to 0 ps: the same, and it hung
+		"steps":   {Name: "x", NodeNS: 0.0001, Steps: true},   // the step model's clock moves with the nodes: it hung
 	} {
 		if _, err := sim.New(2, sim.Config{Machine: m}); err == nil {
 			t.Errorf("machine with a bad %s accepted", name)

@@ -189,12 +189,6 @@ func (m Machine) Validate() error {
 		if f.v > maxMachineNS {
 			return fmt.Errorf("lb: machine %s: %s %g: more than %g ns", name, f.name, f.v, float64(maxMachineNS))
 		}
-		// The simulator keeps time in whole picoseconds: a cost that
-		// rounds to none is none, and the checks below must see it so
-		// (--latency-ns 0.0004 alone left the clock standing still).
-		if f.v > 0 && f.v < 0.0005 {
-			return fmt.Errorf("lb: machine %s: %s %g: below the simulator's resolution (1 ps, 0.001 ns), so it would be 0: give 0 or at least 0.001", name, f.name, f.v)
-		}
 		// A cost by the byte is multiplied by a message's length: an
 		// hour a byte overflowed the simulator's clock (picoseconds in an
 		// int64) on a message of 4000 bytes.
@@ -211,9 +205,12 @@ func (m Machine) Validate() error {
 	// while the busy ranks' slices wait for it (rp on 16 ranks of a
 	// cluster without latency and overhead ran to 10⁹ events). The step
 	// model (Steps) makes a reply wait a step.
-	if !m.Steps && m.LatencyNS == 0 && m.OverheadNS == 0 && m.SendNS == 0 && m.RecvNS == 0 && m.GapNS == 0 &&
-		m.ByteNS == 0 && m.SendByteNS == 0 && m.RecvByteNS == 0 && m.JitterNS == 0 && (m.HopNS == 0 || m.MeshWidth == 0) && m.PauseNS == 0 {
-		return fmt.Errorf("lb: machine %s: no message takes any time (latency, overhead, send, receive, gap, bytes, hops and jitter all 0) "+
+	// The simulator keeps time in whole picoseconds: a time that rounds to
+	// none is none here (--latency-ns 0.0004 alone left the clock standing).
+	none := func(ns float64) bool { return ns < 0.0005 }
+	if !m.Steps && none(m.LatencyNS) && none(m.OverheadNS) && none(m.SendNS) && none(m.RecvNS) && none(m.GapNS) &&
+		none(m.ByteNS) && none(m.SendByteNS) && none(m.RecvByteNS) && none(m.JitterNS) && (none(m.HopNS) || m.MeshWidth == 0) && none(m.PauseNS) {
+		return fmt.Errorf("lb: machine %s: no message takes any time (latency, overhead, send, receive, gap, bytes, hops and jitter all 0, or under the simulator's picosecond) "+
 			"and requests are not throttled (pause-ns 0): idle ranks would trade requests and rejections for ever at one instant; "+
 			"give one of them a time (--latency-ns 1, say)", name)
 	}
