@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -228,6 +229,9 @@ func Parse(c *cli.Context) (Common, error) {
 	if err := parseLimits(c, &cm); err != nil {
 		return cm, err
 	}
+	if err := cm.checkOutputs(); err != nil {
+		return cm, err
+	}
 	switch {
 	case cm.CheckpointEvery < 0:
 		return cm, Usagef("--checkpoint-every %v: must not be negative", cm.CheckpointEvery)
@@ -244,6 +248,9 @@ func Parse(c *cli.Context) (Common, error) {
 			if c.IsSet(name) {
 				return cm, Usagef("--%s: the sequential solver (--balancer seq) has no balancer options", name)
 			}
+		}
+		if cm.sim != nil && cm.sim.trace != "" {
+			return cm, Usagef("--trace: the sequential solver (--balancer seq) runs for real, one rank: there is no simulation to trace")
 		}
 		// Say what is not used rather than run quietly otherwise than asked
 		// (to a reader: the campaign runner's baselines are --json runs of
@@ -590,3 +597,55 @@ const (
 	silentTaskGrace = 5 * time.Second
 	metaSilentGrace = "treelb.silentgrace"
 )
+
+// checkOutputs refuses a file this run writes (--checkpoint, --trace) that
+// is also one it reads (--restart, --machine) or the other output: the run
+// would overwrite its own input, or write two things into one file.
+// --restart and --checkpoint may name one file: the run resumes from it and
+// saves over it.
+func (cm Common) checkOutputs() error {
+	if cm.sim == nil || cm.sim.trace == "" {
+		return nil
+	}
+	for _, other := range []struct{ flag, path string }{
+		{"--checkpoint", cm.Checkpoint}, {"--restart", cm.Restart}, {"--machine", cm.sim.file}} {
+		if other.path != "" && SameFile(cm.sim.trace, other.path) {
+			return Usagef("--trace %s is the file of %s too: give the trace a file of its own", cm.sim.trace, other.flag)
+		}
+	}
+	return nil
+}
+
+// CheckInput refuses, as a usage error, an input file (what names it: "the
+// instance FILE", "--file") that this run also writes: the file of
+// --checkpoint or of --trace. An app's Read calls it for every file it
+// reads (a checkpoint written over the instance it was read from left the
+// instance only inside the checkpoint).
+func (cm Common) CheckInput(path, what string) error {
+	for _, out := range []struct{ flag, path string }{{"--checkpoint", cm.Checkpoint}, {"--trace", cm.traceFile()}} {
+		if out.path != "" && path != "" && path != "-" && SameFile(path, out.path) {
+			return Usagef("%s %s is the file of %s too: the run would write over its own input", what, path, out.flag)
+		}
+	}
+	return nil
+}
+
+func (cm Common) traceFile() string {
+	if cm.sim == nil {
+		return ""
+	}
+	return cm.sim.trace
+}
+
+// SameFile reports whether paths a and b name one file: the same file when
+// both exist (links followed), the same absolute path otherwise.
+func SameFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(sa, sb)
+	}
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && absA == absB
+}

@@ -128,10 +128,18 @@ type output struct {
 	outcome *lb.Outcome // the balancer's statistics, nil for seq
 }
 
-func read(c *cli.Context, _ runner.Common) ([]instance, error) {
+func read(c *cli.Context, cm runner.Common) ([]instance, error) {
 	near, err := parallel.ParseNear(c.String("near"))
 	if err != nil {
 		return nil, runner.Usagef("--near %w", err)
+	}
+	for _, f := range *c.Generic("file").(*fileList) {
+		if err := cm.CheckInput(f, "--file"); err != nil {
+			return nil, err
+		}
+	}
+	if err := cm.CheckInput(c.String("data"), "--data"); err != nil {
+		return nil, err
 	}
 	ins, err := sources{korf: c.StringSlice("korf"), data: c.String("data"), files: *c.Generic("file").(*fileList), stdin: c.App.Reader, numbers: c.Args().Slice()}.instances()
 	if err != nil {

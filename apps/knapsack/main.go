@@ -133,6 +133,9 @@ func read(c *cli.Context, cm runner.Common) (instance, error) {
 	if in.Scale < 0 {
 		return instance{}, runner.Usagef("--scale %d: need 0 (integers) or a factor ≥ 1", in.Scale)
 	}
+	if err := cm.CheckInput(in.File, "the instance FILE"); err != nil {
+		return instance{}, err
+	}
 	var r io.Reader = c.App.Reader
 	if in.File != "-" {
 		f, err := os.Open(in.File)

@@ -257,6 +257,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{committed, "--search", "dp"}, "unknown search"},
 		{[]string{committed, "--scale", "-2"}, "--scale -2"},
 		{[]string{committed, "-b", "nope"}, "unknown balancer"},
+		// The checkpoint would be written over the instance it was read from.
+		{[]string{committed, "--checkpoint", "./" + committed}, "would write over its own input"},
 		{[]string{"gen"}, "needs -m"},
 		{[]string{"gen", "-m", "-1"}, "-m -1"},
 		{[]string{"gen", "-m", "5", "--class", "hard"}, "unknown class"},

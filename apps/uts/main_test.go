@@ -188,6 +188,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--tree", "T1", "-b", "nope"}, "unknown balancer"},
 		{[]string{"--tree", "T1", "--np", "0"}, "--np 0"},
 		{[]string{"--tree", "T1", "--budget", "0"}, "--budget 0"},
+		// Two outputs into one file, a trace without a simulation.
+		{[]string{"--tree", "T1", "--world", "sim", "--trace", "t.ckpt", "--checkpoint", "./t.ckpt"}, "--trace t.ckpt is the file of --checkpoint too"},
+		{[]string{"--tree", "T1", "--world", "sim", "--trace", "t.csv", "-b", "seq"}, "no simulation to trace"},
 	} {
 		for _, np := range []string{"1", "2"} {
 			args := append([]string{"--np", np}, c.args...)

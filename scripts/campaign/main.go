@@ -231,6 +231,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if st, err := os.Stat(*csvPath); err == nil && !st.Mode().IsRegular() {
 		return badUsage(fmt.Errorf("--csv %s: %s, not a CSV file (the campaign reads it and writes it again)", *csvPath, runner.FileKind(st.Mode())))
 	}
+	if *jsonl != "" && runner.SameFile(*jsonl, *csvPath) {
+		return badUsage(fmt.Errorf("--jsonl %s is the file of --csv too: give each a file of its own", *jsonl))
+	}
 	*title, *height, *tags = cmp.Or(*title, p.Title), cmp.Or(*height, p.Height), cmp.Or(*tags, p.Tags)
 	if h, err := strconv.ParseFloat(*height, 64); err == nil && !(h > 0 && !math.IsInf(h, 0)) {
 		return badUsage(fmt.Errorf("--height %s: need a tree height above 0, or the columns that hold it", *height))

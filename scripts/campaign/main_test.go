@@ -282,6 +282,9 @@ func TestExitCode(t *testing.T) {
 		{[]string{"--csv", csv, "--instance", "golomb 8", "--jobs", "0", "--dry-run"}, &bytes.Buffer{}, 2, "--jobs 0"},
 		{[]string{"--csv", csv, "--instance", "golomb 8", "--height", "NaN", "--dry-run"}, &bytes.Buffer{}, 2, "--height NaN"},
 		{[]string{"--csv", csv, "--instance", "golomb 8", "--inputs", os.Args[0], "--dry-run"}, &bytes.Buffer{}, 2, "a file, not a directory"},
+		{[]string{"--csv", csv, "--jsonl", csv, "--instance", "golomb 8", "--dry-run"}, &bytes.Buffer{}, 2, "is the file of --csv too"},
+		{[]string{"--repeats", "x"}, &bytes.Buffer{}, 2, `--repeats "x": need an integer`},
+		{[]string{"--presett", "x"}, &bytes.Buffer{}, 2, "--presett: no such flag"},
 	} {
 		if len(tc.args) > 1 && tc.args[1] == "" {
 			continue // no device of our own
