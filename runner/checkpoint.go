@@ -885,7 +885,7 @@ type stopRecord struct {
 func (r *Run) stopRecord(s *lb.Suspended) stopRecord {
 	rec := stopRecord{Header: r.Header(), Stopped: r.ckpt.limit, Nodes: s.Nodes, Checkpoint: r.ckpt.file}
 	if r.ckpt.maxNodes > 0 {
-		rec.RunNodes = max(r.ckpt.nodes, s.Nodes)
+		rec.RunNodes = r.ckpt.nodes
 	}
 	return rec
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -399,6 +400,23 @@ func TestLimits(t *testing.T) {
 		// --max-nodes the run's nodes too.
 		if strings.Count(out, `"world":"embedded"`) != 2 || (limit[0] == "--max-nodes") != strings.Contains(out, `"run_nodes":`) {
 			t.Errorf("%q: stop record %q: want the world twice, and run_nodes with --max-nodes only", args, out)
+		}
+		if limit[0] == "--max-nodes" {
+			// Stopped again after a restart: nodes count every run of the
+			// search, run_nodes this run's alone (it counted them all).
+			var first, second struct {
+				Nodes    int64 `json:"nodes"`
+				RunNodes int64 `json:"run_nodes"`
+			}
+			if err := json.Unmarshal([]byte(out[:strings.Index(out, "\n")]), &first); err != nil {
+				t.Fatal(err)
+			}
+			next := filepath.Join(dir, "again.ckpt")
+			code, out2, errOut := run3(slowSpec(), nil, "--np", "3", "--restart", path, "--checkpoint", next, "--max-nodes", "2000", "--json")
+			if code != ExitLimit || json.Unmarshal([]byte(strings.TrimSpace(out2)), &second) != nil ||
+				second.Nodes <= first.Nodes || second.RunNodes != second.Nodes-first.Nodes {
+				t.Errorf("a restart stopped at --max-nodes: exit %d, %q %q; want run_nodes = nodes − %d", code, out2, errOut, first.Nodes)
+			}
 		}
 		code, out, errOut = run3(treeSpec(), nil, "--world", "sim", "--np", "5", "--restart", path)
 		if code != 0 || !strings.Contains(out, fmt.Sprintf("nodes=%d\n", want)) {
