@@ -158,13 +158,23 @@ func readFunc(c *cli.Context, _ runner.Common) (integral, error) {
 	return readIntegral(c, in)
 }
 
-func readAlpha(c *cli.Context, _ runner.Common) (tree, error) {
+func readAlpha(c *cli.Context, cm runner.Common) (tree, error) {
 	in := tree{Alpha: c.Float64("alpha"), TreeSeed: c.Uint64("tree-seed")}
 	if _, err := alphatree.New(in.Alpha, in.TreeSeed); err != nil {
 		return in, runner.Usagef("--alpha %v: need 0 < α < 1", in.Alpha)
 	}
+	// A tree that no machine expands in a lifetime is finite all the same:
+	// it runs, bounded or not, but the user hears what it expects.
+	if n := alphatree.ExpectedNodes(in.Alpha); n > hugeTree && cm.MaxNodes == 0 && cm.TimeLimit == 0 {
+		fmt.Fprintf(c.App.ErrWriter, "integrate: warning: α = %v expects about %.2g nodes (%.2g years at 10⁸ nodes a second); --max-nodes or --time-limit bounds the run\n",
+			in.Alpha, n, n/1e8/3.156e7)
+	}
 	return in, nil
 }
+
+// hugeTree is the expected size of an α-tree past which integrate alpha
+// warns: 10¹³ nodes, a day at 10⁸ nodes a second.
+const hugeTree = 1e13
 
 // parseList parses a comma-separated list of finite numbers, the value of
 // the flag called name.

@@ -254,6 +254,15 @@ func TestCommand(t *testing.T) {
 					tc.args, code, stderr, stdout, tc.want)
 			}
 		}
+		// A tree of 10²² expected nodes runs, with a warning, unless a
+		// limit bounds it (the simulation's event bound ends it here).
+		_, stderr, _ := c.run("alpha --alpha 0.995 -q --world sim --max-events 1000")
+		if !strings.Contains(stderr, "expects about 3.3e+22 nodes") {
+			t.Errorf("α = 0.995: stderr %q, want the warning", stderr)
+		}
+		if _, stderr, _ := c.run("alpha --alpha 0.995 -q --world sim --max-events 1000 --max-nodes 5000"); strings.Contains(stderr, "warning") {
+			t.Errorf("α = 0.995 with --max-nodes: stderr %q, want no warning", stderr)
+		}
 	})
 }
 
