@@ -67,8 +67,8 @@ func (rp RoundParams) Validate() error {
 		return fmt.Errorf("-Q (--buckets-per-rank) %d: need at least 1 bucket per rank", rp.Q)
 	case !(rp.Alpha >= 0) || math.IsInf(rp.Alpha, 0):
 		return fmt.Errorf("--alpha %g: need a finite load factor ≥ 0", rp.Alpha)
-	case !(rp.Beta >= 0) || math.IsInf(rp.Beta, 0):
-		return fmt.Errorf("--beta %g: need a finite load factor ≥ 0", rp.Beta)
+	case !(rp.Beta > 0) || math.IsInf(rp.Beta, 0):
+		return fmt.Errorf("--beta %g: need a finite load factor above 0 (with beta = 0 no element is new, no phase has work and every η is 0/0)", rp.Beta)
 	case !(rp.Revisit >= 0 && rp.Revisit <= 1):
 		return fmt.Errorf("--revisit %g: need a probability from 0 to 1", rp.Revisit)
 	case rp.Alloc < Block || rp.Alloc > Balanced:

@@ -115,7 +115,7 @@ func TestBadInput(t *testing.T) {
 		t.Skip("the command tests start their own embedded worlds; scripts/mpi-test.sh runs the command under mpirun")
 	}
 	for _, args := range [][]string{
-		{"-Q", "0"}, {"--alpha", "-1"}, {"--beta", "-0.5"}, {"--alloc", "cyclic"}, {"--rounds", "0"},
+		{"-Q", "0"}, {"--alpha", "-1"}, {"--beta", "-0.5"}, {"--beta", "0"}, {"--alloc", "cyclic"}, {"--rounds", "0"},
 		{"--np", "0"}, {"surplus"}, {"sim", "--runs", "1"}, {"sim", "--model", "gauss"}, {"sim", "--alpha", "-4"},
 		{"sim", "--max-p", "2"}, {"sim", "--table-runs", "10"}, {"sim", "--alpha", "0"}, {"sim", "--beta", "0"},
 		{"sim", "--bogus"}, {"-Q", "2000000000000", "--np", "2"}, {"--alpha", "1e9", "--np", "2"},
