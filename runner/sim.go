@@ -466,6 +466,18 @@ func checkTracePath(path string) error {
 	} else if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
 		return Usagef("--trace %s: no directory %s to write it in", path, filepath.Dir(path))
 	}
+	if st, err := os.Stat(path); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+		return nil // written into, not replaced
+	}
+	// The trace goes through a temporary file beside it, renamed over it:
+	// a directory where that cannot be made is refused now, not after the
+	// whole simulation.
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".probe-*")
+	if err != nil {
+		return Usagef("--trace %s: %v (nothing was simulated)", path, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
 	return nil
 }
 
