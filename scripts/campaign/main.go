@@ -337,22 +337,24 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // report writes the summary of the CSV at csvPath (Markdown on stdout,
 // PREFIX-summary.csv), the plots and the preset's report.
 func report(csvPath, plots, title, height string, setup campaign.Setup, stdout, stderr io.Writer) error {
+	// A CSV that is not there or not a campaign's is bad input (2), as
+	// docs/reliability.md says.
 	if _, err := os.Stat(csvPath); err != nil {
-		return fmt.Errorf("%s: no campaign to report: %w", csvPath, err)
+		return badUsage(fmt.Errorf("%s: no campaign to report: %w", csvPath, err))
 	}
 	t, err := campaign.ReadTable(csvPath)
 	if err != nil {
-		return err
+		return badUsage(err)
 	}
 	if t.Torn > 0 {
 		fmt.Fprintf(stderr, "campaign: warning: %s ends with an incomplete row (%d bytes without their newline), left out of the report\n", csvPath, t.Torn)
 	}
 	pts, err := campaign.Derive(t, height)
 	if err != nil {
-		return fmt.Errorf("%s: %w", csvPath, err)
+		return badUsage(fmt.Errorf("%s: %w", csvPath, err))
 	}
 	if len(pts) == 0 && setup.Report == nil {
-		return fmt.Errorf("%s: no parallel run", csvPath)
+		return badUsage(fmt.Errorf("%s: no parallel run", csvPath))
 	}
 	prefix := cmp.Or(plots, strings.TrimSuffix(csvPath, ".csv"))
 	if plots == "none" {

@@ -283,6 +283,8 @@ func TestExitCode(t *testing.T) {
 		{[]string{"--csv", csv, "--instance", "golomb 8", "--height", "NaN", "--dry-run"}, &bytes.Buffer{}, 2, "--height NaN"},
 		{[]string{"--csv", csv, "--instance", "golomb 8", "--inputs", os.Args[0], "--dry-run"}, &bytes.Buffer{}, 2, "a file, not a directory"},
 		{[]string{"--csv", csv, "--jsonl", csv, "--instance", "golomb 8", "--dry-run"}, &bytes.Buffer{}, 2, "is the file of --csv too"},
+		{[]string{"--csv", csv + ".missing", "--plot-only"}, &bytes.Buffer{}, 2, "no campaign to report"},
+		{[]string{"--csv", os.Args[0], "--plot-only"}, &bytes.Buffer{}, 2, ""},
 		{[]string{"--repeats", "x"}, &bytes.Buffer{}, 2, `--repeats "x": need an integer`},
 		{[]string{"--presett", "x"}, &bytes.Buffer{}, 2, "--presett: no such flag"},
 	} {
