@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/treelb/treelb/apps/fifteen/parallel"
 
@@ -198,7 +199,7 @@ func readBoards(r io.Reader, name string) ([]instance, error) {
 // and "1,,2", a leading or a trailing comma leave out one, which is an
 // error rather than a board of the numbers that are there.
 func splitFields(s string) ([]string, error) {
-	blank := func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
+	blank := unicode.IsSpace // any blank: a vertical tab or a no-break space between tiles too
 	packed := strings.Join(strings.FieldsFunc(s, blank), " ")
 	packed = strings.ReplaceAll(strings.ReplaceAll(packed, " ,", ","), ", ", ",")
 	if strings.Contains(packed, ",,") || strings.HasPrefix(packed, ",") || strings.HasSuffix(packed, ",") {

@@ -54,6 +54,11 @@ func TestInstances(t *testing.T) {
 		labels = append(labels, in.Label)
 	}
 	want := []string{"korf 12", "korf 1", "korf 2", two + ":2", two + ":4", "arguments 1-16", "arguments 17-32"}
+	// Any Unicode blank separates tiles: a vertical tab, a no-break space.
+	odd := writeFile(t, dir, "odd.txt", strings.Replace(strings.Replace(korf12, " ", "\v", 1), " ", "\u00a0", 1)+"\n")
+	if got, err := (sources{files: []string{odd}}).instances(); err != nil || len(got) != 1 {
+		t.Errorf("tiles apart by a vertical tab and a no-break space: %d instances, %v; want 1", len(got), err)
+	}
 	// --file is repeatable: every file's boards, in order.
 	if twice, err := (sources{files: []string{two, two}}).instances(); err != nil || len(twice) != 4 {
 		t.Errorf("--file twice: %d instances, %v; want 4", len(twice), err)
