@@ -301,8 +301,8 @@ func gen(c *cli.Context) error {
 				return runner.Usagef("--%s: the sanders class has fixed coefficients and capacity", name)
 			}
 		}
-	} else if cfg.R < 1 {
-		return runner.Usagef("--range %d: need at least 1", cfg.R)
+	} else if cfg.R < 1 || cfg.R > knap.MaxRange {
+		return runner.Usagef("--range %d: need 1 to %d", cfg.R, knap.MaxRange)
 	} else if !(cfg.Fraction > 0 && cfg.Fraction <= 1) {
 		return runner.Usagef("--fraction %v: need a number in (0, 1]", cfg.Fraction)
 	}

@@ -265,6 +265,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"gen", "-m", "5", "--fraction", "0.3"}, "--fraction: the sanders class"},
 		{[]string{"gen", "-m", "5", "--class", "weakly", "--fraction", "1.5"}, "--fraction 1.5"},
 		{[]string{"gen", "-m", "5", "--class", "weakly", "--range", "0"}, "--range 0"},
+		{[]string{"gen", "-m", "5", "--class", "strongly", "--range", "9223372036854775807"}, "--range 9223372036854775807: need 1 to"},
 		{[]string{"gen", "-m", "5", "x"}, "no arguments"},
 		{[]string{"--seed", "3", "gen", "-m", "5"}, "give it after gen"},
 		{[]string{"gen", "-m", "5", "--bogus"}, "--bogus: no such flag"},

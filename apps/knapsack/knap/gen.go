@@ -72,8 +72,8 @@ type GenConfig struct {
 	Class Class
 	M     int    // items, 0..MaxItems
 	Seed  uint64 // the same seed gives the same instance on every machine
-	// R is the coefficient range of Pisinger's classes; 0 means 1000. The
-	// sanders class ignores it.
+	// R is the coefficient range of Pisinger's classes, 1..MaxRange; 0
+	// means 1000. The sanders class ignores it.
 	R int64
 	// Fraction is the capacity of Pisinger's classes as a fraction of Σw_i,
 	// in (0, 1]; 0 means 1/2. The capacity is ⌊Fraction·Σw_i⌋, computed
@@ -81,6 +81,11 @@ type GenConfig struct {
 	// it.
 	Fraction float64
 }
+
+// MaxRange is the largest coefficient range R of Pisinger's classes, a
+// quarter of the int64 range, with room for the profits the classes derive
+// from weights up to R.
+const MaxRange = math.MaxInt64 / 4
 
 // genStream is the PCG stream (increment selector) of the generator.
 const genStream = 0x6b6e617073616b21 // "knapsak!"
@@ -108,8 +113,8 @@ func Generate(cfg GenConfig) (*Instance, error) {
 		f = 0.5
 	}
 	if cfg.Class != Sanders {
-		if r < 1 || r > math.MaxInt64/4 {
-			return nil, fmt.Errorf("knapsack: coefficient range R = %d: want 1..%d", r, int64(math.MaxInt64/4))
+		if r < 1 || r > MaxRange {
+			return nil, fmt.Errorf("knapsack: coefficient range R = %d: want 1..%d", r, MaxRange)
 		}
 		if !(f > 0 && f <= 1) {
 			return nil, fmt.Errorf("knapsack: capacity fraction %v: want a number in (0, 1]", f)
