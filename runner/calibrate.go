@@ -476,12 +476,14 @@ func (r *Run) calibrateSim(sample func() (lb.App, error)) (lb.Machine, error) {
 	if m, err = r.Common.overrides(m); err != nil {
 		return m, err
 	}
+	// The model is what --calibrate is for: -q drops the line before it,
+	// not the model (it was lost).
+	w := errWriter(r.Context.App)
 	if !r.Quiet {
-		w := errWriter(r.Context.App)
 		fmt.Fprintf(w, "%s: calibrated machine (save it for --machine FILE):\n", r.Context.App.Name)
-		if err := writeMachine(w, m); err != nil {
-			return m, err
-		}
+	}
+	if err := writeMachine(w, m); err != nil {
+		return m, err
 	}
 	return m, nil
 }

@@ -111,6 +111,13 @@ func TestCalibrateMachine(t *testing.T) {
 	if err := json.Unmarshal([]byte(got), &used); err != nil || used.Name != "calibrated-embedded" || used.PollNS <= 0 || used.SliceNS <= 0 || used.NodeNS <= 0 {
 		t.Fatalf("simulated on %+v (%v)", used, err)
 	}
+	// -q drops the line before the model, not the model.
+	if code, _, errs = runCmd(t, rangeSpec(), "--world sim --np 5 --calibrate -q"); code != 0 || !strings.HasPrefix(errs, "{") || strings.Contains(errs, "save it") {
+		t.Fatalf("--world sim --calibrate -q: status %d, stderr %q", code, errs)
+	}
+	if _, err := lb.ParseMachine([]byte(errs)); err != nil {
+		t.Fatalf("--world sim --calibrate -q: the model does not load: %v", err)
+	}
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"name": "x", "node_ns": 1, "warp_ns": 3}`), 0o644); err != nil {
 		t.Fatal(err)
