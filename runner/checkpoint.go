@@ -547,7 +547,13 @@ func loadRestart[I any](c *cli.Context, cm Common, spec Spec[I], size int) (I, *
 		return in, nil, Usagef("--restart: checkpoint %s: %v", cm.Restart, err)
 	}
 	if c.NArg() > 0 || appFlagsSet(c) {
+		// An instance on the command line too must be the checkpoint's,
+		// and whole: the checkpoint's is not merged with part of one.
 		other, err := spec.Read(c, cm)
+		var ue *UsageError
+		if errors.As(err, &ue) {
+			return in, nil, Usagef("--restart with an instance on the command line (it must be the checkpoint's, whole; or give --restart alone): %v", ue.Err)
+		}
 		if err != nil {
 			return in, nil, err
 		}
@@ -556,7 +562,7 @@ func loadRestart[I any](c *cli.Context, cm Common, spec Spec[I], size int) (I, *
 			return in, nil, err
 		}
 		if !bytes.Equal(b, k.Instance) {
-			return in, nil, Usagef("--restart: checkpoint %s: written for another instance of %s than the command line's (give --restart alone to resume it)", cm.Restart, CommandPath(c))
+			return in, nil, Usagef("--restart: checkpoint %s: written for another instance of %s than the command line's (its arguments or flags%s differ, a flag not given counting at its default; give --restart alone to resume it)", cm.Restart, CommandPath(c), setAppFlags(c))
 		}
 	}
 	return in, k, nil
@@ -665,6 +671,27 @@ func resumeHint(c *cli.Context, world, binary string, getenv func(string) string
 		}
 	}
 	return cmd + " --restart " + file
+}
+
+// setAppFlags lists the flags of the command's own set on the command
+// line, as " (--theta-a, --rule)", or "" when none is.
+func setAppFlags(c *cli.Context) string {
+	common := map[string]bool{}
+	for _, f := range Flags() {
+		for _, n := range f.Names() {
+			common[n] = true
+		}
+	}
+	var set []string
+	for _, f := range c.Command.Flags {
+		if name := f.Names()[0]; !common[name] && c.IsSet(name) {
+			set = append(set, dashed(name))
+		}
+	}
+	if len(set) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(set, ", ")
 }
 
 // appFlagsSet reports whether a flag of the command's own (not a common
