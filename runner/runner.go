@@ -232,6 +232,14 @@ func Parse(c *cli.Context) (Common, error) {
 	if err := cm.checkOutputs(); err != nil {
 		return cm, err
 	}
+	if cm.calibrate && cm.World != WorldSim {
+		// It measures instead of searching: these would do nothing.
+		for _, name := range []string{"checkpoint", "restart", "checkpoint-every", "max-nodes", "time-limit", "stats"} {
+			if defines(c, name) && c.IsSet(name) {
+				return cm, Usagef("--%s: --calibrate in the %s world measures this machine instead of searching (with --world sim it simulates after)", name, cm.World)
+			}
+		}
+	}
 	switch {
 	case cm.CheckpointEvery < 0:
 		return cm, Usagef("--checkpoint-every %v: must not be negative", cm.CheckpointEvery)

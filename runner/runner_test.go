@@ -324,6 +324,8 @@ func TestSimFlags(t *testing.T) {
 		{"--split-ns 1", 2, "only with --world sim"},
 		{"--world sim --max-events -1", 2, "max-events"},
 		{"--world sim --calibrate --node-ns 2", 2, "--calibrate"},
+		{"--calibrate --stats", 2, "--stats: --calibrate in the embedded world measures"},
+		{"--calibrate --max-nodes 5", 2, "--max-nodes: --calibrate"},
 		{"--world sim --np 0", 2, "--np"},
 		{"--world sim --np 65537", 2, "--np"},
 	} {
