@@ -228,6 +228,8 @@ var kindNames = [...]string{"?", "request", "work", "reject", "bound", "stop", "
 // work, bounds, stops, suspensions, loads and full queues.
 func (k Kind) Counted() bool { return counted(k) }
 
+// String names the kind as messages and statistics print it ("request",
+// "work", …).
 func (k Kind) String() string {
 	if k > 0 && k < nKinds {
 		return kindNames[k]

@@ -55,6 +55,8 @@ func NewCheckedWriter(w io.Writer, name string) *CheckedWriter {
 	return &CheckedWriter{w: w, name: name}
 }
 
+// Write writes p unless an earlier write failed; a failure is kept (Err)
+// and returned, so that the command ends with ExitOutput.
 func (c *CheckedWriter) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

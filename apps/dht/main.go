@@ -199,30 +199,37 @@ func runSim(c *cli.Context) error {
 	return nil
 }
 
+// writeResult writes the file name of dir with f: to a temporary file
+// first, renamed once it is whole and synced, so that a failure leaves no
+// half-written file (an empty PNG, say), and readable by everyone, as a
+// file the shell creates.
+func writeResult(dir, name string, f func(*os.File) error) error {
+	fh, err := os.CreateTemp(dir, "."+name+".*")
+	if err != nil {
+		return err
+	}
+	// CreateTemp makes the file 0600.
+	if err := errors.Join(fh.Chmod(0o644), f(fh)); err != nil {
+		fh.Close()
+		os.Remove(fh.Name())
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := errors.Join(fh.Sync(), fh.Close()); err != nil {
+		os.Remove(fh.Name())
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := os.Rename(fh.Name(), filepath.Join(dir, name)); err != nil {
+		os.Remove(fh.Name())
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
 func writeFiles(dir string, r *hashtable.Reproduction) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	// Each file is written to a temporary file first and renamed, so a
-	// failure leaves no half-written file (an empty PNG, say).
-	write := func(name string, f func(*os.File) error) error {
-		fh, err := os.CreateTemp(dir, "."+name+".*")
-		if err != nil {
-			return err
-		}
-		// CreateTemp makes the file 0600; the results are for everyone
-		// to read, as a file the shell creates.
-		if err := errors.Join(fh.Chmod(0o644), f(fh)); err != nil {
-			fh.Close()
-			os.Remove(fh.Name())
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		if err := errors.Join(fh.Sync(), fh.Close()); err != nil {
-			os.Remove(fh.Name())
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		return os.Rename(fh.Name(), filepath.Join(dir, name))
-	}
+	write := func(name string, f func(*os.File) error) error { return writeResult(dir, name, f) }
 	prov := version.Collect("")
 	if err := write("fig1.csv", func(f *os.File) error {
 		return stamped(f, prov, func(w io.Writer) error { return hashtable.WriteSimCSV(w, r.Fig1) })

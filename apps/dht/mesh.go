@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -160,24 +159,7 @@ func writeMeshFiles(dir string, pts []hashtable.MeshPoint, title string) error {
 		return err
 	}
 	write := func(name string, f func(io.Writer) error) error {
-		fh, err := os.CreateTemp(dir, "."+name+".*")
-		if err != nil {
-			return err
-		}
-		if err := f(fh); err != nil {
-			fh.Close()
-			os.Remove(fh.Name())
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		if err := fh.Close(); err != nil {
-			os.Remove(fh.Name())
-			return err
-		}
-		if err := os.Chmod(fh.Name(), 0o644); err != nil { // CreateTemp makes it private
-			os.Remove(fh.Name())
-			return err
-		}
-		return os.Rename(fh.Name(), filepath.Join(dir, name))
+		return writeResult(dir, name, func(fh *os.File) error { return f(fh) })
 	}
 	if err := write(base+".csv", func(w io.Writer) error {
 		return stamped(w, version.Collect(""), func(w io.Writer) error { return hashtable.WriteMeshCSV(w, pts) })

@@ -3,8 +3,8 @@ package campaign
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"github.com/treelb/treelb/version"
 	"maps"
 	"math"
 	"os"
@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/treelb/treelb/version"
 )
 
 func TestParseWorld(t *testing.T) {
@@ -558,6 +560,17 @@ func TestGeneratedInput(t *testing.T) {
 	}
 	if _, err := os.Stat(files[0]); !os.IsNotExist(err) {
 		t.Errorf("the generated input outlives the campaign: %v", err)
+	}
+	// An input that cannot be written (a directory where its file goes)
+	// is an output error (74) that names --inputs.
+	r = fakeRunner(t.TempDir(), &calls, 0)
+	r.InputDir = t.TempDir()
+	if err := os.Mkdir(filepath.Join(r.InputDir, "gen_--seed_5.txt"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var ec interface{ ExitCode() int }
+	if _, err := r.Run(context.Background(), keys); err == nil || !strings.Contains(err.Error(), "--inputs") || !errors.As(err, &ec) || ec.ExitCode() != 74 {
+		t.Errorf("an input that cannot be written: %v", err)
 	}
 }
 

@@ -542,8 +542,8 @@ func (r *Runner) input(ctx context.Context, gen []string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("campaign: <(%s): %w", key, err)
 	}
-	if err := os.WriteFile(path, out.Stdout, 0o644); err != nil {
-		return "", err
+	if err := writeFile(path, func(w io.Writer) error { _, err := w.Write(out.Stdout); return err }); err != nil {
+		return "", fmt.Errorf("--inputs: %w", err)
 	}
 	if r.inputs == nil {
 		r.inputs = map[string]string{}

@@ -97,7 +97,7 @@ func MedianMachine(ms []lb.Machine) (lb.Machine, error) {
 func validatePreset() Preset {
 	return Preset{Name: "validate", Doc: "the simulator against real runs: every instance at each P and budget in one real world (--set world), " +
 		"and simulated with that world's calibrated model (--set machines: DIR/WORLD-APP-bBUDGET.json, from the command's --calibrate --budget BUDGET; scripts/validate.sh does it all)",
-		Defaults: Plan{NPs: []int{1, 2}, Balancers: []string{"rp"}, Instances: ValidateInstances, Seeds: []int64{1}, Repeats: 3},
+		Defaults: Plan{NPs: []int{1, 2}, Balancers: []string{"rp"}, Instances: slices.Clone(ValidateInstances), Seeds: []int64{1}, Repeats: 3},
 		Params: []Param{{"world", "embedded", "the real world: embedded, openmpi or mpich (for MPI give --bin-dir of that build and --launcher)"},
 			{"machines", "results/validate/machines", "directory of the calibrated models, WORLD-APP-bBUDGET.json"},
 			{"budgets", "10,100,1000,10000", "the budgets Δt in nodes, comma-separated"},

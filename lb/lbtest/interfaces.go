@@ -9,4 +9,5 @@ var (
 	_ lb.Stopper             = (*Tree)(nil)
 	_ lb.Reducer[int64]      = (*Range)(nil)
 	_ lb.Halver              = (*rangeTask)(nil) // a Range's tasks
+	_ lb.Task                = (*treeTask)(nil)  // a Tree's tasks
 )

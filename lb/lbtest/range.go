@@ -83,8 +83,3 @@ func (t *rangeTask) Reroot() { t.lo, t.hi = 0, t.app.n }
 func (t *rangeTask) AppendBinary(b []byte) ([]byte, error) {
 	return binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(b, t.lo), t.hi), nil
 }
-
-var (
-	_ lb.Reducer[int64] = (*Range)(nil)
-	_ lb.Halver         = (*rangeTask)(nil)
-)

@@ -308,13 +308,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		if r.InputDir != "" {
 			if err := os.MkdirAll(r.InputDir, 0o755); err != nil {
-				return err
+				return &runner.OutputError{What: "--inputs " + r.InputDir, Err: err}
 			}
 		}
 		if r.BinDir == "" {
 			dir, err := os.MkdirTemp("", "campaign")
 			if err != nil {
-				return err
+				return fmt.Errorf("a directory to build the commands in: %w", err)
 			}
 			defer os.RemoveAll(dir)
 			if err := build(ctx, dir, *tags, keys, stderr); err != nil {

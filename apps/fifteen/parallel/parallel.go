@@ -382,6 +382,8 @@ func (t *task) AppendBinary(b []byte) ([]byte, error) {
 }
 
 var (
-	_ lb.Halver       = (*task)(nil)
-	_ lb.EvenSplitter = (*task)(nil)
+	_ lb.Halver           = (*task)(nil)
+	_ lb.EvenSplitter     = (*task)(nil)
+	_ lb.Reducer[Outcome] = (*Iteration)(nil)
+	_ lb.Stopper          = (*Iteration)(nil) // a solution stops every rank
 )

@@ -730,6 +730,8 @@ func Valid(marks []int) bool {
 }
 
 var (
-	_ lb.Halver       = (*Search)(nil)
-	_ lb.EvenSplitter = (*Search)(nil)
+	_ lb.Halver           = (*Search)(nil)
+	_ lb.EvenSplitter     = (*Search)(nil)
+	_ lb.Reducer[Outcome] = (*Problem)(nil)
+	_ lb.Bounded          = (*Problem)(nil) // its incumbent spreads to every rank
 )
