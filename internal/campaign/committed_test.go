@@ -135,15 +135,17 @@ func cheapestSimulated(tab *Table, dir string) (int, string) {
 		if !strings.HasPrefix(tab.Get(i, ColWorld), "sim") || np < 2 || err != nil || wall > bestWall || tab.Get(i, "virtual_seconds") == "" {
 			continue
 		}
+		rest := cmd // the command but the committed model's path, which may lie under /tmp with the checkout
 		if m := tmpMachine.FindStringSubmatch(cmd); m != nil {
 			model := filepath.Join(dir, "machines", m[1])
 			if _, err := os.Stat(model); err != nil {
 				continue
 			}
+			rest = strings.Replace(cmd, m[0], "", 1)
 			cmd = strings.Replace(cmd, m[0], "--machine "+model, 1)
 		}
-		if strings.Contains(cmd, "/tmp/") {
-			continue
+		if strings.Contains(rest, "/tmp/") {
+			continue // another temporary file of the run that made the row
 		}
 		best, bestWall, bestCmd = i, wall, cmd
 	}
