@@ -183,18 +183,19 @@ func TestBadConfig(t *testing.T) {
 		t.Error("a nil newApp")
 	}
 	for name, m := range map[string]lb.Machine{
-		"node":    {Name: "x", NodeNS: -1},
-		"free":    {Name: "x", LatencyNS: 1500}, // a node that costs nothing
-		"latency": {Name: "x", LatencyNS: -5},
-		"nan":     {Name: "x", OverheadNS: math.NaN()},
-		"inf":     {Name: "x", ByteNS: math.Inf(1)},
-		"mesh":    {Name: "x", MeshWidth: -2},
-		"poll":    {Name: "x", PollNS: -1},
-		"recv":    {Name: "x", RecvByteNS: math.NaN()},
-		"pauses":  {Name: "x", PauseNS: 1e-3, MaxPauseNS: 1e9},
-		"instant": {Name: "x", NodeNS: 20},                    // no message takes time, no throttling: the clock would stop
-		"sub-ps":  {Name: "x", NodeNS: 20, LatencyNS: 0.0004}, // rounds to 0 ps: the same, and it hung
-		"steps":   {Name: "x", NodeNS: 0.0001, Steps: true},   // the step model's clock moves with the nodes: it hung
+		"node":        {Name: "x", NodeNS: -1},
+		"free":        {Name: "x", LatencyNS: 1500}, // a node that costs nothing
+		"latency":     {Name: "x", LatencyNS: -5},
+		"nan":         {Name: "x", OverheadNS: math.NaN()},
+		"inf":         {Name: "x", ByteNS: math.Inf(1)},
+		"mesh":        {Name: "x", MeshWidth: -2},
+		"poll":        {Name: "x", PollNS: -1},
+		"recv":        {Name: "x", RecvByteNS: math.NaN()},
+		"pauses":      {Name: "x", PauseNS: 1e-3, MaxPauseNS: 1e9},
+		"instant":     {Name: "x", NodeNS: 20},                      // no message takes time, no throttling: the clock would stop
+		"sub-ps":      {Name: "x", NodeNS: 20, LatencyNS: 0.0004},   // rounds to 0 ps: the same, and it hung
+		"steps":       {Name: "x", NodeNS: 0.0001, Steps: true},     // the step model's clock moves with the nodes: it hung
+		"sub-ps node": {Name: "x", NodeNS: 0.0001, LatencyNS: 1000}, // rounds to 0 ps: every figure 0/0
 	} {
 		if _, err := sim.New(2, sim.Config{Machine: m}); err == nil {
 			t.Errorf("machine with a bad %s accepted", name)

@@ -1220,8 +1220,10 @@ func (c *Comm) reduceNum(send, recv []byte, k kind, op Op, root int) error {
 	if err := checkOp(fn, op); err != nil {
 		return err
 	}
-	if err := checkAlias(fn, send, recv); err != nil {
-		return err
+	if root < 0 || root == c.rank { // recv is the root's alone
+		if err := checkAlias(fn, send, recv); err != nil {
+			return err
+		}
 	}
 	n, err := count(fn, len(send)/8)
 	if err != nil {
@@ -1243,8 +1245,10 @@ func (c *Comm) reduceFunc(fn string, send, recv []byte, root int, combine Combin
 	if (root < 0 || root == c.rank) && len(recv) < len(send) {
 		return &Error{Func: fn, Class: ClassCount, Msg: fmt.Sprintf("recv has %d bytes, send %d", len(recv), len(send))}
 	}
-	if err := checkAlias(fn, send, recv); err != nil {
-		return err
+	if root < 0 || root == c.rank { // recv is the root's alone
+		if err := checkAlias(fn, send, recv); err != nil {
+			return err
+		}
 	}
 	n, err := count(fn, len(send))
 	if err != nil {

@@ -584,8 +584,10 @@ func (c *Comm) reduceFunc(fn string, send, recv []byte, root int, combine Combin
 	if (all || c.rank == root) && len(recv) < len(send) { // as MPI's: not truncated in silence
 		return &Error{Func: fn, Class: ClassCount, Msg: fmt.Sprintf("recv has %d bytes, send %d", len(recv), len(send))}
 	}
-	if err := checkAlias(fn, send, recv); err != nil {
-		return err
+	if all || c.rank == root { // recv is the root's alone
+		if err := checkAlias(fn, send, recv); err != nil {
+			return err
+		}
 	}
 	if c.w.aborted.Load() {
 		return &Error{Func: fn, Class: ClassAborted, Msg: "world aborted"}

@@ -213,7 +213,8 @@ func Allreduce[T Number](c *Comm, send, recv []T, op Op) error {
 	return c.reduceNum(asBytes(send), asBytes(recv), kindOf[T](), op, -1)
 }
 
-// checkAlias refuses a send buffer that overlaps recv, as the MPI standard
+// checkAlias refuses a send buffer that overlaps recv (on the ranks that
+// use recv: all of an Allreduce, the root of a Reduce), as the MPI standard
 // does (MPI_IN_PLACE is its way to reduce in place): MPICH refuses it at
 // run time ("Buffers must not be aliased"), Open MPI let it pass, and
 // the embedded world would too, so a program tested on one world failed on

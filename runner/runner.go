@@ -612,26 +612,45 @@ const (
 // --restart and --checkpoint may name one file: the run resumes from it and
 // saves over it.
 func (cm Common) checkOutputs() error {
-	if cm.sim == nil || cm.sim.trace == "" {
-		return nil
+	machine := ""
+	if cm.sim != nil {
+		machine = cm.sim.file
 	}
-	for _, other := range []struct{ flag, path string }{
-		{"--checkpoint", cm.Checkpoint}, {"--restart", cm.Restart}, {"--machine", cm.sim.file}} {
-		if other.path != "" && SameFile(cm.sim.trace, other.path) {
-			return Usagef("--trace %s is the file of %s too: give the trace a file of its own", cm.sim.trace, other.flag)
+	for _, pair := range []struct{ out, outFlag, in, inFlag string }{
+		{cm.traceFile(), "--trace", cm.Checkpoint, "--checkpoint"},
+		{cm.traceFile(), "--trace", cm.Restart, "--restart"},
+		{cm.traceFile(), "--trace", machine, "--machine"},
+		{cm.Checkpoint, "--checkpoint", machine, "--machine"},
+	} {
+		if pair.out != "" && pair.in != "" && SameFile(pair.out, pair.in) {
+			return Usagef("%s %s is the file of %s too: give each a file of its own", pair.outFlag, pair.out, pair.inFlag)
 		}
 	}
 	return nil
 }
 
 // CheckInput refuses, as a usage error, an input file (what names it: "the
-// instance FILE", "--file") that this run also writes: the file of
-// --checkpoint or of --trace. An app's Read calls it for every file it
-// reads (a checkpoint written over the instance it was read from left the
-// instance only inside the checkpoint).
+// instance FILE", "--file"; "-" for standard input) that this run also
+// writes: the file of --checkpoint or of --trace. An app's Read calls it
+// for every file it reads (a checkpoint written over the instance it was
+// read from left the instance only inside the checkpoint).
 func (cm Common) CheckInput(path, what string) error {
+	if path == "" {
+		return nil
+	}
 	for _, out := range []struct{ flag, path string }{{"--checkpoint", cm.Checkpoint}, {"--trace", cm.traceFile()}} {
-		if out.path != "" && path != "" && path != "-" && SameFile(path, out.path) {
+		if out.path == "" {
+			continue
+		}
+		if path == "-" {
+			// Standard input redirected from the output's file.
+			in, err := os.Stdin.Stat()
+			if st, err2 := os.Stat(out.path); err == nil && err2 == nil && in.Mode().IsRegular() && os.SameFile(in, st) {
+				return Usagef("%s: standard input is the file of %s: the run would write over its own input", what, out.flag)
+			}
+			continue
+		}
+		if SameFile(path, out.path) {
 			return Usagef("%s %s is the file of %s too: the run would write over its own input", what, path, out.flag)
 		}
 	}
@@ -646,14 +665,19 @@ func (cm Common) traceFile() string {
 }
 
 // SameFile reports whether paths a and b name one file: the same file when
-// both exist (links followed), the same absolute path otherwise.
+// both exist (links followed); otherwise the same name in the same
+// directory, the directories' links followed (a file not made yet, in a
+// directory reached by two paths).
 func SameFile(a, b string) bool {
 	sa, errA := os.Stat(a)
 	sb, errB := os.Stat(b)
 	if errA == nil && errB == nil {
 		return os.SameFile(sa, sb)
 	}
-	absA, errA := filepath.Abs(a)
-	absB, errB := filepath.Abs(b)
-	return errA == nil && errB == nil && absA == absB
+	if filepath.Base(a) != filepath.Base(b) {
+		return false
+	}
+	da, errA := os.Stat(filepath.Dir(a))
+	db, errB := os.Stat(filepath.Dir(b))
+	return errA == nil && errB == nil && os.SameFile(da, db)
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -116,15 +117,21 @@ func checkBefore(app *cli.App, cmd *cli.Command, before cli.BeforeFunc) cli.Befo
 		if l := c.Lineage(); len(l) > 1 {
 			for _, f := range app.Flags {
 				name := f.Names()[0]
-				if !l[1].IsSet(name) {
-					continue
+				if name == "help" || name == "version" || !l[1].IsSet(name) {
+					continue // cli's own (--help=false) do nothing there
 				}
+				var names []string // as the user may have written it: -Q/--buckets-per-rank
+				for _, n := range f.Names() {
+					names = append(names, dashed(n))
+				}
+				slices.SortFunc(names, func(a, b string) int { return len(a) - len(b) })
+				written := strings.Join(names, "/")
 				if findFlag(cmd.Flags, name) != nil {
 					return Usagef("%s before %s is a flag of %s itself, not of %s %s: give it after %s (%s %s %s …)",
-						dashed(name), cmd.Name, app.Name, app.Name, cmd.Name, cmd.Name, app.Name, cmd.Name, dashed(name))
+						written, cmd.Name, app.Name, app.Name, cmd.Name, cmd.Name, app.Name, cmd.Name, dashed(name))
 				}
 				return Usagef("%s is a flag of %s itself, not of %s %s (see %s %s --help)",
-					dashed(name), app.Name, app.Name, cmd.Name, app.Name, cmd.Name)
+					written, app.Name, app.Name, cmd.Name, app.Name, cmd.Name)
 			}
 		}
 		if before != nil {

@@ -3,6 +3,8 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -108,5 +110,37 @@ func TestIncompleteSpec(t *testing.T) {
 		if code := Execute(app, []string{"x"}); code != ExitInternal || !strings.Contains(out.String(), "lacks Read or Solve") || strings.Contains(out.String(), "panic") {
 			t.Errorf("%s: exit %d, %q", name, code, out.String())
 		}
+	}
+}
+
+// TestSameFile: one file by two paths, made or not yet (a directory
+// reached through a link), and two files.
+func TestSameFile(t *testing.T) {
+	dir := t.TempDir()
+	real, link := filepath.Join(dir, "R"), filepath.Join(dir, "L")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{filepath.Join(link, "x"), filepath.Join(real, "x"), true}, // neither made yet
+		{filepath.Join(real, "x"), filepath.Join(real, ".", "x"), true},
+		{filepath.Join(real, "x"), filepath.Join(real, "y"), false},
+		{filepath.Join(real, "x"), filepath.Join(dir, "x"), false},
+	} {
+		if got := SameFile(tc.a, tc.b); got != tc.same {
+			t.Errorf("SameFile(%s, %s) = %v", tc.a, tc.b, got)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(real, "x"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !SameFile(filepath.Join(link, "x"), filepath.Join(real, "x")) {
+		t.Error("a file made, by two paths")
 	}
 }

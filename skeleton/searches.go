@@ -327,7 +327,6 @@ func (a *decApp[N]) Combine(x, y Best) Best {
 	return x
 }
 
-// run works t to its end.
 // mustCheck panics with err, a search's incomplete definition (a
 // programmer's error, as a nil handler is to net/http), when it is not nil.
 func mustCheck(err error) {
@@ -336,6 +335,7 @@ func mustCheck(err error) {
 	}
 }
 
+// run works t to its end.
 func run(t lb.Task) {
 	for !t.Empty() {
 		t.Work(1 << 30)

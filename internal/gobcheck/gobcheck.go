@@ -45,7 +45,11 @@ func walk(t, top reflect.Type, what string, seen map[reflect.Type]bool) error {
 			if !f.IsExported() {
 				return fmt.Errorf("%s %s has an unexported field %s (in %s): it would not reach the other ranks (encoding/gob drops it), so export it or give the type a binary encoding", what, top, f.Name, t)
 			}
-			if k := f.Type.Kind(); k == reflect.Func || k == reflect.Chan {
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if k := ft.Kind(); k == reflect.Func || k == reflect.Chan {
 				return fmt.Errorf("%s %s has a field %s of type %s (in %s): it would not reach the other ranks (encoding/gob sends no functions or channels), so leave it out or give the type a binary encoding", what, top, f.Name, f.Type, t)
 			}
 			if err := walk(f.Type, top, what, seen); err != nil {

@@ -57,9 +57,14 @@ func TestExported(t *testing.T) {
 		F func() int
 	}
 	type withChan struct{ C chan int }
+	type withPointers struct {
+		N int
+		F *func() int
+	}
 	for name, err := range map[string]error{
-		"func": Exported(reflect.TypeFor[withFunc](), "the type"),
-		"chan": Exported(reflect.TypeFor[[]withChan](), "the type"),
+		"func":            Exported(reflect.TypeFor[withFunc](), "the type"),
+		"chan":            Exported(reflect.TypeFor[[]withChan](), "the type"),
+		"pointer to func": Exported(reflect.TypeFor[withPointers](), "the type"),
 	} {
 		if err == nil || !strings.Contains(err.Error(), "gob sends no functions or channels") {
 			t.Errorf("a %s field: %v", name, err)

@@ -96,10 +96,11 @@ func New(p int, cfg Config) (lb.World, error) {
 	if p > 1 && mc.BusyNodeNS > 0 && !mc.Steps {
 		node = mc.BusyNodeNS // every core busy (lb.Machine.BusyNodeNS)
 	}
-	if ps(node) == 0 && mc.Steps {
-		// The step model's clock moves with the nodes (a node a step):
-		// with none it never moves.
-		return nil, fmt.Errorf("lb: machine %s: a node of %g ns is under the simulator's picosecond: the step model needs nodes that take time", mc.Name, node)
+	if ps(node) == 0 {
+		// As node-ns 0 (Validate): a node under the clock's picosecond
+		// takes no time, the step model's clock never moves, and every
+		// figure of the run (busy fraction, speedup) is 0/0.
+		return nil, fmt.Errorf("lb: machine %s: a node of %g ns is under the simulator's picosecond: give a node cost of 0.001 ns or more", mc.Name, node)
 	}
 	m := machine{Machine: mc, node: ps(node), overhead: ps(mc.OverheadNS), latency: ps(mc.LatencyNS),
 		gap: ps(mc.GapNS), byteT: ps(mc.ByteNS), hop: ps(mc.HopNS), jitter: ps(mc.JitterNS), split: ps(mc.SplitNS),

@@ -497,8 +497,6 @@ func spreads(r io.Reader, w io.Writer) error {
 
 func g(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 
-// usage writes the runner's help with its flags in the style of the
-// treelb commands (--name; the flag package takes one dash or two).
 // flagWants says what the flag name of fs takes, for a message about a
 // value it could not parse ("" when it does not know).
 func flagWants(fs *flag.FlagSet, name string) string {
@@ -525,6 +523,8 @@ func flagWants(fs *flag.FlagSet, name string) string {
 	return ""
 }
 
+// usage writes the runner's help with its flags in the style of the
+// treelb commands (--name; the flag package takes one dash or two).
 func usage(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprintln(w, "usage: campaign --preset NAME [--set NAME=VALUE]... [FLAG...]")
 	fmt.Fprintln(w, "       campaign --csv FILE --world W --np LIST --balancer B --instance I [FLAG...]")
