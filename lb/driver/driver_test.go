@@ -130,8 +130,9 @@ func TestProgress(t *testing.T) {
 // variant (under -short the balancers' defaults, lbtest.ShortVariants):
 // the count is the sequential one exactly, and every rank learns of each
 // suspension while only rank 0 holds the open tasks. The first suspension
-// is rank 0's; the second begins on the last rank alone (an MPI rank whose
-// process caught a signal: RankConfig.Due), and spreads to all.
+// is rank 0's; the second begins on the last rank alone, as it starts (an
+// MPI rank whose process caught a signal: RankConfig.Due), and spreads to
+// all.
 func TestSuspendEmbedded(t *testing.T) {
 	const depth, seed = 18, 6
 	newApp := func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(seed, depth, lbtest.Count) }
@@ -142,6 +143,13 @@ func TestSuspendEmbedded(t *testing.T) {
 			var resume *lb.Suspended
 			for seg, p := range []int{3, 7} {
 				k := 1 + rng.IntN(20)
+				if seg == 1 {
+					// The last rank asks at its first poll, as it starts:
+					// idle, it polls only after a message or a tick of 20
+					// ms (mpi-test.sh signals a rank alone in the middle of
+					// a search).
+					k = 1
+				}
 				var got *lb.Suspended
 				err := mpi.Run(p, func(c *mpi.Comm) error {
 					cfg := v.Config(64, uint64(seg))
@@ -164,7 +172,12 @@ func TestSuspendEmbedded(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(got.Tasks) == 0 || got.Nodes >= want.Nodes {
+				// The last rank's goroutine may join its search after the
+				// others did all its work (on one CPU it did, most times):
+				// then the suspension comes after the end, and leaves
+				// nothing, which the last segment must finish all the same.
+				late := seg == 1 && len(got.Tasks) == 0 && got.Nodes == want.Nodes
+				if !late && (len(got.Tasks) == 0 || got.Nodes >= want.Nodes) {
 					t.Fatalf("segment %d: %d open tasks after %d of %d nodes", seg, len(got.Tasks), got.Nodes, want.Nodes)
 				}
 				resume = got
