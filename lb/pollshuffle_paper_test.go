@@ -25,6 +25,7 @@ type psPhase struct {
 	maxSize      int64 // the largest subproblem at the end of the work slice
 	pieces       int   // pieces handed over in the exchange
 	shuffled     bool  // the subproblems were permuted after this phase
+	busySync     int   // ranks holding work at the synchronisation after the exchange
 }
 
 // psStepModel runs p ranks of poll-and-shuffle with opts on rangeApp{n}
@@ -142,6 +143,11 @@ func psStepModel(t *testing.T, p int, n uint64, dt int64, opts PSOptions, seed u
 			queue = append(queue, bs[m.To].Outbox()...)
 		}
 		if ph != nil {
+			for _, b := range bs {
+				if b.holds() {
+					ph.busySync++
+				}
+			}
 			for r := range p {
 				if got[r] > 1 {
 					t.Fatalf("p=%d cycle %d phase %d: rank %d got %d pieces", p, ph.cycle, ph.phase, r, got[r])
@@ -180,8 +186,10 @@ func psStepModel(t *testing.T, p int, n uint64, dt int64, opts PSOptions, seed u
 			if want := psNext(*ph, dims); cur != want {
 				t.Fatalf("p=%d: phase (%d, %d) follows (%d, %d); want (%d, %d)", p, cur.cycle, cur.phase, ph.cycle, ph.phase, want.cycle, want.phase)
 			}
-			if ph.shuffled != (ph.phase == dims-1 && opts.ShuffleBelow == 0) {
-				t.Fatalf("p=%d cycle %d phase %d: shuffled %v", p, ph.cycle, ph.phase, ph.shuffled)
+			// §5.3, ShuffleBelow: the shuffle after a cycle only while
+			// fewer than that fraction of the ranks hold work.
+			if want := ph.phase == dims-1 && (opts.ShuffleBelow == 0 || float64(ph.busySync) < opts.ShuffleBelow*float64(p)); ph.shuffled != want {
+				t.Fatalf("p=%d cycle %d phase %d: shuffled %v with %d ranks busy at the synchronisation (ShuffleBelow %g)", p, ph.cycle, ph.phase, ph.shuffled, ph.busySync, opts.ShuffleBelow)
 			}
 		}
 		// A rank with work waits at the work slice; an idle one has gone on
@@ -282,7 +290,7 @@ func TestPollShufflePhases(t *testing.T) {
 		opts    PSOptions
 		quarter bool
 	}{{2, PSOptions{}, false}, {8, PSOptions{}, false}, {12, PSOptions{}, false}, {64, PSOptions{}, false}, {64, PSOptions{}, true},
-		{64, PSOptions{AskLower: true}, true}, {13, PSOptions{FastInit: true}, false}} {
+		{64, PSOptions{AskLower: true}, true}, {13, PSOptions{FastInit: true}, false}, {64, PSOptions{ShuffleBelow: 0.5}, true}} {
 		t.Run(fmt.Sprintf("p=%d/quarter=%v/%+v", c.p, c.quarter, c.opts), func(t *testing.T) {
 			phases := psStepModel(t, c.p, 1<<16, 16, c.opts, 3, c.quarter)
 			cycles, pieces := phases[len(phases)-1].cycle+1, 0
@@ -291,6 +299,23 @@ func TestPollShufflePhases(t *testing.T) {
 			}
 			if pieces == 0 && c.p > 1 {
 				t.Errorf("no piece was handed over")
+			}
+			if c.opts.ShuffleBelow > 0 {
+				// Both cases of the rule came up: cycles that ended with
+				// most ranks busy (no shuffle) and with few (a shuffle).
+				var with, without int
+				for _, ph := range phases[:len(phases)-1] {
+					if ph.phase == bits.Len(uint(c.p-1))-1 {
+						if ph.shuffled {
+							with++
+						} else {
+							without++
+						}
+					}
+				}
+				if with == 0 || without == 0 {
+					t.Errorf("ShuffleBelow %g: %d cycles shuffled, %d not: the rule was not put to the test", c.opts.ShuffleBelow, with, without)
+				}
 			}
 			t.Logf("%d phases in %d cycles of %d, %d pieces", len(phases), cycles, bits.Len(uint(c.p-1)), pieces)
 		})
@@ -420,6 +445,77 @@ func TestPollShufflePhaseBound(t *testing.T) {
 			if after > 1+2 {
 				t.Errorf("p=%d run %d: %d phases after every subproblem was atomic, want at most ⌈T_atomic/Δt⌉ + 2 = 3", c.p, run, after)
 			}
+		}
+	}
+}
+
+// TestPollShufflePairSync (seed 002 §5.3, the refinement PairSync): the
+// ranks synchronise globally only at the end of a cycle, not after every
+// phase, the pair of an exchange waiting for each other in between: the
+// reports that go up the tree of the synchronisation (P − 1 of them a
+// synchronisation) number one synchronisation a cycle, against one a
+// phase without it, and every node is still worked exactly once.
+func TestPollShufflePairSync(t *testing.T) {
+	const p, n = 16, 1 << 16
+	dims := bits.Len(uint(p - 1))
+	for _, pairSync := range []bool{false, true} {
+		app := rangeApp{n}
+		bs := make([]*pollShuffle, p)
+		var queue []Msg
+		for r := range bs {
+			b, err := NewBalancer(newPollShuffle, Env{Rank: r, Size: p, App: app, Seed: 5, Options: PSOptions{PairSync: pairSync}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bs[r] = b.(*pollShuffle)
+			bs[r].Start(app.Root())
+		}
+		for _, b := range bs {
+			queue = append(queue, b.Outbox()...)
+		}
+		reports, nodes, cycles := 0, int64(0), 0
+		for round := 0; ; round++ {
+			if round > 1<<20 {
+				t.Fatalf("pair sync %v: no end", pairSync)
+			}
+			for len(queue) > 0 {
+				m := queue[0]
+				queue = queue[1:]
+				if _, _, sub, _ := parseHeader(m.Data); m.Kind == KPair && sub == subReport {
+					reports++
+				}
+				bs[m.To].Deliver(m)
+				queue = append(queue, bs[m.To].Outbox()...)
+			}
+			done := 0
+			for _, b := range bs {
+				cycles = max(cycles, b.cycle+1)
+				if b.Done() {
+					done++
+				}
+			}
+			if done == p {
+				break
+			}
+			for _, b := range bs {
+				if task := b.Task(); task != nil {
+					k := task.Work(16)
+					nodes += k
+					b.Tick(k)
+				}
+				queue = append(queue, b.Outbox()...)
+			}
+		}
+		if nodes != n {
+			t.Fatalf("pair sync %v: %d nodes worked, the tree has %d", pairSync, nodes, n)
+		}
+		if reports%(p-1) != 0 {
+			t.Fatalf("pair sync %v: %d reports, not a whole number of synchronisations of %d ranks", pairSync, reports, p)
+		}
+		syncs := reports / (p - 1)
+		t.Logf("pair sync %v: %d synchronisations in %d cycles of %d phases", pairSync, syncs, cycles, dims)
+		if pairSync && syncs != cycles || !pairSync && (syncs <= (cycles-1)*dims || syncs > cycles*dims) {
+			t.Errorf("pair sync %v: %d synchronisations in %d cycles of %d phases; want one a %s", pairSync, syncs, cycles, dims, map[bool]string{false: "phase", true: "cycle"}[pairSync])
 		}
 	}
 }
