@@ -93,8 +93,10 @@ type Config struct {
 	// returns a *Suspended error with the open tasks and the result so far.
 	// In lb/driver's worlds (embedded, MPI) every rank whose Config sets it
 	// polls it too, and a suspension begun on any rank spreads to all: an
-	// MPI rank that caught a signal sets it (RankConfig.Due). It may be
-	// called from another goroutine than the one that called Run (the
+	// MPI rank that caught a signal sets it (RankConfig.Due). Set it on
+	// rank 0 alone unless other ranks may start a suspension; a function
+	// that goroutine ranks share must be safe for concurrent use. It may
+	// be called from another goroutine than the one that called Run (the
 	// function may read a flag that a signal handler sets).
 	CheckpointDue func() bool
 	// Resume, when not nil, continues the suspended search it describes
