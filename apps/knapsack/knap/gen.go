@@ -85,7 +85,7 @@ type GenConfig struct {
 // MaxRange is the largest coefficient range R of Pisinger's classes, a
 // quarter of the int64 range, with room for the profits the classes derive
 // from weights up to R.
-const MaxRange = math.MaxInt64 / 4
+const MaxRange int64 = math.MaxInt64 / 4
 
 // genStream is the PCG stream (increment selector) of the generator.
 const genStream = 0x6b6e617073616b21 // "knapsak!"
