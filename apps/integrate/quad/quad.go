@@ -307,12 +307,14 @@ func (p *Problem) decodeInterval(b []byte) (interval, int, error) {
 
 // bisect is the first half of the trapezoid rule at iv, before f(m): it
 // returns the midpoint m and A(a,b), and whether iv is a leaf valued
-// A(a,b) (narrower than 2θ_r, or no float64 strictly inside).
+// A(a,b) (narrower than 2θ_r, or no float64 strictly inside, or at
+// MaxLevel: no search gets there, but a decoded task may start close to
+// it, and its children must decode too).
 func (iv *interval) bisect(thetaR float64) (m, whole float64, leaf bool) {
 	w := iv.b - iv.a
 	whole = float64(w*(iv.fa+iv.fb)) * 0.5
 	m = iv.a + 0.5*w
-	return m, whole, 0.5*w < thetaR || !(iv.a < m && m < iv.b)
+	return m, whole, 0.5*w < thetaR || !(iv.a < m && m < iv.b) || iv.level >= MaxLevel
 }
 
 // halves is the second half of the trapezoid rule at iv, given m, fm =
