@@ -546,7 +546,7 @@ func loadRestart[I any](c *cli.Context, cm Common, spec Spec[I], size int) (I, *
 	if err := checkRestart(k, cm, c.IsSet("balancer"), size); err != nil {
 		return in, nil, Usagef("--restart: checkpoint %s: %v", cm.Restart, err)
 	}
-	if c.NArg() > 0 || appFlagsSet(c) {
+	if given := appFlagsSet(c); c.NArg() > 0 || len(given) > 0 {
 		// An instance on the command line too must be the checkpoint's,
 		// and whole: the checkpoint's is not merged with part of one.
 		other, err := spec.Read(c, cm)
@@ -562,7 +562,7 @@ func loadRestart[I any](c *cli.Context, cm Common, spec Spec[I], size int) (I, *
 			return in, nil, err
 		}
 		if !bytes.Equal(b, k.Instance) {
-			return in, nil, Usagef("--restart: checkpoint %s: written for another instance of %s than the command line's (its arguments or flags%s differ, a flag not given counting at its default; give --restart alone to resume it)", cm.Restart, CommandPath(c), setAppFlags(c))
+			return in, nil, Usagef("--restart: checkpoint %s: written for another instance of %s than the command line's (its arguments or flags%s differ, a flag not given counting at its default; give --restart alone to resume it)", cm.Restart, CommandPath(c), flagList(given))
 		}
 	}
 	return in, k, nil
@@ -673,9 +673,9 @@ func resumeHint(c *cli.Context, world, binary string, getenv func(string) string
 	return cmd + " --restart " + file
 }
 
-// setAppFlags lists the flags of the command's own set on the command
-// line, as " (--theta-a, --rule)", or "" when none is.
-func setAppFlags(c *cli.Context) string {
+// appFlagsSet returns the flags of the command's own (not common ones)
+// set on the command line, as written in messages (--theta-a).
+func appFlagsSet(c *cli.Context) []string {
 	common := map[string]bool{}
 	for _, f := range Flags() {
 		for _, n := range f.Names() {
@@ -683,32 +683,20 @@ func setAppFlags(c *cli.Context) string {
 		}
 	}
 	var set []string
-	for _, f := range c.Command.Flags {
-		if name := f.Names()[0]; !common[name] && c.IsSet(name) {
+	for _, name := range c.FlagNames() {
+		if !common[name] && c.IsSet(name) {
 			set = append(set, dashed(name))
 		}
 	}
-	if len(set) == 0 {
-		return ""
-	}
-	return ", " + strings.Join(set, ", ")
+	return set
 }
 
-// appFlagsSet reports whether a flag of the command's own (not a common
-// one) is set on the command line.
-func appFlagsSet(c *cli.Context) bool {
-	common := map[string]bool{}
-	for _, f := range Flags() {
-		for _, n := range f.Names() {
-			common[n] = true
-		}
+// flagList is ", --a, --b" for flags, "" for none.
+func flagList(flags []string) string {
+	if len(flags) == 0 {
+		return ""
 	}
-	for _, name := range c.FlagNames() {
-		if !common[name] && c.IsSet(name) {
-			return true
-		}
-	}
-	return false
+	return ", " + strings.Join(flags, ", ")
 }
 
 func encodeInstance[I any](in I) ([]byte, error) {
