@@ -403,10 +403,18 @@ func (b *pollShuffle) next(flags byte) {
 }
 
 // shufflePerm is the permutation of the shuffle after this cycle, the same
-// on every rank.
+// on every rank. The cycle goes into the generator's second word, beside
+// the seed, so that every (seed, cycle) draws its own permutation: with the
+// cycle added to the seed, as before, the run of seed s shuffled at cycle
+// c+1 as the run of seed s+1 at cycle c, and repeats over consecutive
+// seeds were not independent (TestPollShuffleSeedsIndependent).
 func (b *pollShuffle) shufflePerm() rankPerm {
-	return newRankPerm(b.env.Seed+uint64(b.cycle)+1, 0x5f1e, b.size)
+	return newRankPerm(b.env.Seed, psShuffleSalt|uint64(b.cycle), b.size)
 }
+
+// psShuffleSalt marks the shuffles' generator words in their top bits; the
+// cycle fills the bits below.
+const psShuffleSalt = uint64(0x5f1e) << 48
 
 // shuffleSource is the rank whose subproblem comes to this one, π⁻¹(rank).
 func (b *pollShuffle) shuffleSource() int {

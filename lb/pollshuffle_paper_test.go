@@ -347,7 +347,7 @@ func TestPollShuffleLemma13(t *testing.T) {
 		for i := range bits.Len(uint(p - 1)) {
 			counts := make([]float64, p)
 			for seed := range uint64(runs) {
-				ps.env.Seed = seed * 0x9e3779b97f4a7c15 // seeds far apart: run s's later cycles reuse run s+1's shuffles
+				ps.env.Seed = seed // consecutive seeds: each (seed, cycle) draws its own shuffle
 				pi := shuffleOf(ps, 0)
 				counts[pi.inv(pi.at(0)^1<<i)]++
 			}
@@ -516,6 +516,37 @@ func TestPollShufflePairSync(t *testing.T) {
 		t.Logf("pair sync %v: %d synchronisations in %d cycles of %d phases", pairSync, syncs, cycles, dims)
 		if pairSync && syncs != cycles || !pairSync && (syncs <= (cycles-1)*dims || syncs > cycles*dims) {
 			t.Errorf("pair sync %v: %d synchronisations in %d cycles of %d phases; want one a %s", pairSync, syncs, cycles, dims, map[bool]string{false: "phase", true: "cycle"}[pairSync])
+		}
+	}
+}
+
+// TestPollShuffleSeedsIndependent: the shuffles of a run are drawn from its
+// seed and the cycle together, so that the repeats of a campaign over
+// consecutive seeds are independent: no two (seed, cycle) pairs of eight
+// seeds and eight cycles share a shuffle (P = 1024, where two independent
+// permutations agree on their first eight images with probability about
+// 10⁻²⁴). The seed once took the cycle added to it, and the run of seed 1
+// shuffled at cycle 1 as the run of seed 2 at cycle 0.
+func TestPollShuffleSeedsIndependent(t *testing.T) {
+	b, err := NewBalancer(newPollShuffle, Env{Rank: 0, Size: 1024, App: rangeApp{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := b.(*pollShuffle)
+	seen := map[[8]int]string{}
+	for seed := uint64(1); seed <= 8; seed++ {
+		ps.env.Seed = seed
+		for cycle := range 8 {
+			pi := shuffleOf(ps, cycle)
+			var key [8]int
+			for i := range key {
+				key[i] = pi.at(i)
+			}
+			here := fmt.Sprintf("seed %d cycle %d", seed, cycle)
+			if there, ok := seen[key]; ok {
+				t.Fatalf("%s shuffles as %s", here, there)
+			}
+			seen[key] = here
 		}
 	}
 }
