@@ -35,10 +35,11 @@ or split in place by the root's fast initialisation or static placement), nodes_
 (false) and, for
 integrals, value, exact, error, finite, integrand, interval, theta_a, theta_r,
 rule, threshold, or for α-trees alpha, tree_seed, digest, expected_nodes
-(sim_seconds: virtual time in --world sim, with the simulator's report:
-machine, virtual_seconds, work_virtual_seconds (with --seq-nodes also seq_nodes, seq_virtual_seconds, speedup, efficiency, search_overhead),
-busy_fraction, last_work_seconds, events, ...; messages by kind under a
-balancer; stats with --stats). The tree, the value, the digest and the
+(in --world sim the simulator's report: machine, virtual_seconds,
+work_virtual_seconds (with --seq-nodes also seq_nodes, seq_virtual_seconds,
+speedup, efficiency, search_overhead), busy_fraction, last_work_seconds,
+events, events_per_second, sim_seconds (the simulator's real time); messages
+by kind under a balancer; stats with --stats). The tree, the value, the digest and the
 certificate are the same, bit for bit, under every balancer and number of
 ranks and after restarts: the leaves are summed exactly.
 

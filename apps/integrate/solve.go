@@ -31,12 +31,11 @@ func (x number) MarshalJSON() ([]byte, error) {
 // treeOutput is the part of the JSON output every workload has.
 type treeOutput struct {
 	runner.Header
-	Workload   string  `json:"workload"`
-	Seconds    float64 `json:"seconds"`
-	SimSeconds float64 `json:"sim_seconds,omitempty"`
-	Nodes      int64   `json:"nodes"`
-	Leaves     int64   `json:"leaves"`
-	Height     int64   `json:"height"`
+	Workload string  `json:"workload"`
+	Seconds  float64 `json:"seconds"`
+	Nodes    int64   `json:"nodes"`
+	Leaves   int64   `json:"leaves"`
+	Height   int64   `json:"height"`
 	runner.Count
 	Stats *runner.Stats `json:"stats,omitempty"`
 	runner.Report
@@ -60,9 +59,6 @@ func run[R any](r *runner.Run, workload string, seq func() R, par func(lb.World,
 	}
 	o.Seconds = time.Since(start).Seconds()
 	o.Stats = r.StatsOf(o.outcome)
-	if o.outcome != nil && r.WorldName() == runner.WorldSim {
-		o.SimSeconds = o.outcome.Seconds
-	}
 	var err error
 	o.Report, err = r.Report(o.outcome)
 	return res, o, err
@@ -72,9 +68,6 @@ func run[R any](r *runner.Run, workload string, seq func() R, par func(lb.World,
 func (o *treeOutput) write(w io.Writer, r *runner.Run) {
 	fmt.Fprintf(w, "tree: %d nodes, %d leaves, height %d\n", o.Nodes, o.Leaves, o.Height)
 	fmt.Fprintf(w, "time: %.3f s", o.Seconds)
-	if o.SimSeconds > 0 {
-		fmt.Fprintf(w, " (simulated: %.6f s)", o.SimSeconds)
-	}
 	fmt.Fprintf(w, "  ranks: %d  balancer: %s  world: %s\n", o.Ranks, o.Balancer, o.World)
 	runner.PrintCount(w, o.Count)
 	runner.PrintReport(w, o.Report)

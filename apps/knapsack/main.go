@@ -45,10 +45,12 @@ profit, weight, items, nodes, nodes_vary (true: branch-and-bound; the nodes
 depend on the balancer, the ranks and the schedule), seconds (wall time of
 sorting and search),
 cpu_seconds (CPU time of all ranks meanwhile: the process's in the embedded
-world, summed over the processes under MPI), sim_seconds (virtual time in
---world sim), messages (by kind) and, in --world sim, the simulator's report
-(machine, virtual_seconds, work_virtual_seconds (with --seq-nodes also seq_nodes, seq_virtual_seconds, speedup, efficiency, search_overhead),
-busy_fraction, last_work_seconds, events, ...), and stats with --stats. With -q, the profit on one line and
+world, summed over the processes under MPI), messages (by kind) and, in
+--world sim, the simulator's report (machine, virtual_seconds,
+work_virtual_seconds (with --seq-nodes also seq_nodes, seq_virtual_seconds,
+speedup, efficiency, search_overhead), busy_fraction, last_work_seconds,
+events, events_per_second, sim_seconds (the simulator's real time)), and
+stats with --stats. With -q, the profit on one line and
 the items on the next.
 
 Exit status: 0 on success (an empty knapsack is an answer too); 2 for bad
@@ -204,7 +206,6 @@ type output struct {
 	NodesVary  bool          `json:"nodes_vary"`
 	Seconds    float64       `json:"seconds"`
 	CPUSeconds float64       `json:"cpu_seconds"`
-	SimSeconds float64       `json:"sim_seconds,omitempty"`
 	Stats      *runner.Stats `json:"stats,omitempty"`
 	runner.Report
 }
@@ -231,9 +232,6 @@ func solve(r *runner.Run, in instance) error {
 		}
 		out.CPUSeconds = sum[0]
 	}
-	if stats != nil && r.WorldName() == runner.WorldSim {
-		out.SimSeconds = stats.Seconds
-	}
 	out.Profit, out.Weight, out.Items, out.Nodes = res.Profit, res.Weight, res.Items, res.Nodes
 	if out.Items == nil {
 		out.Items = []int{}
@@ -255,9 +253,6 @@ func solve(r *runner.Run, in instance) error {
 		fmt.Fprintf(w, "knapsack: %s: %s, capacity %d\n", inputName(out.File), items(out.N), out.Capacity)
 		fmt.Fprintf(w, "optimal profit %d, weight %d, %s: %s\n", out.Profit, out.Weight, items(len(out.Items)), chosen)
 		fmt.Fprintf(w, "nodes: %d  time: %.3f s  cpu: %.3f s", out.Nodes, out.Seconds, out.CPUSeconds)
-		if out.SimSeconds > 0 {
-			fmt.Fprintf(w, " (simulated: %.6f s)", out.SimSeconds)
-		}
 		fmt.Fprintf(w, "  search: %s  ranks: %d  balancer: %s  world: %s\n", out.Search, out.Ranks, out.Balancer, out.World)
 		runner.PrintCount(w, runner.Count{NodesVary: true})
 		runner.PrintReport(w, out.Report)
