@@ -25,6 +25,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"runtime"
 	"sync"
@@ -168,7 +169,9 @@ func (w *World) begin(job lb.Job) (*pace, [][]byte, error) {
 	}
 	r, err := lb.NewRank(job, lb.RankConfig{Rank: c.Rank(), Size: c.Size(), MaxPause: throttle,
 		DueEvery: max(int(duePoll/tick), 1), Due: true, ProgressBase: w.nodes})
-	if err != nil {
+	// The agreement is the barrier that starts a search, unless a resumed
+	// search's tasks are dealt after it (then a barrier follows the deal).
+	if err := w.agree(cfg, r, err); err != nil {
 		return nil, nil, err
 	}
 	p := &pace{r: r, tick: tick, stall: w.opt.StallTimeout}
@@ -177,14 +180,46 @@ func (w *World) begin(job lb.Job) (*pace, [][]byte, error) {
 		if share, err = w.deal(r.App(), cfg.Resume); err != nil {
 			return nil, nil, err
 		}
-	}
-	if err := w.watched("in the barrier that starts a search", c.Barrier); err != nil {
-		return nil, nil, fmt.Errorf("lb: %w", err)
+		if err := w.watched("in the barrier that starts a search", c.Barrier); err != nil {
+			return nil, nil, fmt.Errorf("lb: %w", err)
+		}
 	}
 	if cfg.Progress != nil && c.Rank() == 0 {
 		p.every = lb.ProgressEvery(cfg)
 	}
 	return p, share, nil
+}
+
+// agree checks, collectively, that every rank could make its engine
+// (startErr is this rank's error from lb.NewRank) and that the ranks run
+// the same search: the same balancer, options, seed, rank statistics and
+// resumption, which lb.Run requires of its callers (the Budget may
+// differ). A rank that could not start, or ranks given different
+// configurations, would otherwise leave the others waiting in a collective
+// for ever, or count nodes twice (a rank with fast initialisation beside
+// ranks without). Every rank returns an error, or none does.
+func (w *World) agree(cfg lb.Config, r *lb.Rank, startErr error) error {
+	ok, fp := int64(1), int64(0)
+	if startErr != nil {
+		ok = 0
+	} else {
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%T|%T %+v|%d|%t|%t", r.Balancer(), cfg.Options, cfg.Options, cfg.Seed, cfg.RankStats, cfg.Resume != nil)
+		fp = int64(h.Sum64() >> 2) // so that its negation fits
+	}
+	send, recv := []int64{ok, fp, -fp}, make([]int64, 3)
+	if err := w.watched("in the barrier that starts a search", func() error { return mpi.Allreduce(w.c, send, recv, mpi.Min) }); err != nil {
+		return fmt.Errorf("lb: %w", err)
+	}
+	switch {
+	case startErr != nil:
+		return startErr
+	case recv[0] == 0:
+		return fmt.Errorf("lb: rank %d: another rank could not start the search (its error is its own)", w.c.Rank())
+	case recv[1] != -recv[2]:
+		return fmt.Errorf("lb: rank %d: the ranks were given different searches (balancer, options, seed, rank statistics or resumption): lb.Run needs the same Config on every rank", w.c.Rank())
+	}
+	return nil
 }
 
 // search runs the rank's search, from its share of a resumed search when

@@ -307,3 +307,79 @@ func TestBcast(t *testing.T) {
 		}
 	}
 }
+
+// TestRanksDisagree: lb.Run is collective with the same Config on every
+// rank; ranks given different balancers, options, seeds or resumptions, or
+// one rank whose engine cannot be made, all return an error at the start
+// of the search, where they counted nodes twice (rp with fast
+// initialisation on one rank) or waited for ever in a collective.
+func TestRanksDisagree(t *testing.T) {
+	rp, err := lb.Lookup("rp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	static, err := lb.Lookup("static")
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := lb.Config{Balancer: rp.New, Budget: 50}
+	tree := func() lb.Reducer[lbtest.TreeResult] { return lbtest.NewTree(2, 12, lbtest.Count) }
+	var want int64
+	if err := mpi.Run(1, func(c *mpi.Comm) error {
+		got, _, err := lb.Run(driver.New(c), same, tree)
+		want = got.Nodes
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]struct {
+		odd  lb.Config // rank 1's
+		want string
+	}{
+		"options":  {lb.Config{Balancer: rp.New, Budget: 50, Options: lb.RPOptions{FastInit: true}}, "different searches"},
+		"balancer": {lb.Config{Balancer: static.New, Budget: 50}, "different searches"},
+		"seed":     {lb.Config{Balancer: rp.New, Budget: 50, Seed: 9}, "different searches"},
+		"resume":   {lb.Config{Balancer: rp.New, Budget: 50, Resume: &lb.Suspended{}}, "different searches"},
+		"stats":    {lb.Config{Balancer: rp.New, Budget: 50, RankStats: true}, "different searches"},
+		"bad":      {lb.Config{Balancer: rp.New, Budget: 50, Options: lb.StaticOptions{}}, "could not start"},
+		"budget":   {lb.Config{Balancer: rp.New, Budget: 70}, ""}, // the Budget may differ
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			errs := make([]error, 3)
+			done := make(chan error, 1)
+			go func() {
+				done <- mpi.Run(3, func(c *mpi.Comm) error {
+					cfg := same
+					if c.Rank() == 1 {
+						cfg = tc.odd
+					}
+					got, _, err := lb.Run(driver.New(c), cfg, tree)
+					errs[c.Rank()] = err
+					if err == nil && got.Nodes != want {
+						return fmt.Errorf("%d nodes, want %d", got.Nodes, want)
+					}
+					return nil
+				})
+			}()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("the ranks hang")
+			}
+			for rank, err := range errs {
+				switch {
+				case tc.want == "" && err != nil:
+					t.Errorf("rank %d: %v", rank, err)
+				case tc.want != "" && err == nil:
+					t.Errorf("rank %d: no error", rank)
+				case tc.want != "" && rank != 1 && !strings.Contains(err.Error(), tc.want):
+					t.Errorf("rank %d: %v, want an error saying %q", rank, err, tc.want)
+				}
+			}
+		})
+	}
+}
