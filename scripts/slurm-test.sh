@@ -22,7 +22,9 @@
 #     exit status 2 and a message naming --mpi=pmi2 (mpi.LaunchError), the
 #     Open MPI build under --mpi=pmi2 in Open MPI's own MPI_Init;
 # and checks that the embedded build stops with status 2 under srun -n 2
-# (saying so once) and in golomb.sbatch. It waits for the jobs, checks their
+# (saying so once) and in golomb.sbatch, and that resumable.sbatch and
+# speedup.sbatch refuse a checkpoint or a campaign left at their default
+# path by an earlier job with the same id. It waits for the jobs, checks their
 # outputs and states, and stops the local Slurm, checking that no daemon is
 # left. Without root, Linux, apt-get or an MPI implementation it says which
 # Slurm tests it SKIPPED and why, and exits 0; as root on Linux with apt-get,
@@ -166,6 +168,32 @@ if [ "$rc" -eq 2 ] && grep -qF "this is the embedded build (goroutine ranks, no 
 else
 	cat "$work/out/srun-embedded.out"
 	fail "embedded build under srun -n 2: exit status $rc, want 2 and a message"
+fi
+
+# A checkpoint or a campaign at a job's default path when the job first
+# starts is an earlier job's with the same id (Slurm reuses ids after its
+# state is reset): the batch scripts refuse to take it for their own, and
+# leave it as it was. They run here as a batch step would, outside Slurm.
+impl1=${impls%% *}
+if [ -n "$impl1" ]; then
+	mkdir -p "$work/stale"
+	for job in resumable speedup; do
+		case $job in
+		resumable) stale=$work/stale/golomb-999999.ckpt envs=(CKPT_DIR="$work/stale") ;;
+		speedup) stale=$work/stale/speedup-999999.csv envs=(RESULTS="$work/stale") ;;
+		esac
+		echo "an earlier job's" >"$stale"
+		rc=0
+		env -u SLURM_RESTART_COUNT SLURM_JOB_ID=999999 BIN="$work/bin/$impl1" "${envs[@]}" \
+			timeout -k 10 60 bash "scripts/slurm/$job.sbatch" golomb 9 >"$work/out/stale-$job.out" 2>&1 || rc=$?
+		if [ "$rc" -eq 2 ] && grep -qF "an earlier job's with the same id" "$work/out/stale-$job.out" &&
+			[ "$(cat "$stale")" = "an earlier job's" ]; then
+			echo "ok   $job.sbatch with $(basename "$stale") left by an earlier job 999999: status 2, the file kept"
+		else
+			cat "$work/out/stale-$job.out"
+			fail "$job.sbatch with $(basename "$stale") left by an earlier job: exit status $rc, want 2 and the file kept"
+		fi
+	done
 fi
 
 for impl in $impls; do

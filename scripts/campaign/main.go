@@ -21,7 +21,7 @@
 //	go run ./scripts/campaign --csv results/x.csv --world sim:gcel --np 64..4096*4 \
 //	    --balancer rp --balancer 'rp --fast-init' --instance 'golomb 12' --height marks
 //	go run ./scripts/campaign --csv results/x.csv --plot-only        # summary and plots of a CSV
-//	campaign --csv out.csv --world mpi --bin-dir bin/openmpi --launcher 'srun -n {np}' --np 1,2,4 --instance 'golomb 10'
+//	campaign --csv out.csv --world mpi --bin-dir bin/openmpi --launcher 'srun --mpi=pmix -n {np}' --np 1,2,4 --instance 'golomb 10'
 //	... | go run ./scripts/campaign --spread                        # median, min, max of "KEY VALUE" lines
 //	go run ./scripts/campaign --median-machine m1.json m2.json m3.json # the median model of repeated calibrations
 //

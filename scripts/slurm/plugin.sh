@@ -5,14 +5,19 @@
 # Spectrum MPI, pmi2 for MPICH, Intel MPI and MVAPICH; for Cray MPICH, HPE
 # MPT and libraries treelb does not know it prints nothing, and the scripts
 # then leave srun's --mpi out, for the site's default (MpiDefault). An
-# embedded build, or a binary that does not run, is an error (status 2)
-# with a message.
+# embedded build, a missing binary, or a binary that does not run, is an
+# error (status 2) with a message.
 srun_mpi() {
 	if [ -n "${SRUN_MPI:-}" ]; then
 		echo "$SRUN_MPI"
 		return
 	fi
 	local world
+	if [ ! -x "$1" ]; then
+		# BIN or the command's name is wrong: say so, rather than that it names no MPI.
+		echo "$1: no such command (BIN=${BIN:-} names the directory of the commands: make mpi builds bin/openmpi/, make mpi MPI=mpich bin/mpich/)" >&2
+		return 2
+	fi
 	world=$("$1" --version 2>/dev/null | sed -n 's/^world: //p')
 	case $world in
 	openmpi | spectrum-mpi) echo pmix ;;
