@@ -29,7 +29,7 @@ func Balancers() []Info {
 			RPOptions{}, newRandomPolling},
 		{"rp-local", "localized random polling (seed 002 §6.2): permuted fast init, doubling neighbour sets",
 			RPLocalOptions{}, newRPLocal},
-		{"ps", "poll-and-shuffle (seed 002 §5, Fig. 2): hypercube phases, random shuffles; --pair-sync, --ask-lower, --shuffle-below refine it (§5.3); its global phases lose to rp beyond a few ranks: not for many ranks (golomb 13 on 64 simulated cluster ranks: efficiency 0.46, rp 0.91)",
+		{"ps", "poll-and-shuffle (seed 002 §5, Fig. 2): hypercube phases, random shuffles; --pair-sync, --ask-lower, --shuffle-below refine it (§5.3); its global phases lose to rp beyond a few ranks: not for many ranks (golomb 13 on 64 simulated cluster ranks: efficiency 0.49, rp 0.91)",
 			PSOptions{}, newPollShuffle},
 		{"static", "randomized static load balancing (seed 000 Fig. 1, seed 001 §3): 2^k leaves placed by a pseudo-random permutation; nothing moves after the placement: for trees of even shape, not branch-and-bound (golomb 13 on 16 simulated cluster ranks: efficiency 0.46, 1.9× the nodes; rp 0.96)",
 			StaticOptions{}, newStatic},
