@@ -9,7 +9,7 @@ func newHybrid(env Env) (Balancer, error) {
 		return nil, err
 	}
 	b := newRP(env, o.QueueLimit, false)
-	share, err := newLeaves(env, o.Levels, o.Permutation)
+	share, err := newLeaves(env, o.Levels, o.Permutation, b.failTask)
 	if err != nil {
 		return nil, err
 	}

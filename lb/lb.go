@@ -52,7 +52,10 @@ import (
 // rank at a time and need not be safe for concurrent use.
 type Task interface {
 	// Work expands at most about budget nodes and returns how many it
-	// expanded. It returns early when the task is exhausted.
+	// expanded. It returns early when the task is exhausted. A task that
+	// is not Empty after a Work that expanded nothing, or a negative
+	// count, ends the run with an error in every world (it would spin for
+	// ever: lbtest.TestApp checks it).
 	Work(budget int64) int64
 	// Empty reports whether no work is left in the task.
 	Empty() bool

@@ -193,7 +193,8 @@ func (r *Rank) Load() int {
 // suspended search (Config.Resume), from share, this rank's part of its
 // open tasks (Suspended.Share, dealt by the world). It builds the root
 // (App.Root) only when the balancer starts from it on this rank
-// (RootOptional). Its messages are in the outbox.
+// (RootOptional), and fails when App.Root returns nil. Its messages are in
+// the outbox.
 func (r *Rank) Start(share [][]byte) error {
 	if r.x.job.Config.Resume != nil {
 		if err := StartShare(r.b, r.x.app, share); err != nil {
@@ -202,7 +203,9 @@ func (r *Rank) Start(share [][]byte) error {
 	} else {
 		var root Task
 		if o, ok := r.b.(RootOptional); !ok || o.NeedsRoot() {
-			root = r.x.app.Root()
+			if root = r.x.app.Root(); root == nil {
+				return r.fail(fmt.Errorf("lb: rank %d: %T.Root returned nil: the root of a search is a Task, Empty when there is nothing to search", r.rank, r.x.app))
+			}
 		}
 		r.b.Start(root)
 	}
@@ -214,7 +217,9 @@ func (r *Rank) Start(share [][]byte) error {
 // Config.MinBudget) on the balancer's task and tells the balancer, after
 // polling Config.CheckpointDue on rank 0. It returns the nodes expanded,
 // and false when the rank had no task (it is idle: the world waits for a
-// message or a tick). The slice's messages are in the outbox.
+// message or a tick). The slice's messages are in the outbox. A slice
+// that expanded nothing of a task that is not Empty, or a negative number
+// of nodes, is the app's mistake, which Outbox reports.
 func (r *Rank) Work() (nodes int64, ok bool) {
 	if r.due != nil {
 		r.PollDue()
@@ -224,6 +229,12 @@ func (r *Rank) Work() (nodes int64, ok bool) {
 		return 0, false
 	}
 	n := t.Work(r.budget)
+	if n < 0 || n == 0 && !t.Empty() {
+		// The app's mistake: the world would work this task for ever, or
+		// count nodes backwards. Outbox reports it, and the run ends.
+		r.fail(fmt.Errorf("lb: rank %d: %T.Work(%d) returned %d nodes and left the task not Empty: a task must expand at least one node a slice until it is Empty", r.rank, t, r.budget, n))
+		return 0, true
+	}
 	r.b.Tick(n)
 	if r.adapts {
 		r.adapt()

@@ -27,11 +27,13 @@ type leaves struct {
 	cur   Task
 	spare Task   // an exhausted leaf whose storage the next may reuse
 	cuts  *int64 // Env.cuts
+	fail  func(error)
 }
 
 // newLeaves returns the share of rank r of P, split into 2^k leaves (0:
-// DefaultLevels) and placed by the permutation kind ("": gf).
-func newLeaves(env Env, k int, kind string) (*leaves, error) {
+// DefaultLevels) and placed by the permutation kind ("": gf); fail (core's
+// failTask) gets the app's mistakes: a nil root, a leaf's Work that stalls.
+func newLeaves(env Env, k int, kind string, fail func(error)) (*leaves, error) {
 	if k <= 0 {
 		k = DefaultLevels(env.Size)
 	}
@@ -44,7 +46,7 @@ func newLeaves(env Env, k int, kind string) (*leaves, error) {
 		return nil, fmt.Errorf("lb: static placement: %w", err)
 	}
 	lo, hi := perm.Block(pi.Len(), env.Rank, env.Size)
-	return &leaves{app: env.App, k: k, pi: pi, next: lo, end: hi, cuts: env.cuts}, nil
+	return &leaves{app: env.App, k: k, pi: pi, next: lo, end: hi, cuts: env.cuts, fail: fail}, nil
 }
 
 // DefaultLevels is the default k of static placement for P ranks: the bound
@@ -61,8 +63,10 @@ func (l *leaves) leaf(pj uint64, reuse Task) Task {
 	t := reuse
 	if h, ok := t.(Halver); ok {
 		h.Reroot()
-	} else {
-		t = l.app.Root()
+	} else if t = l.app.Root(); t == nil {
+		l.fail(fmt.Errorf("lb: %T.Root returned nil: the root of a search is a Task, Empty when there is nothing to search", l.app))
+		l.next = l.end // no leaf to make: the rank stops with the error
+		return nil
 	}
 	x := pj - 1
 	for b := 0; b < l.k && t != nil; b++ {
@@ -103,7 +107,14 @@ func (l *leaves) Work(budget int64) int64 {
 		if t == nil {
 			break
 		}
-		n += t.Work(budget - n)
+		w := t.Work(budget - n)
+		if w < 0 || w == 0 && !t.Empty() {
+			// The app's mistake, which would loop here for ever.
+			l.fail(fmt.Errorf("lb: %T.Work(%d) returned %d nodes and left the task not Empty: a task must expand at least one node a slice until it is Empty", t, budget-n, w))
+			l.next, l.cur = l.end, nil
+			return n
+		}
+		n += w
 	}
 	return n
 }
@@ -142,7 +153,7 @@ func newStatic(env Env) (Balancer, error) {
 	}
 	b := &static{}
 	b.init(env)
-	share, err := newLeaves(env, o.Levels, o.Permutation)
+	share, err := newLeaves(env, o.Levels, o.Permutation, b.failTask)
 	if err != nil {
 		return nil, err
 	}

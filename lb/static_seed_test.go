@@ -15,7 +15,7 @@ import (
 func TestStaticSeeded(t *testing.T) {
 	const k = 10
 	order := func(kind string, seed uint64, rank int) []uint64 {
-		l, err := newLeaves(Env{Rank: rank, Size: 8, Seed: seed}, k, kind)
+		l, err := newLeaves(Env{Rank: rank, Size: 8, Seed: seed}, k, kind, func(error) {})
 		if err != nil {
 			t.Fatal(err)
 		}

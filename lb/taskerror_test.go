@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/treelb/treelb/lb"
 	"github.com/treelb/treelb/lb/lbtest"
@@ -117,6 +118,86 @@ func TestBrokenTaskIsAnError(t *testing.T) {
 					}
 					t.Logf("err=%v sent=%d", err, sent)
 				})
+			}
+		}
+	}
+}
+
+// badWorkTree is lbtest.Tree whose root (and the pieces it keeps) breaks
+// Task.Work's contract: a stall (Work expands nothing of a task that is
+// not Empty), a negative count, or no root at all (Root returns nil).
+type badWorkTree struct {
+	*lbtest.Tree
+	bug string
+}
+
+type badWorkTask struct {
+	lb.Task
+	bug string
+}
+
+func (a *badWorkTree) Root() lb.Task {
+	if a.bug == "nil root" {
+		return nil
+	}
+	return &badWorkTask{a.Tree.Root(), a.bug}
+}
+
+func (t *badWorkTask) Work(budget int64) int64 {
+	if t.bug == "stall" {
+		return 0
+	}
+	return -t.Task.Work(budget)
+}
+
+// TestBadWorkIsAnError: an app whose Task.Work expands nothing of a task
+// that is not Empty (the run spun for ever, at P = 1 too, the stall
+// watchdog blind to it: the rank kept "working"), returns a negative
+// count (accepted by the embedded world, refused by the simulator), or
+// whose App.Root returns nil (a nil pointer, or a silent result of 0),
+// ends lb.Run with an error naming the mistake, in every world and for
+// every balancer, within a minute. On more than one rank a run may also
+// end right: the broken task is the root's, and one that travels arrives
+// as the tree's own (Unmarshal), so the mistake may never run; the count
+// must then be the whole tree's.
+func TestBadWorkIsAnError(t *testing.T) {
+	const seed, depth, budget = 3, 14, 50
+	n := lbtest.Sequential(seed, depth, lbtest.Count).Nodes
+	want := map[string]string{"stall": "a task must expand at least one node", "negative": "a task must expand at least one node", "nil root": "Root returned nil"}
+	for _, world := range lbtest.Worlds() {
+		for _, v := range lbtest.Variants() {
+			for _, p := range []int{1, 4} {
+				for _, bug := range []string{"stall", "negative", "nil root"} {
+					t.Run(fmt.Sprintf("%s/%s/P=%d/%s", world.Name, v.Name, p, bug), func(t *testing.T) {
+						done := make(chan error, 1)
+						go func() {
+							done <- func() (err error) {
+								defer func() {
+									if r := recover(); r != nil {
+										err = fmt.Errorf("panic: %v", r)
+									}
+								}()
+								return world.Run(p, 7, func(w lb.World) error {
+									got, _, err := lb.Run(w, v.Config(budget, 1), func() lb.Reducer[lbtest.TreeResult] {
+										return &badWorkTree{lbtest.NewTree(seed, depth, lbtest.Count), bug}
+									})
+									if err == nil && (p == 1 || bug == "nil root" || got.Nodes != n) {
+										return fmt.Errorf("no error, %d nodes of %d", got.Nodes, n)
+									}
+									return err
+								})
+							}()
+						}()
+						select {
+						case err := <-done:
+							if err != nil && !strings.Contains(err.Error(), want[bug]) {
+								t.Fatalf("%v, want an error saying %q", err, want[bug])
+							}
+						case <-time.After(time.Minute):
+							t.Fatal("the run did not end")
+						}
+					})
+				}
 			}
 		}
 	}

@@ -93,7 +93,7 @@ func (a *enumApp[N, V]) visit(batch []N) (int64, int) {
 func (a *enumApp[N, V]) stale(N) bool { return false }
 
 func (a *enumApp[N, V]) Root() lb.Task                       { return &task[N]{t: &a.tree, root: true} }
-func (a *enumApp[N, V]) Unmarshal(b []byte) (lb.Task, error) { return a.decode(b) }
+func (a *enumApp[N, V]) Unmarshal(b []byte) (lb.Task, error) { return a.unmarshal(b) }
 func (a *enumApp[N, V]) Result() Count[V]                    { return Count[V]{a.nodes, a.acc} }
 
 func (a *enumApp[N, V]) Combine(x, y Count[V]) Count[V] {
@@ -231,7 +231,7 @@ func (a *optApp[N]) stale(n N) bool {
 }
 
 func (a *optApp[N]) Root() lb.Task                       { return &task[N]{t: &a.tree, root: true} }
-func (a *optApp[N]) Unmarshal(b []byte) (lb.Task, error) { return a.decode(b) }
+func (a *optApp[N]) Unmarshal(b []byte) (lb.Task, error) { return a.unmarshal(b) }
 
 func (a *optApp[N]) Result() Best {
 	r := a.best
@@ -315,7 +315,7 @@ func (a *decApp[N]) stale(N) bool { return false }
 func (a *decApp[N]) Solved() bool { return a.ok }
 
 func (a *decApp[N]) Root() lb.Task                       { return &task[N]{t: &a.tree, root: true} }
-func (a *decApp[N]) Unmarshal(b []byte) (lb.Task, error) { return a.decode(b) }
+func (a *decApp[N]) Unmarshal(b []byte) (lb.Task, error) { return a.unmarshal(b) }
 func (a *decApp[N]) Result() Best                        { return Best{Nodes: a.nodes, Found: a.ok, Node: a.found} }
 
 func (a *decApp[N]) Combine(x, y Best) Best {

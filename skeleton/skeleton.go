@@ -61,6 +61,9 @@ func CheckChildren[N comparable](s Space[N], limit int) error {
 			if !ok {
 				break
 			}
+			if after <= c {
+				return fmt.Errorf("skeleton: Child(%v, %d) returned after = %d: after must exceed c, or the children never end", n, c, after)
+			}
 			if i >= len(buf) || buf[i] != child {
 				return fmt.Errorf("skeleton: Children(%v)[%d] is not Child's child %v (Children gave %v)", n, i, child, buf)
 			}
@@ -128,6 +131,12 @@ func (l childLoop[N]) Children(n N, buf []N) []N {
 		child, after, ok := l.s.Child(n, c)
 		if !ok {
 			return buf
+		}
+		if after <= c {
+			// A Space's mistake, which would loop for ever, growing buf: a
+			// panic, which a run reports as an internal error with its
+			// stack, and the checkers as a failure.
+			panic(fmt.Sprintf("skeleton: %T.Child(%v, %d) returned after = %d: after must exceed c, or the children never end", l.s, n, c, after))
 		}
 		buf, c = append(buf, child), after
 	}
@@ -373,6 +382,16 @@ func (t *task[N]) AppendBinary(b []byte) ([]byte, error) {
 var errTask = errors.New("skeleton: a task does not decode")
 
 // decode decodes a task encoded by AppendBinary.
+// unmarshal is the Apps' Unmarshal: decode's task, or a nil Task (not a
+// Task holding a nil *task) with the error.
+func (t *tree[N]) unmarshal(b []byte) (lb.Task, error) {
+	k, err := t.decode(b)
+	if err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
 func (t *tree[N]) decode(b []byte) (*task[N], error) {
 	sp := t.space
 	switch {

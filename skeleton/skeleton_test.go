@@ -308,8 +308,10 @@ func TestUnmarshalErrors(t *testing.T) {
 		"bad node":    {2, 0, 1, 2, 99, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 	}
 	for name, b := range bad {
-		if _, err := app.Unmarshal(b); err == nil {
+		if task, err := app.Unmarshal(b); err == nil {
 			t.Errorf("%s (% x): no error", name, b)
+		} else if task != nil {
+			t.Errorf("%s: a Task (%#v) beside the error: want nil, as a caller checks it", name, task)
 		}
 	}
 	if _, err := app.Unmarshal([]byte{0, 0, 0}); err == nil || !strings.Contains(err.Error(), "older skeleton") {
@@ -358,4 +360,37 @@ func TestIncomplete(t *testing.T) {
 	if got := (&skeleton.Enumeration[queen, int64]{Space: sp}).Sequential(); got.Nodes == 0 {
 		t.Errorf("counting nodes only: %+v", got)
 	}
+}
+
+// stuckQueens is queens (with its Children) whose Child returns a cursor
+// that does not move past its c at the nodes of row 2: the children never
+// end.
+type stuckQueens struct{ queens }
+
+func (q *stuckQueens) Child(s queen, c int) (queen, int, bool) {
+	k, after, ok := q.queens.Child(s, c)
+	if s.row == 2 {
+		after = c
+	}
+	return k, after, ok
+}
+
+// TestChildMustAdvance: a Space whose Child returns after ≤ c (Space's
+// doc: after must exceed c) is found out: CheckChildren says so where the
+// Space has Children, and a search over Child alone panics with the
+// Space's mistake, which a run reports as an internal error; it looped
+// for ever, growing memory, and so did the checkers.
+func TestChildMustAdvance(t *testing.T) {
+	if err := skeleton.CheckChildren[queen](&stuckQueens{queens{6}}, 1<<20); err == nil || !strings.Contains(err.Error(), "after must exceed c") {
+		t.Errorf("CheckChildren: %v, want an error saying after must exceed c", err)
+	}
+	e := countQueens(6)
+	e.Space = childOnly[queen]{&stuckQueens{queens{6}}}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "after must exceed c") {
+			t.Errorf("Sequential: panic %v, want one saying after must exceed c", r)
+		}
+	}()
+	e.Sequential()
+	t.Error("Sequential returned")
 }

@@ -26,8 +26,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"os"
+	"reflect"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -138,6 +141,9 @@ func (w *World) Comm() *mpi.Comm { return w.c }
 
 // Run runs job on every rank of the communicator; see lb.World.
 func (w *World) Run(job lb.Job) (*lb.Outcome, error) {
+	if w == nil || w.c == nil {
+		return nil, errors.New("lb/driver: a World without a communicator (driver.New(nil), or a nil *World): make it with New(c) of the rank's *mpi.Comm")
+	}
 	// Three steps, each in a function of its own, so that their frames
 	// do not add up on the rank's goroutine stack: in the embedded world
 	// every rank is a goroutine, and its stack (16 KB when the deepest call
@@ -203,9 +209,7 @@ func (w *World) agree(cfg lb.Config, r *lb.Rank, startErr error) error {
 	if startErr != nil {
 		ok = 0
 	} else {
-		h := fnv.New64a()
-		fmt.Fprintf(h, "%T|%T %+v|%d|%t|%t", r.Balancer(), cfg.Options, cfg.Options, cfg.Seed, cfg.RankStats, cfg.Resume != nil)
-		fp = int64(h.Sum64() >> 2) // so that its negation fits
+		fp = fingerprint(cfg, r.Balancer())
 	}
 	send, recv := []int64{ok, fp, -fp}, make([]int64, 3)
 	if err := w.watched("in the barrier that starts a search", func() error { return mpi.Allreduce(w.c, send, recv, mpi.Min) }); err != nil {
@@ -220,6 +224,57 @@ func (w *World) agree(cfg lb.Config, r *lb.Rank, startErr error) error {
 		return fmt.Errorf("lb: rank %d: the ranks were given different searches (balancer, options, seed, rank statistics or resumption): lb.Run needs the same Config on every rank", w.c.Rank())
 	}
 	return nil
+}
+
+// fingerprint hashes what the ranks of a search must agree on: the
+// balancer's type, the options' type and fields (flat structs of numbers,
+// booleans and strings), the seed, rank statistics and resumption. It
+// reads the fields by reflect rather than fmt, whose printing of a struct
+// takes the rank's goroutine past its 8-KB stack (TestRankStack in
+// apps/golomb). The result is non-negative, so that its negation fits.
+func fingerprint(cfg lb.Config, b lb.Balancer) int64 {
+	h := fnv.New64a()
+	var w [8]byte
+	word := func(x uint64) {
+		binary.LittleEndian.PutUint64(w[:], x)
+		h.Write(w[:])
+	}
+	text := func(s string) {
+		word(uint64(len(s)))
+		h.Write([]byte(s))
+	}
+	bit := func(b bool) {
+		if b {
+			word(1)
+		} else {
+			word(0)
+		}
+	}
+	text(reflect.TypeOf(b).String())
+	if cfg.Options != nil {
+		v := reflect.Indirect(reflect.ValueOf(cfg.Options))
+		text(v.Type().String())
+		if v.Kind() == reflect.Struct {
+			for i := range v.NumField() {
+				switch f := v.Field(i); f.Kind() {
+				case reflect.Bool:
+					bit(f.Bool())
+				case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+					word(uint64(f.Int()))
+				case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+					word(f.Uint())
+				case reflect.Float32, reflect.Float64:
+					word(math.Float64bits(f.Float()))
+				case reflect.String:
+					text(f.String())
+				}
+			}
+		}
+	}
+	word(cfg.Seed)
+	bit(cfg.RankStats)
+	bit(cfg.Resume != nil)
+	return int64(h.Sum64() >> 2)
 }
 
 // search runs the rank's search, from its share of a resumed search when
@@ -241,7 +296,11 @@ func (w *World) search(p *pace, share [][]byte) error {
 		if errors.As(err, &se) {
 			return err // it names the rank
 		}
-		// The world names the rank (mpi.Run: "rank 1: lb: …").
+		// The world names the rank (mpi.Run: "rank 1: lb: …"); the
+		// engine's errors say "lb: rank N:" already.
+		if strings.HasPrefix(err.Error(), "lb: ") {
+			return err
+		}
 		return fmt.Errorf("lb: %w", err)
 	}
 	return nil

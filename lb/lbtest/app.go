@@ -92,9 +92,10 @@ func SameResult[R any](equal func(whole, parts R) bool) ResultCheck {
 //   - work: Work(b) expands at most b nodes (b + AppOptions.Overshoot), 0
 //     only when the task is Empty (or b is 0), and an Empty task stays
 //     Empty and works nothing;
-//   - split: a piece Split returns is not Empty when it is not nil, an
-//     Empty task does not split, and, for exhaustive searches, the parts of
-//     every split made anywhere in the search (the root's, pieces' of
+//   - split: a piece Split returns (or SplitEven, for an
+//     lb.EvenSplitter, at random instead) is not Empty when it is not nil,
+//     an Empty task does not split, and, for exhaustive searches, the parts
+//     of every split made anywhere in the search (the root's, pieces' of
 //     pieces, between slices of random sizes, each piece and each kept
 //     part moved to another rank at random) hold exactly the root's
 //     nodes: the parts are disjoint and cover it;
@@ -294,7 +295,11 @@ func (c *appCheck) split() error {
 			task := pending[len(pending)-1]
 			pending = pending[:len(pending)-1]
 			for !task.Empty() {
-				k := task.Work(1 + rng.Int64N(max(1, c.total/8)))
+				b := 1 + rng.Int64N(max(1, c.total/8))
+				if rng.IntN(4) == 0 {
+					b = 1 + rng.Int64N(4) // a few nodes: splits in every state a task passes through
+				}
+				k := task.Work(b)
 				nodes += k
 				if nodes > c.opt.MaxNodes {
 					return fmt.Errorf("seed %d: more than %d nodes", seed, c.opt.MaxNodes)
@@ -303,7 +308,12 @@ func (c *appCheck) split() error {
 					continue
 				}
 				empty := task.Empty()
-				p := task.Split()
+				var p lb.Task
+				if e, ok := task.(lb.EvenSplitter); ok && rng.IntN(2) == 0 {
+					p = e.SplitEven() // poll-and-shuffle's split
+				} else {
+					p = task.Split()
+				}
 				var err error
 				if p == nil {
 					continue

@@ -453,6 +453,12 @@ func (s *Search) emptyBelow(k int) bool {
 func (s *Search) divideBelow() (int, bitset, bool, bool) {
 	n := s.p.n
 	if s.rtop <= s.top {
+		if s.top+1 >= n-1 {
+			// The level below is the last mark's, which Work counts as
+			// leaves and no task holds as a frame (nor decodes: Unmarshal
+			// refuses top + restricted ≥ n − 1): nothing to split.
+			return 0, bitset{}, false, false
+		}
 		s.rtop = s.top + 1
 		s.mask[s.rtop] = bitset{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
 	}
