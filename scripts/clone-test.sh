@@ -11,6 +11,8 @@
 # `make test` itself is what CI runs on a fresh clone, so it is not
 # repeated here.
 set -euo pipefail
+. "$(dirname "$0")/args.sh"
+no_args "$@"
 cd "$(dirname "$0")/.."
 repo=$PWD
 tmp=$(mktemp -d)

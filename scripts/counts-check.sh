@@ -10,6 +10,8 @@
 #   scripts/counts-check.sh                      # the instances of docs/counts.md
 #   scripts/counts-check.sh 'golomb --count 60 10' 'uts --tree T3'
 set -euo pipefail
+. "$(dirname "$0")/args.sh"
+no_flags "$@"
 cd "$(dirname "$0")/.."
 
 GO=${GO:-go}

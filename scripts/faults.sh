@@ -27,6 +27,8 @@
 # fails, or a bad input is not refused with its exit status and message.
 # The exit status is 1 when any case was lost.
 set -euo pipefail
+. "$(dirname "$0")/args.sh"
+no_args "$@"
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 export GOFLAGS=${GOFLAGS:--buildvcs=false}

@@ -13,6 +13,8 @@
 # no failing input (golang/go#75804, fixed in Go 1.27). A count never races
 # a clock. 30000 executions take 1-7 s per target on this machine.
 set -euo pipefail
+. "$(dirname "$0")/args.sh"
+no_args "$@"
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 FUZZTIME=${FUZZTIME:-30000x}

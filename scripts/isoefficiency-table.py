@@ -8,7 +8,8 @@ against P. Run from the repository root:
 
     python3 scripts/isoefficiency-table.py
 """
-import csv,math
+import argparse,csv,math
+argparse.ArgumentParser(description=__doc__,formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
 rows=list(csv.DictReader(open('results/isoefficiency/isoefficiency-summary.csv')))
 W={6:16000,7:63914,8:257042,9:1031269,10:4130071,11:16526523}
 E={}

@@ -20,6 +20,8 @@
 #   BASE=97a8d6b scripts/kernels-bench.sh       # what the digests cost
 #   BASE=HEAD~3 ROUNDS=5 OUT=/tmp/kb scripts/kernels-bench.sh
 set -euo pipefail
+. "$(dirname "$0")/args.sh"
+no_args "$@"
 cd "$(dirname "$0")/.."
 
 GO=${GO:-go}

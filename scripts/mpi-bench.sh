@@ -12,6 +12,8 @@
 #   scripts/mpi-bench.sh                     # REPS=5 N=20000
 #   REPS=3 MPI_IMPLS=mpich scripts/mpi-bench.sh
 set -euo pipefail
+. "$(dirname "$0")/args.sh"
+no_args "$@"
 cd "$(dirname "$0")/.."
 
 GO=${GO:-go}

@@ -22,6 +22,8 @@
 #
 # Add a package's MPI tests to mpi_tests below: run_mpi_pkg PKG NP...
 set -euo pipefail
+. "$(dirname "$0")/args.sh"
+no_args "$@"
 cd "$(dirname "$0")/.."
 
 GO=${GO:-go}

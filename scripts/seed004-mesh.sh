@@ -12,6 +12,8 @@
 #
 #   scripts/seed004-mesh.sh [DIR]   # default results/seed004-mesh
 set -euo pipefail
+. "$(dirname "$0")/args.sh"
+no_flags "$@"
 cd "$(dirname "$0")/.."
 out=${1:-results/seed004-mesh}
 export GOFLAGS=-buildvcs=auto # the CSVs' provenance columns name the commit

@@ -23,6 +23,8 @@
 #   REPS=1 MARKS=12 COUNT=85 scripts/sim-bench.sh
 #   GOBENCH=0 scripts/sim-bench.sh              # the whole command only
 set -euo pipefail
+. "$(dirname "$0")/args.sh"
+no_args "$@"
 cd "$(dirname "$0")/.."
 
 GO=${GO:-go}

@@ -34,6 +34,8 @@
 #   scripts/slurm-test.sh                    # both implementations
 #   MPI_IMPLS=mpich scripts/slurm-test.sh    # one of them
 set -euo pipefail
+. "$(dirname "$0")/args.sh"
+no_args "$@"
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 
