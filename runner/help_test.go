@@ -73,3 +73,40 @@ func TestFlagCategories(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionAnywhere: --version (and -v) after a subcommand prints the
+// command's build, as before it (it was an unknown flag of the
+// subcommand), and the help's VERSION section indents every line of the
+// build (only the first was).
+func TestVersionAnywhere(t *testing.T) {
+	var want bytes.Buffer
+	app := testApp(nil)
+	app.Writer, app.ErrWriter = &want, &want
+	if code := Execute(app, []string{"t", "--version"}); code != 0 || !strings.Contains(want.String(), "t version ") {
+		t.Fatalf("--version: exit status %d, %q", code, want.String())
+	}
+	for _, args := range [][]string{{"t", "sub", "--version"}, {"t", "sub", "-v"}} {
+		var out bytes.Buffer
+		app := testApp(nil)
+		app.Writer, app.ErrWriter = &out, &out
+		if code := Execute(app, args); code != 0 || out.String() != want.String() {
+			t.Errorf("%q: exit status %d, %q; want --version's %q", args, code, out.String(), want.String())
+		}
+	}
+	var help bytes.Buffer
+	app = testApp(nil)
+	app.Writer, app.ErrWriter = &help, &help
+	if code := Execute(app, []string{"t", "--help"}); code != 0 {
+		t.Fatalf("--help: exit status %d", code)
+	}
+	_, section, _ := strings.Cut(help.String(), "VERSION:\n")
+	section, _, _ = strings.Cut(section, "\n\n")
+	for _, line := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(line, "   ") {
+			t.Errorf("the VERSION section's line %q is not indented:\n%s", line, section)
+		}
+	}
+	if strings.Count(section, "\n") < 2 {
+		t.Errorf("the VERSION section has fewer than three lines:\n%s", section)
+	}
+}

@@ -513,6 +513,31 @@ func Execute(app *cli.App, args []string) (code int) {
 	return execute(app, args)
 }
 
+// versionAfterCommand reports whether args name a subcommand of app and
+// --version (or -v) after it, before any "--", where the subcommand has
+// no flag of that name.
+func versionAfterCommand(app *cli.App, args []string) bool {
+	var cmd *cli.Command
+	for _, a := range args[1:] {
+		switch {
+		case a == "--":
+			return false
+		case cmd == nil:
+			cmd = app.Command(a)
+		case a == "--version" || a == "-v":
+			for _, f := range cmd.Flags {
+				for _, n := range f.Names() {
+					if n == strings.TrimLeft(a, "-") {
+						return false
+					}
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
 func orStdout(w io.Writer) io.Writer {
 	if w == nil {
 		return os.Stdout
@@ -534,7 +559,17 @@ func execute(app *cli.App, args []string) int {
 		}
 		args = []string{args[0], args[2], "--help"}
 	}
+	if len(app.Commands) > 0 && versionAfterCommand(app, args) {
+		// `integrate alpha --version` is `integrate --version`: the build
+		// is the command's, whatever the subcommand.
+		args = []string{args[0], "--version"}
+	}
 	app.Version = version.Get().String() // --version, -v: the build and its MPI library
+	if app.CustomAppHelpTemplate == "" {
+		// The help's VERSION section holds the build's lines, each indented
+		// (cli's template indents the first alone).
+		app.CustomAppHelpTemplate = strings.Replace(cli.AppHelpTemplate, "   {{.Version}}", "{{indent 3 .Version}}", 1)
+	}
 	// Under a launcher that started several tasks, what every task would
 	// print alike comes from the task the launcher numbers 0 alone: in the
 	// embedded build, whose tasks never share a world, every message (help,

@@ -34,8 +34,9 @@ func CommandNames(cmds []*cli.Command) string {
 // in the commands' own style, naming the flag as it is written (--np, -Q)
 // and saying what it wants: `--np "abc": need an integer`. flags are the
 // command's, and sub the flags of its subcommands (for a command that has
-// some: a flag only they define, given where none of them is named, is
-// said to be theirs); any other error is returned as it is.
+// some: a flag only they define, given before a subcommand's name, is said
+// to be theirs, to be given after it); any other error is returned as it
+// is.
 func flagUsage(flags []cli.Flag, sub []*cli.Command, err error) error {
 	if m := notDefined.FindStringSubmatch(err.Error()); m != nil {
 		var names []string
@@ -45,7 +46,7 @@ func flagUsage(flags []cli.Flag, sub []*cli.Command, err error) error {
 			}
 		}
 		if len(names) > 0 {
-			return fmt.Errorf("%s is a flag of the subcommands (%s), and the command line names none of them (see --help)", dashed(m[1]), strings.Join(names, ", "))
+			return fmt.Errorf("%s is a flag of the subcommands (%s), not of the command: give it after the name of one of them (see --help)", dashed(m[1]), strings.Join(names, ", "))
 		}
 	}
 	return FlagError(err, func(name string) string {
