@@ -159,7 +159,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return badUsage(runner.FlagError(err, func(name string) string { return flagWants(fs, name) }))
 	}
 	if *showVersion {
-		_, err := fmt.Fprintln(stdout, "campaign", version.Get().String())
+		_, err := fmt.Fprintln(stdout, "campaign version", version.Get().String()) // as every command prints it
 		return err
 	}
 	if *medianMachine {
@@ -266,6 +266,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if *jobs < 1 {
 			return badUsage(fmt.Errorf("--jobs %d: need at least 1 run at once", *jobs))
 		}
+		if *timeout < 0 {
+			return badUsage(fmt.Errorf("--timeout %v: must not be negative (0: none)", *timeout))
+		}
 		if st, err := os.Stat(*inputs); *inputs != "" && err == nil && !st.IsDir() {
 			return badUsage(fmt.Errorf("--inputs %s: %s, not a directory", *inputs, runner.FileKind(st.Mode())))
 		}
@@ -281,6 +284,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			// from a directory of their own.
 			if *binDir, err = filepath.Abs(*binDir); err != nil {
 				return fmt.Errorf("--bin-dir: %w", err)
+			}
+			if st, err := os.Stat(*binDir); err != nil {
+				return badUsage(fmt.Errorf("--bin-dir: %w", err))
+			} else if !st.IsDir() {
+				return badUsage(fmt.Errorf("--bin-dir %s: %s, not a directory", *binDir, runner.FileKind(st.Mode())))
 			}
 		}
 		r := campaign.Runner{CSV: *csvPath, JSONL: *jsonl, BinDir: *binDir, Launcher: launch, Timeout: *timeout, Progress: stderr,
@@ -430,22 +438,23 @@ func build(ctx context.Context, dir, tags string, keys []campaign.Key, stderr io
 // medianMachines prints, as JSON, the median of the machine models in the
 // files (campaign.MedianMachine).
 func medianMachines(files []string, w io.Writer) error {
+	// The files are its input: an error in them is bad input, exit 2.
 	if len(files) == 0 {
-		return errors.New("--median-machine: name the models' files")
+		return badUsage(errors.New("--median-machine: name the models' files"))
 	}
 	ms := make([]lb.Machine, len(files))
 	for i, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return fmt.Errorf("--median-machine: %w", err)
+			return badUsage(fmt.Errorf("--median-machine: %w", err))
 		}
 		if ms[i], err = lb.ParseMachine(b); err != nil {
-			return fmt.Errorf("--median-machine: %s: %w", f, err)
+			return badUsage(fmt.Errorf("--median-machine: %s: %w", f, err))
 		}
 	}
 	m, err := campaign.MedianMachine(ms)
 	if err != nil {
-		return fmt.Errorf("--median-machine: %w", err)
+		return badUsage(fmt.Errorf("--median-machine: %w", err))
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/treelb/treelb/internal/campaign"
 	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/runner"
 )
 
 // commands builds the commands the tests run into a temporary directory,
@@ -204,9 +205,11 @@ func TestMedianMachine(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"node_ns": "fast"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Its files are its input: an error in them is bad input (exit 2).
 	for _, args := range [][]string{{}, {filepath.Join(dir, "none.json")}, {files[0], bad}} {
-		if err := run(context.Background(), append([]string{"--median-machine"}, args...), strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
-			t.Errorf("--median-machine %q: no error", args)
+		var ue *runner.UsageError
+		if err := run(context.Background(), append([]string{"--median-machine"}, args...), strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}); !errors.As(err, &ue) {
+			t.Errorf("--median-machine %q: %v, want a usage error", args, err)
 		}
 	}
 }
@@ -221,8 +224,18 @@ func TestHelp(t *testing.T) {
 		t.Errorf("--help, on stdout: %v\n%s", err, e.String())
 	}
 	e.Reset()
-	if err := run(context.Background(), []string{"--version"}, strings.NewReader(""), &e, &bytes.Buffer{}); err != nil || !strings.HasPrefix(e.String(), "campaign treelb ") {
+	if err := run(context.Background(), []string{"--version"}, strings.NewReader(""), &e, &bytes.Buffer{}); err != nil || !strings.HasPrefix(e.String(), "campaign version treelb ") {
 		t.Errorf("--version: %v, %q", err, e.String())
+	}
+	// A negative --timeout, and a --bin-dir that is not there, are refused
+	// before anything runs.
+	for _, args := range [][]string{{"--timeout", "-5s"}, {"--bin-dir", filepath.Join(t.TempDir(), "none")}} {
+		var ue *runner.UsageError
+		err := run(context.Background(), append([]string{"--csv", filepath.Join(t.TempDir(), "x.csv"), "--instance", "golomb 6", "--plots", "none"}, args...),
+			strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("%q: %v, want a usage error naming %s", args, err, args[0])
+		}
 	}
 	// dht runs no search: refused before anything runs.
 	err = run(context.Background(), []string{"--csv", filepath.Join(t.TempDir(), "d.csv"), "--world", "embedded", "--instance", "dht --rounds 1", "--plots", "none"},
