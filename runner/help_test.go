@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -108,5 +109,40 @@ func TestVersionAnywhere(t *testing.T) {
 	}
 	if strings.Count(section, "\n") < 2 {
 		t.Errorf("the VERSION section has fewer than three lines:\n%s", section)
+	}
+}
+
+// TestListingsJSON: --balancer help and --machine help with --json print
+// one JSON object a line, as the apps' other listings do (uts --tree help,
+// integrate func help); they printed the text.
+func TestListingsJSON(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"t", "--json", "--balancer", "help"}, []string{"seq", "rp", "ps", "static"}},
+		{[]string{"t", "--machine", "help", "--json"}, []string{"cluster", "gcel", "unit"}},
+	} {
+		code, stdout, stderr := runCmd(t, rangeSpec(), strings.Join(c.args[1:], " "))
+		if code != 0 || stderr != "" {
+			t.Fatalf("%q: exit status %d\n%s", c.args, code, stderr)
+		}
+		out := bytes.NewBufferString(stdout)
+		var names []string
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			var rec struct {
+				Name, Description string
+				Provenance        map[string]any
+			}
+			if err := json.Unmarshal([]byte(line), &rec); err != nil || rec.Name == "" || rec.Description == "" || rec.Provenance == nil {
+				t.Fatalf("%q: the line %q is no listing (%v)", c.args, line, err)
+			}
+			names = append(names, rec.Name)
+		}
+		for _, w := range c.want {
+			if !slices.Contains(names, w) {
+				t.Errorf("%q: %v lacks %s", c.args, names, w)
+			}
+		}
 	}
 }

@@ -195,6 +195,19 @@ func Parse(c *cli.Context) (Common, error) {
 		}
 	}
 	if cm.Balancer == "help" {
+		if cm.JSON {
+			// One JSON line a balancer, as the other listings (uts --tree
+			// help, integrate func help) print them with --json.
+			if err := WriteJSON(c.App.Writer, listing{Name: Seq, Description: "the plain sequential solver, one rank, no balancer"}); err != nil {
+				return cm, err
+			}
+			for _, info := range lb.Balancers() {
+				if err := WriteJSON(c.App.Writer, listing{Name: info.Name, Description: info.Doc, Options: lb.OptionNames(info.Options)}); err != nil {
+					return cm, err
+				}
+			}
+			return cm, errHelpShown
+		}
 		fmt.Fprintf(c.App.Writer, "balancers:\n  %-10s the plain sequential solver, one rank, no balancer\n%s", Seq, lb.Describe())
 		return cm, errHelpShown
 	}
@@ -715,4 +728,11 @@ func SameFile(a, b string) bool {
 	da, errA := os.Stat(filepath.Dir(a))
 	db, errB := os.Stat(filepath.Dir(b))
 	return errA == nil && errB == nil && os.SameFile(da, db)
+}
+
+// listing is a line of --balancer help --json.
+type listing struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Options     []string `json:"options,omitempty"` // the balancer's own flags, without their dashes
 }

@@ -160,11 +160,35 @@ type simOptions struct {
 	noted     bool   // the note that the node cost is the model's was printed
 }
 
+// WriteMachines writes the catalogue of machine models (--machine help
+// --json): one JSON line a model, its name, what it is, and its parameters
+// as a --machine FILE holds them, the node cost costs' for the model (nil:
+// the model's own).
+func WriteMachines(w io.Writer, costs lb.NodeCosts) error {
+	for _, mi := range lb.Machines() {
+		rec := struct {
+			Name        string     `json:"name"`
+			Description string     `json:"description"`
+			Machine     lb.Machine `json:"machine"`
+		}{mi.Name, mi.Doc, mi.For(costs)}
+		if err := WriteJSON(w, rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // parseSim reads the simulation flags of c into cm: an error for any of them
 // outside --world sim, an unknown machine, an unreadable machine file or a
 // bad value.
 func parseSim(c *cli.Context, cm *Common) error {
 	if defines(c, "machine") && c.String("machine") == "help" {
+		if c.Bool("json") {
+			if err := WriteMachines(c.App.Writer, nodeCostsOf(c)); err != nil {
+				return err
+			}
+			return errHelpShown
+		}
 		fmt.Fprintf(c.App.Writer, "machine models of --world sim (every parameter can be set by its flag; node costs are the command's app's):\n%s", lb.DescribeMachines(nodeCostsOf(c)))
 		return errHelpShown
 	}

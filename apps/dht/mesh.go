@@ -56,6 +56,9 @@ type meshReport struct {
 
 func runMesh(c *cli.Context) error {
 	if c.String("machine") == "help" {
+		if c.Bool("json") {
+			return runner.WriteMachines(c.App.Writer, nil)
+		}
 		fmt.Fprintf(c.App.Writer, "machine models (their overhead, latency, hop and byte times; every one can be set by its flag):\n%s", lb.DescribeMachines(nil))
 		return nil
 	}
