@@ -560,6 +560,9 @@ func Run(n int, f func(c *Comm) error) error { return RunWith(n, Options{}, f) }
 // message, ExitStartup, instead of waiting for ever for a rank that never
 // came (one that failed before MPI_Init, a node that is gone).
 func RunWith(n int, opt Options, f func(c *Comm) error) error {
+	if f == nil {
+		return errors.New("mpi: Run: f is nil: give the function every rank runs")
+	}
 	w := &theWorld
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -3,6 +3,7 @@
 package mpi
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -101,6 +102,9 @@ func Finalize() error { return nil }
 func Run(n int, f func(c *Comm) error) error {
 	if n < 1 {
 		return fmt.Errorf("mpi: Run: need at least 1 rank, got %d", n)
+	}
+	if f == nil {
+		return errors.New("mpi: Run: f is nil: give the function every rank runs")
 	}
 	if err := checkLaunch(DetectLauncher(os.Getenv), Implementation(), 1, 0); err != nil {
 		return err

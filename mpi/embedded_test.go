@@ -17,6 +17,10 @@ func TestRunRejectsNoRanks(t *testing.T) {
 	if err := mpi.Run(0, func(*mpi.Comm) error { return nil }); err == nil {
 		t.Fatal("Run(0) succeeded")
 	}
+	// A nil function is an error that says so, not a panic on every rank.
+	if err := mpi.Run(2, nil); err == nil || !strings.Contains(err.Error(), "f is nil") {
+		t.Fatalf("Run(2, nil): %v", err)
+	}
 }
 
 // TestAbort: one rank aborts while the others block in a receive; every rank
