@@ -229,10 +229,10 @@ func (r *Rank) Work() (nodes int64, ok bool) {
 		return 0, false
 	}
 	n := t.Work(r.budget)
-	if n < 0 || n == 0 && !t.Empty() {
+	if err := workError(t, r.budget, n); err != nil {
 		// The app's mistake: the world would work this task for ever, or
 		// count nodes backwards. Outbox reports it, and the run ends.
-		r.fail(fmt.Errorf("lb: rank %d: %T.Work(%d) returned %d nodes and left the task not Empty: a task must expand at least one node a slice until it is Empty", r.rank, t, r.budget, n))
+		r.fail(fmt.Errorf("lb: rank %d: %w", r.rank, err))
 		return 0, true
 	}
 	r.b.Tick(n)
@@ -240,6 +240,19 @@ func (r *Rank) Work() (nodes int64, ok bool) {
 		r.adapt()
 	}
 	return n, true
+}
+
+// workError returns the app's mistake in a slice of budget nodes that
+// returned n on t: a negative count, or nothing expanded of a task that is
+// not Empty (which a world would work for ever); nil for a good slice.
+func workError(t Task, budget, n int64) error {
+	switch {
+	case n < 0:
+		return fmt.Errorf("%T.Work(%d) returned %d nodes: a slice counts the nodes it expanded, 0 or more", t, budget, n)
+	case n == 0 && !t.Empty():
+		return fmt.Errorf("%T.Work(%d) expanded nothing and left the task not Empty: a task must expand at least one node a slice until it is Empty", t, budget)
+	}
+	return nil
 }
 
 // adapt sets the next slice after one: as it was when a request arrived

@@ -28,6 +28,7 @@ type leaves struct {
 	spare Task   // an exhausted leaf whose storage the next may reuse
 	cuts  *int64 // Env.cuts
 	fail  func(error)
+	rank  int
 }
 
 // newLeaves returns the share of rank r of P, split into 2^k leaves (0:
@@ -46,7 +47,7 @@ func newLeaves(env Env, k int, kind string, fail func(error)) (*leaves, error) {
 		return nil, fmt.Errorf("lb: static placement: %w", err)
 	}
 	lo, hi := perm.Block(pi.Len(), env.Rank, env.Size)
-	return &leaves{app: env.App, k: k, pi: pi, next: lo, end: hi, cuts: env.cuts, fail: fail}, nil
+	return &leaves{app: env.App, k: k, pi: pi, next: lo, end: hi, cuts: env.cuts, fail: fail, rank: env.Rank}, nil
 }
 
 // DefaultLevels is the default k of static placement for P ranks: the bound
@@ -64,7 +65,7 @@ func (l *leaves) leaf(pj uint64, reuse Task) Task {
 	if h, ok := t.(Halver); ok {
 		h.Reroot()
 	} else if t = l.app.Root(); t == nil {
-		l.fail(fmt.Errorf("lb: %T.Root returned nil: the root of a search is a Task, Empty when there is nothing to search", l.app))
+		l.fail(fmt.Errorf("lb: rank %d: %T.Root returned nil: the root of a search is a Task, Empty when there is nothing to search", l.rank, l.app))
 		l.next = l.end // no leaf to make: the rank stops with the error
 		return nil
 	}
@@ -108,9 +109,9 @@ func (l *leaves) Work(budget int64) int64 {
 			break
 		}
 		w := t.Work(budget - n)
-		if w < 0 || w == 0 && !t.Empty() {
+		if err := workError(t, budget-n, w); err != nil {
 			// The app's mistake, which would loop here for ever.
-			l.fail(fmt.Errorf("lb: %T.Work(%d) returned %d nodes and left the task not Empty: a task must expand at least one node a slice until it is Empty", t, budget-n, w))
+			l.fail(fmt.Errorf("lb: rank %d: %w", l.rank, err))
 			l.next, l.cur = l.end, nil
 			return n
 		}

@@ -163,7 +163,7 @@ func (t *badWorkTask) Work(budget int64) int64 {
 func TestBadWorkIsAnError(t *testing.T) {
 	const seed, depth, budget = 3, 14, 50
 	n := lbtest.Sequential(seed, depth, lbtest.Count).Nodes
-	want := map[string]string{"stall": "a task must expand at least one node", "negative": "a task must expand at least one node", "nil root": "Root returned nil"}
+	want := map[string]string{"stall": "a task must expand at least one node", "negative": "a slice counts the nodes it expanded", "nil root": "Root returned nil"}
 	for _, world := range lbtest.Worlds() {
 		for _, v := range lbtest.Variants() {
 			for _, p := range []int{1, 4} {

@@ -161,9 +161,9 @@ type simOptions struct {
 }
 
 // WriteMachines writes the catalogue of machine models (--machine help
-// --json): one JSON line a model, its name, what it is, and its parameters
-// as a --machine FILE holds them, the node cost costs' for the model (nil:
-// the model's own).
+// --json): one JSON line a model, with its name, what it is, and its
+// parameters as a --machine FILE holds them; each model's node cost is the
+// app's from costs (nil: the model's own).
 func WriteMachines(w io.Writer, costs lb.NodeCosts) error {
 	for _, mi := range lb.Machines() {
 		rec := struct {

@@ -381,7 +381,6 @@ func (t *task[N]) AppendBinary(b []byte) ([]byte, error) {
 // errTask is the error of a task that does not decode.
 var errTask = errors.New("skeleton: a task does not decode")
 
-// decode decodes a task encoded by AppendBinary.
 // unmarshal is the Apps' Unmarshal: decode's task, or a nil Task (not a
 // Task holding a nil *task) with the error.
 func (t *tree[N]) unmarshal(b []byte) (lb.Task, error) {
@@ -392,6 +391,7 @@ func (t *tree[N]) unmarshal(b []byte) (lb.Task, error) {
 	return k, nil
 }
 
+// decode decodes a task encoded by AppendBinary.
 func (t *tree[N]) decode(b []byte) (*task[N], error) {
 	sp := t.space
 	switch {

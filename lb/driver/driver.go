@@ -228,7 +228,8 @@ func (w *World) agree(cfg lb.Config, r *lb.Rank, startErr error) error {
 
 // fingerprint hashes what the ranks of a search must agree on: the
 // balancer's type, the options' type and fields (flat structs of numbers,
-// booleans and strings), the seed, rank statistics and resumption. It
+// booleans and strings; none for nil or zero options, the defaults), the
+// seed, rank statistics and resumption. It
 // reads the fields by reflect rather than fmt, whose printing of a struct
 // takes the rank's goroutine past its 8-KB stack (TestRankStack in
 // apps/golomb). The result is non-negative, so that its negation fits.
@@ -251,8 +252,13 @@ func fingerprint(cfg lb.Config, b lb.Balancer) int64 {
 		}
 	}
 	text(reflect.TypeOf(b).String())
-	if cfg.Options != nil {
-		v := reflect.Indirect(reflect.ValueOf(cfg.Options))
+	// Nil options, a nil pointer and the zero value all mean the
+	// balancer's defaults: none of them is hashed.
+	v := reflect.ValueOf(cfg.Options)
+	for v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.IsValid() && !v.IsZero() {
 		text(v.Type().String())
 		if v.Kind() == reflect.Struct {
 			for i := range v.NumField() {
@@ -297,7 +303,7 @@ func (w *World) search(p *pace, share [][]byte) error {
 			return err // it names the rank
 		}
 		// The world names the rank (mpi.Run: "rank 1: lb: …"); the
-		// engine's errors say "lb: rank N:" already.
+		// engine's errors start with "lb: " already.
 		if strings.HasPrefix(err.Error(), "lb: ") {
 			return err
 		}

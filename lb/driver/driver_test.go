@@ -342,7 +342,20 @@ func TestRanksDisagree(t *testing.T) {
 		"resume":   {lb.Config{Balancer: rp.New, Budget: 50, Resume: &lb.Suspended{}}, "different searches"},
 		"stats":    {lb.Config{Balancer: rp.New, Budget: 50, RankStats: true}, "different searches"},
 		"bad":      {lb.Config{Balancer: rp.New, Budget: 50, Options: lb.StaticOptions{}}, "could not start"},
-		"budget":   {lb.Config{Balancer: rp.New, Budget: 70}, ""}, // the Budget may differ
+		"budget":   {lb.Config{Balancer: rp.New, Budget: 70}, ""},                          // the Budget may differ
+		"defaults": {lb.Config{Balancer: rp.New, Budget: 50, Options: lb.RPOptions{}}, ""}, // nil Options are the defaults
+	}
+	// A factory of one's own may take options it ignores, a nil pointer
+	// among them: the agreement reads it as the defaults (it panicked).
+	ignoring := func(env lb.Env) (lb.Balancer, error) { env.Options = nil; return rp.New(env) }
+	if err := mpi.Run(3, func(c *mpi.Comm) error {
+		got, _, err := lb.Run(driver.New(c), lb.Config{Balancer: ignoring, Budget: 50, Options: (*lb.RPOptions)(nil)}, tree)
+		if err == nil && got.Nodes != want {
+			return fmt.Errorf("%d nodes, want %d", got.Nodes, want)
+		}
+		return err
+	}); err != nil {
+		t.Fatalf("options a nil pointer: %v", err)
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
