@@ -204,7 +204,7 @@ func (r *Rank) Start(share [][]byte) error {
 		var root Task
 		if o, ok := r.b.(RootOptional); !ok || o.NeedsRoot() {
 			if root = r.x.app.Root(); root == nil {
-				return r.fail(fmt.Errorf("lb: rank %d: %T.Root returned nil: the root of a search is a Task, Empty when there is nothing to search", r.rank, r.x.app))
+				return r.fail(fmt.Errorf("lb: rank %d: %w", r.rank, nilRoot(r.x.app)))
 			}
 		}
 		r.b.Start(root)
@@ -240,6 +240,11 @@ func (r *Rank) Work() (nodes int64, ok bool) {
 		r.adapt()
 	}
 	return n, true
+}
+
+// nilRoot is the app's mistake of an App.Root that returned nil.
+func nilRoot(app App) error {
+	return fmt.Errorf("%T.Root returned nil: the root of a search is a Task, Empty when there is nothing to search", app)
 }
 
 // workError returns the app's mistake in a slice of budget nodes that

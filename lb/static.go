@@ -65,7 +65,7 @@ func (l *leaves) leaf(pj uint64, reuse Task) Task {
 	if h, ok := t.(Halver); ok {
 		h.Reroot()
 	} else if t = l.app.Root(); t == nil {
-		l.fail(fmt.Errorf("lb: rank %d: %T.Root returned nil: the root of a search is a Task, Empty when there is nothing to search", l.rank, l.app))
+		l.fail(fmt.Errorf("lb: rank %d: %w", l.rank, nilRoot(l.app)))
 		l.next = l.end // no leaf to make: the rank stops with the error
 		return nil
 	}
