@@ -229,10 +229,10 @@ func (w *World) agree(cfg lb.Config, r *lb.Rank, startErr error) error {
 // fingerprint hashes what the ranks of a search must agree on: the
 // balancer's type, the options' type and fields (flat structs of numbers,
 // booleans and strings; none for nil or zero options, the defaults), the
-// seed, rank statistics and resumption. It
-// reads the fields by reflect rather than fmt, whose printing of a struct
-// takes the rank's goroutine past its 8-KB stack (TestRankStack in
-// apps/golomb). The result is non-negative, so that its negation fits.
+// seed, rank statistics and resumption. It reads the fields by reflect
+// rather than fmt, whose printing of a struct takes the rank's goroutine
+// past its 8-KB stack (TestRankStack in apps/golomb). The result is
+// non-negative, so that its negation fits.
 func fingerprint(cfg lb.Config, b lb.Balancer) int64 {
 	h := fnv.New64a()
 	var w [8]byte
