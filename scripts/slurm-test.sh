@@ -176,7 +176,7 @@ fi
 # starts is an earlier job's with the same id (Slurm reuses ids after its
 # state is reset): the batch scripts refuse to take it for their own, and
 # leave it as it was. They run here as a batch step would, outside Slurm.
-impl1=${impls%% *}
+read -r impl1 _ <<<"$impls" || true # impls starts with a blank
 if [ -n "$impl1" ]; then
 	mkdir -p "$work/stale"
 	for job in resumable speedup; do
