@@ -8,7 +8,7 @@ import (
 )
 
 // TestScriptsHelp: every shell script under scripts/ answers --help with
-// its usage and exit status 0, and refuses a flag it does not know with
+// its usage and exit status 0 (the Slurm batch scripts too), and refuses a flag it does not know with
 // one message and exit status 2, before it builds or starts anything (ten
 // of them once ignored both and started their whole job: slurm-test.sh
 // --help started a Slurm).
@@ -39,6 +39,18 @@ func TestScriptsHelp(t *testing.T) {
 				t.Errorf("--no-such-flag: exit %d, stderr %q; want one line naming it and exit 2", res.code, res.stderr)
 			}
 		})
+	}
+	// The batch scripts pass their arguments on to the command they run,
+	// so only --help is theirs: their header, without the #SBATCH lines.
+	batch, err := filepath.Glob(filepath.Join(dir, "slurm", "*.sbatch"))
+	if err != nil || len(batch) < 3 {
+		t.Fatalf("batch scripts: %v %v", batch, err)
+	}
+	for _, s := range batch {
+		res := run(t, t.TempDir(), nil, "bash", s, "--help")
+		if res.code != 0 || !strings.HasPrefix(res.stdout, "Slurm batch job") || strings.Contains(res.stdout, "#SBATCH") || res.stderr != "" {
+			t.Errorf("%s --help: exit %d, stdout %q, stderr %q; want its header and exit 0", filepath.Base(s), res.code, res.stdout, res.stderr)
+		}
 	}
 	if _, err := exec.LookPath("python3"); err == nil {
 		res := run(t, t.TempDir(), nil, "python3", filepath.Join(dir, "isoefficiency-table.py"), "--no-such-flag")
