@@ -3,7 +3,6 @@ package lb
 import (
 	"container/heap"
 	"encoding/binary"
-	"fmt"
 )
 
 // koso is the ring scheduler KOSO, "keep one, send one", and KOSO* (seed
@@ -141,7 +140,7 @@ func (b *koso) Deliver(m Msg) {
 		case KWork:
 			gen, n := binary.Uvarint(m.Data)
 			if n <= 0 {
-				b.failTask(fmt.Errorf("lb: rank %d: a malformed KOSO task from %d", b.rank, m.From))
+				b.failTask(RankErrorf(b.rank, "a malformed KOSO task from %d", m.From))
 				break
 			}
 			if t := b.unpack(m.From, m.Data[n:]); t != nil && !b.stopped {

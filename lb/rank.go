@@ -204,7 +204,7 @@ func (r *Rank) Start(share [][]byte) error {
 		var root Task
 		if o, ok := r.b.(RootOptional); !ok || o.NeedsRoot() {
 			if root = r.x.app.Root(); root == nil {
-				return r.fail(fmt.Errorf("lb: rank %d: %w", r.rank, nilRoot(r.x.app)))
+				return r.fail(&RankError{Rank: int(r.rank), Err: nilRoot(r.x.app)})
 			}
 		}
 		r.b.Start(root)
@@ -232,7 +232,7 @@ func (r *Rank) Work() (nodes int64, ok bool) {
 	if err := workError(t, r.budget, n); err != nil {
 		// The app's mistake: the world would work this task for ever, or
 		// count nodes backwards. Outbox reports it, and the run ends.
-		r.fail(fmt.Errorf("lb: rank %d: %w", r.rank, err))
+		r.fail(&RankError{Rank: int(r.rank), Err: err})
 		return 0, true
 	}
 	r.b.Tick(n)
@@ -278,7 +278,7 @@ func (r *Rank) adapt() {
 // kind that is not a balancer's.
 func (r *Rank) Step(m Msg) error {
 	if m.Kind <= 0 || m.Kind >= nKinds {
-		return fmt.Errorf("lb: rank %d: a message of kind %d from rank %d during the search", r.rank, int(m.Kind), m.From)
+		return RankErrorf(int(r.rank), "a message of kind %d from rank %d during the search", int(m.Kind), m.From)
 	}
 	if r.done {
 		return fmt.Errorf("lb: %v from %d reached rank %d after it was done", m.Kind, m.From, r.rank)

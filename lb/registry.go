@@ -82,7 +82,7 @@ func NewBalancer(f Factory, env Env) (Balancer, error) {
 		return nil, fmt.Errorf("lb: rank %d of %d", env.Rank, env.Size)
 	}
 	if env.App == nil {
-		return nil, fmt.Errorf("lb: rank %d: no app", env.Rank)
+		return nil, RankErrorf(env.Rank, "no app")
 	}
 	if env.Rand == nil {
 		env.Rand = NewRand(env.Seed, env.Rank)
@@ -92,7 +92,7 @@ func NewBalancer(f Factory, env Env) (Balancer, error) {
 		return nil, err
 	}
 	if b == nil {
-		return nil, fmt.Errorf("lb: rank %d: the balancer factory returned nil", env.Rank)
+		return nil, RankErrorf(env.Rank, "the balancer factory returned nil")
 	}
 	return b, nil
 }

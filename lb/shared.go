@@ -1,7 +1,6 @@
 package lb
 
 import (
-	"fmt"
 	"math/bits"
 	"math/rand/v2"
 )
@@ -141,7 +140,7 @@ func otherRank(rng *rand.Rand, self, first, end int) int {
 func (c *core) sendTask(to int, header []byte, t Task) {
 	data, err := t.AppendBinary(header)
 	if err != nil {
-		c.failTask(fmt.Errorf("lb: rank %d: encoding a task for rank %d: %w", c.rank, to, err))
+		c.failTask(RankErrorf(c.rank, "encoding a task for rank %d: %w", to, err))
 		return
 	}
 	c.stats.TasksSent++
@@ -153,11 +152,11 @@ func (c *core) sendTask(to int, header []byte, t Task) {
 func (c *core) unpack(from int, data []byte) Task {
 	t, err := c.env.App.Unmarshal(data)
 	if err != nil {
-		c.failTask(fmt.Errorf("lb: rank %d: a task from rank %d does not decode: %w", c.rank, from, err))
+		c.failTask(RankErrorf(c.rank, "a task from rank %d does not decode: %w", from, err))
 		return nil
 	}
 	if t == nil {
-		c.failTask(fmt.Errorf("lb: rank %d: a task from rank %d decodes to nil", c.rank, from))
+		c.failTask(RankErrorf(c.rank, "a task from rank %d decodes to nil", from))
 	}
 	return t
 }

@@ -65,7 +65,7 @@ func (l *leaves) leaf(pj uint64, reuse Task) Task {
 	if h, ok := t.(Halver); ok {
 		h.Reroot()
 	} else if t = l.app.Root(); t == nil {
-		l.fail(fmt.Errorf("lb: rank %d: %w", l.rank, nilRoot(l.app)))
+		l.fail(&RankError{Rank: l.rank, Err: nilRoot(l.app)})
 		l.next = l.end // no leaf to make: the rank stops with the error
 		return nil
 	}
@@ -111,7 +111,7 @@ func (l *leaves) Work(budget int64) int64 {
 		w := t.Work(budget - n)
 		if err := workError(t, budget-n, w); err != nil {
 			// The app's mistake, which would loop here for ever.
-			l.fail(fmt.Errorf("lb: rank %d: %w", l.rank, err))
+			l.fail(&RankError{Rank: l.rank, Err: err})
 			l.next, l.cur = l.end, nil
 			return n
 		}

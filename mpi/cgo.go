@@ -617,7 +617,7 @@ func (w *mpiWorld) runRank(f func(*Comm) error, out *error) {
 		if err == nil {
 			return
 		}
-		err = fmt.Errorf("rank %d: %w", c.rank, err)
+		err = nameRank(c.rank, err)
 		*out = err
 		if c.size > 1 {
 			fmt.Fprintln(os.Stderr, err)

@@ -73,6 +73,37 @@ func TestRankFailure(t *testing.T) {
 	}
 }
 
+// rankErr is an error that names its rank, as lb.RankError does.
+type rankErr int
+
+func (e rankErr) Error() string   { return fmt.Sprintf("lb: rank %d: bad", int(e)) }
+func (e rankErr) FailedRank() int { return int(e) }
+
+// TestRankNamedOnce: Run names the rank of a rank's error, once: an error
+// that names its own rank (a FailedRank method) keeps its message, where
+// it read "rank 2: lb: rank 2: …"; any other error is prefixed.
+func TestRankNamedOnce(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{rankErr(2), "lb: rank 2: bad"},
+		{rankErr(1), "rank 2: lb: rank 1: bad"},
+		{fmt.Errorf("step 3: %w", rankErr(2)), "rank 2: step 3: lb: rank 2: bad"},
+		{errors.New("bad"), "rank 2: bad"},
+	} {
+		err := mpi.Run(3, func(comm *mpi.Comm) error {
+			if comm.Rank() == 2 {
+				return c.err
+			}
+			return nil
+		})
+		if err == nil || err.Error() != c.want {
+			t.Errorf("Run returned %v, want %q", err, c.want)
+		}
+	}
+}
+
 // TestScale: 1024 ranks in one process, a ring pass and an Allreduce.
 func TestScale(t *testing.T) {
 	const n = 1024

@@ -155,6 +155,16 @@ type PanicError struct {
 
 func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v\n%s", e.Value, e.Stack) }
 
+// nameRank returns err of rank's function named by its rank ("rank R: …"),
+// unless it names that rank already: an error with a FailedRank method
+// that returns it (lb.RankError, "lb: rank R: …") is returned as it is.
+func nameRank(rank int, err error) error {
+	if named, ok := err.(interface{ FailedRank() int }); ok && named.FailedRank() == rank {
+		return err
+	}
+	return fmt.Errorf("rank %d: %w", rank, err)
+}
+
 // ExitCode is ExitPanic.
 func (e *PanicError) ExitCode() int { return ExitPanic }
 

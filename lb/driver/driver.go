@@ -219,9 +219,9 @@ func (w *World) agree(cfg lb.Config, r *lb.Rank, startErr error) error {
 	case startErr != nil:
 		return startErr
 	case recv[0] == 0:
-		return fmt.Errorf("lb: rank %d: another rank could not start the search (its error is its own)", w.c.Rank())
+		return lb.RankErrorf(w.c.Rank(), "another rank could not start the search (its error is its own)")
 	case recv[1] != -recv[2]:
-		return fmt.Errorf("lb: rank %d: the ranks were given different searches (balancer, options, seed, rank statistics or resumption): lb.Run needs the same Config on every rank", w.c.Rank())
+		return lb.RankErrorf(w.c.Rank(), "the ranks were given different searches (balancer, options, seed, rank statistics or resumption): lb.Run needs the same Config on every rank")
 	}
 	return nil
 }
@@ -953,14 +953,14 @@ func (w *World) deal(app lb.App, r *lb.Suspended) ([][]byte, error) {
 		return nil, fmt.Errorf("lb: receiving the tasks: %w", err)
 	}
 	if len(buf) == 0 {
-		return nil, fmt.Errorf("lb: rank %d: an empty share of tasks", rank)
+		return nil, lb.RankErrorf(rank, "an empty share of tasks")
 	}
 	if buf[0] != 0 {
 		return nil, fmt.Errorf("%w (rank 0: %s)", lb.ErrBadTasks, buf[1:])
 	}
 	tasks, rest, err := lb.ParseTasks(buf[1:])
 	if err != nil || len(rest) != 0 {
-		return nil, fmt.Errorf("lb: rank %d: a malformed share of tasks", rank)
+		return nil, lb.RankErrorf(rank, "a malformed share of tasks")
 	}
 	return tasks, nil
 }

@@ -479,7 +479,7 @@ func (s *sim) kick(r int) error {
 		return nil
 	}
 	if s.m.node > 0 && n > maxVirtual/s.m.node {
-		return fmt.Errorf("lb: rank %d: a work slice of %d nodes at %.3g ns a node takes longer than the simulated clock goes (%.0f days, picoseconds in an int64): a machine this slow needs a smaller --budget or instance", r, n, float64(s.m.node)/1000, float64(maxVirtual)/864e14)
+		return lb.RankErrorf(r, "a work slice of %d nodes at %.3g ns a node takes longer than the simulated clock goes (%.0f days, picoseconds in an int64): a machine this slow needs a smaller --budget or instance", n, float64(s.m.node)/1000, float64(maxVirtual)/864e14)
 	}
 	d := n * s.m.node
 	if !sr.busy {
