@@ -179,25 +179,14 @@ func (m Machine) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"node-ns", m.NodeNS}, {"busy-node-ns", m.BusyNodeNS}, {"overhead-ns", m.OverheadNS}, {"latency-ns", m.LatencyNS}, {"gap-ns", m.GapNS},
+	}{{"busy-node-ns", m.BusyNodeNS}, {"overhead-ns", m.OverheadNS}, {"latency-ns", m.LatencyNS}, {"gap-ns", m.GapNS},
 		{"byte-ns", m.ByteNS}, {"hop-ns", m.HopNS}, {"jitter-ns", m.JitterNS}, {"split-ns", m.SplitNS},
 		{"poll-ns", m.PollNS}, {"slice-ns", m.SliceNS}, {"send-ns", m.SendNS}, {"recv-ns", m.RecvNS}, {"send-byte-ns", m.SendByteNS},
-		{"recv-byte-ns", m.RecvByteNS}, {"pause-ns", m.PauseNS}, {"max-pause-ns", m.MaxPauseNS}} {
-		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
-			return fmt.Errorf("lb: machine %s: %s %g: need a finite time ≥ 0", name, f.name, f.v)
+		{"recv-byte-ns", m.RecvByteNS}, {"pause-ns", m.PauseNS}, {"max-pause-ns", m.MaxPauseNS},
+		{"node-ns", m.NodeNS}} { // last: a model without node_ns is told of its other faults first
+		if err := CheckMachineParam(f.name, f.v); err != nil {
+			return fmt.Errorf("lb: machine %s: %s %g: %w", name, f.name, f.v, err)
 		}
-		if f.v > maxMachineNS {
-			return fmt.Errorf("lb: machine %s: %s %g: more than %g ns", name, f.name, f.v, float64(maxMachineNS))
-		}
-		// A cost by the byte is multiplied by a message's length: an
-		// hour a byte overflowed the simulator's clock (picoseconds in an
-		// int64) on a message of 4000 bytes.
-		if strings.HasSuffix(f.name, "byte-ns") && f.v > maxByteNS {
-			return fmt.Errorf("lb: machine %s: %s %g: more than %g ns a byte", name, f.name, f.v, float64(maxByteNS))
-		}
-	}
-	if m.NodeNS == 0 {
-		return fmt.Errorf("lb: machine %s: node-ns 0: need a node that takes some time (> 0 ns)", name)
 	}
 	// Where no message takes any time and requests are not throttled, an
 	// idle rank's request and its rejection by another idle rank, and the
@@ -221,6 +210,28 @@ func (m Machine) Validate() error {
 	}
 	if m.MeshWidth < 0 {
 		return fmt.Errorf("lb: machine %s: mesh width %d: need 0 (no mesh) or more columns", name, m.MeshWidth)
+	}
+	return nil
+}
+
+// CheckMachineParam checks one time parameter of a Machine, named as its
+// flag is without the dashes (latency-ns; Machine.Validate lists them): a
+// finite time ≥ 0, at most an hour (a byte's cost, at most maxByteNS), and
+// for node-ns more than 0. Its error says what is wrong with the value,
+// for a caller to name the parameter (the commands: --latency-ns -5: …).
+func CheckMachineParam(name string, v float64) error {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0) || v < 0:
+		return errors.New("need a finite time ≥ 0")
+	case v > maxMachineNS:
+		return fmt.Errorf("more than %g ns", float64(maxMachineNS))
+	// A cost by the byte is multiplied by a message's length: an hour a
+	// byte overflowed the simulator's clock (picoseconds in an int64) on
+	// a message of 4000 bytes.
+	case strings.HasSuffix(name, "byte-ns") && v > maxByteNS:
+		return fmt.Errorf("more than %g ns a byte", float64(maxByteNS))
+	case name == "node-ns" && v == 0:
+		return errors.New("need a node that takes some time (> 0 ns)")
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,5 +66,26 @@ func TestNodeNSFlagReplacesBusy(t *testing.T) {
 	cm.sim.floats = map[string]float64{"latency-ns": 10}
 	if m, err = cm.overrides(file); err != nil || m.BusyNodeNS != 30 || m.NodeNS != 20 {
 		t.Errorf("another flag: %+v, %v; want the file's node costs", m, err)
+	}
+}
+
+// TestMachineFlagsNamed: a bad value of a machine parameter's flag is a
+// usage error that names the flag as the user gave it (it read "lb:
+// machine cluster: latency-ns -5: …", the model's name and no dashes).
+func TestMachineFlagsNamed(t *testing.T) {
+	file := lb.Machine{Name: "cal", NodeNS: 20, LatencyNS: 1500}
+	for _, f := range machineFloats {
+		for _, v := range []float64{-1, math.NaN(), math.Inf(1), 1e300} {
+			cm := Common{sim: &simOptions{floats: map[string]float64{f.name: v}}}
+			_, err := cm.overrides(file)
+			var ue *UsageError
+			if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), fmt.Sprintf("--%s %g: ", f.name, v)) {
+				t.Errorf("--%s %g: %v; want a usage error naming the flag", f.name, v, err)
+			}
+		}
+	}
+	cm := Common{sim: &simOptions{floats: map[string]float64{"node-ns": 0}}}
+	if _, err := cm.overrides(file); err == nil || !strings.HasPrefix(err.Error(), "--node-ns 0: ") {
+		t.Errorf("--node-ns 0: %v", err)
 	}
 }

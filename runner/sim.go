@@ -316,6 +316,9 @@ func (r *Run) SimMachine() (lb.Machine, error) {
 func (cm Common) overrides(m lb.Machine) (lb.Machine, error) {
 	for _, f := range machineFloats {
 		if v, ok := cm.sim.floats[f.name]; ok {
+			if err := lb.CheckMachineParam(f.name, v); err != nil {
+				return m, Usagef("--%s %g: %v", f.name, v, err)
+			}
 			f.set(&m, v)
 		}
 	}
