@@ -70,9 +70,14 @@ func MeshPNG(w io.Writer, pts []hashtable.MeshPoint, title string) error {
 		if err := plotutil.AddLinePoints(p, args...); err != nil {
 			return fmt.Errorf("simplot: %w", err)
 		}
-		if lo > 0 && hi > lo {
+		switch {
+		case lo > 0 && hi > lo:
 			span := math.Log10(hi / lo)
 			p.Y.Min, p.Y.Max = lo/math.Pow(10, 0.05*span), hi*math.Pow(10, span*(0.1+0.13*float64(len(order))))
+		case lo > 0 && hi == lo: // one value (one p, or times equal at every p): a decade around it
+			p.Y.Min, p.Y.Max = lo/math.Pow(10, 0.05), hi*math.Pow(10, 0.1+0.13*float64(len(order)))
+		default: // nothing to draw (a model whose times are all 0): an empty panel, not a log scale of nothing
+			p.Y.Min, p.Y.Max = 1e-3, 1
 		}
 		return nil
 	}
@@ -87,6 +92,9 @@ func MeshPNG(w io.Writer, pts []hashtable.MeshPoint, title string) error {
 		series := map[string]plotter.XYs{}
 		var dispatch, bounds, latency, zero []string
 		add := func(order *[]string, name string, xy plotter.XY) {
+			if !(xy.Y > 0) { // a time of 0 has no place on a log scale
+				return
+			}
 			if _, ok := series[name]; !ok {
 				*order = append(*order, name)
 			}

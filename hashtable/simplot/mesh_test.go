@@ -29,3 +29,36 @@ func TestMeshPNG(t *testing.T) {
 		t.Error("empty figure accepted")
 	}
 }
+
+// TestMeshPNGDegenerate: models whose times are all 0 (the unit machine,
+// every point skipped) or equal at every p (one p, one round) draw, where
+// gonum's log scale panicked on an empty or a zero-width range (dht mesh
+// --machine unit --out DIR, and --max-p 4 --rounds 1, exited 70).
+func TestMeshPNGDegenerate(t *testing.T) {
+	for name, mp := range map[string]hashtable.MeshParams{
+		"unit":     {Beta: 4, Seed: 1, Rounds: 1, Bytes: 24, LatencyNS: 1},
+		"one p":    {Beta: 4, Seed: 1, Rounds: 1, Bytes: 24, OverheadNS: 20000, LatencyNS: 10000, HopNS: 5000, ByteNS: 550},
+		"no costs": {Beta: 4, Seed: 1, Rounds: 3, Bytes: 24},
+	} {
+		maxP := 16
+		if name == "one p" {
+			maxP = 4
+		}
+		pts, err := hashtable.MeshDispatch(hashtable.MeshConfigs(maxP), mp)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var buf bytes.Buffer
+		if err := MeshPNG(&buf, pts, name); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if _, err := png.Decode(&buf); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	zeros := []hashtable.MeshPoint{{P: 4, QLabel: "1", Alloc: "block", Routing: "cut-through"}, {P: 16, QLabel: "1", Alloc: "block", Routing: "cut-through"}}
+	if err := MeshPNG(new(bytes.Buffer), zeros, "zeros"); err != nil {
+		t.Errorf("zeros: %v", err)
+	}
+}
