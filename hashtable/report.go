@@ -16,8 +16,9 @@ func (s *Summary) WriteText(w io.Writer, perRank bool) error {
 	if s.Revisit > 0 {
 		fmt.Fprintf(w, " revisit=%g", s.Revisit)
 	}
-	fmt.Fprintf(w, "\nold elements %d per round, new %d per round, %d found in the old table\n",
-		s.Old/int64(max(s.Rounds, 1)), s.Overall.Ops/int64(max(s.Rounds, 1)), s.Found)
+	rounds := int64(max(s.Rounds, 1))
+	fmt.Fprintf(w, "\nold elements %d per round, new %d per round, %d found in the old table per round (%d of %d in all)\n",
+		s.Old/rounds, s.Overall.Ops/rounds, s.Found/rounds, s.Found, s.Overall.Ops)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "phase\twork\tmax work/rank\tη work\ttime s\tη time\telements\telements/s\t/s per rank\t")
 	row := func(ps PhaseSummary) {

@@ -59,16 +59,23 @@ type RoundParams struct {
 	Revisit float64
 }
 
+// MaxLoadFactor bounds the load factors α and β of a run and of the
+// simulation (dht's --alpha and --beta): a bucket's chain holds about α
+// elements, and searching and inserting into it take time in proportion,
+// so the table's setup grows with α² (α = 1000 with 100 buckets a rank: 3
+// s; 3000: over a minute).
+const MaxLoadFactor = 1000
+
 // Validate reports the first invalid parameter, named by the flag of the
 // dht command that sets it.
 func (rp RoundParams) Validate() error {
 	switch {
 	case rp.Q < 1:
 		return fmt.Errorf("-Q (--buckets-per-rank) %d: need at least 1 bucket per rank", rp.Q)
-	case !(rp.Alpha >= 0) || math.IsInf(rp.Alpha, 0):
-		return fmt.Errorf("--alpha %g: need a finite load factor ≥ 0", rp.Alpha)
-	case !(rp.Beta > 0) || math.IsInf(rp.Beta, 0):
-		return fmt.Errorf("--beta %g: need a finite load factor above 0 (with beta = 0 no element is new, no phase has work and every η is 0/0)", rp.Beta)
+	case !(rp.Alpha >= 0 && rp.Alpha <= MaxLoadFactor):
+		return fmt.Errorf("--alpha %g: need a load factor from 0 to %d (the setup of the old table grows with its square)", rp.Alpha, MaxLoadFactor)
+	case !(rp.Beta > 0 && rp.Beta <= MaxLoadFactor):
+		return fmt.Errorf("--beta %g: need a load factor above 0, at most %d (with beta = 0 no element is new, no phase has work and every η is 0/0)", rp.Beta, MaxLoadFactor)
 	case !(rp.Revisit >= 0 && rp.Revisit <= 1):
 		return fmt.Errorf("--revisit %g: need a probability from 0 to 1", rp.Revisit)
 	case rp.Alloc < Block || rp.Alloc > Balanced:

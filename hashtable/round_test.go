@@ -143,6 +143,9 @@ func TestRoundBadInput(t *testing.T) {
 		{Q: 1, Alpha: 1, Beta: math.Inf(1)},
 		{Q: 1, Alpha: 1, Beta: 1, Alloc: Alloc(5)},
 		{Q: 1, Alpha: 1, Beta: 1, Revisit: 2},
+		// Chains of thousands: a setup of minutes, with nothing to show.
+		{Q: 1, Alpha: 3000, Beta: 1},
+		{Q: 1, Alpha: 1, Beta: 1001},
 	}
 	for _, rp := range bad {
 		if rp.Validate() == nil {

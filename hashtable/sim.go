@@ -2,6 +2,7 @@ package hashtable
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -180,14 +181,19 @@ func runJobs(n, rounds, workers int, progress func(done, total int), newWorker f
 	}
 }
 
+// ErrNoLoad is Simulate's error when no run of a point put any load on
+// any processor (load factors too small for the runs: --alpha 0.001 at p =
+// 4): its η and CV are 0/0.
+var ErrNoLoad = errors.New("no processor got any load")
+
 // Validate reports the first invalid parameter, named by the flag of the
 // dht command that sets it.
 func (sp SimParams) Validate() error {
 	switch {
-	case !(sp.Alpha > 0 && sp.Alpha <= 1000):
-		return fmt.Errorf("--alpha %g: need a load factor above 0, at most 1000 (with alpha = 0 every load of Fig. 1 is 0 and η is 0/0)", sp.Alpha)
-	case !(sp.Beta > 0 && sp.Beta <= 1000):
-		return fmt.Errorf("--beta %g: need a load factor above 0, at most 1000 (with beta = 0 the load XY is 0 and its η is 0/0)", sp.Beta)
+	case !(sp.Alpha > 0 && sp.Alpha <= MaxLoadFactor):
+		return fmt.Errorf("--alpha %g: need a load factor above 0, at most %d (with alpha = 0 every load of Fig. 1 is 0 and η is 0/0)", sp.Alpha, MaxLoadFactor)
+	case !(sp.Beta > 0 && sp.Beta <= MaxLoadFactor):
+		return fmt.Errorf("--beta %g: need a load factor above 0, at most %d (with beta = 0 the load XY is 0 and its η is 0/0)", sp.Beta, MaxLoadFactor)
 	case sp.Runs < 2:
 		return fmt.Errorf("--runs %d: need at least 2", sp.Runs)
 	case sp.Model != SimBernoulli && sp.Model != SimPoisson:
@@ -265,6 +271,9 @@ func Simulate(cs []PQ, sp SimParams) ([]SimPoint, error) {
 		means := expectedLoads(c.P, c.Q, sp)
 		for w := range NumLoads {
 			mean, sd := meanSD(maxima[i][w])
+			if mean == 0 {
+				return nil, fmt.Errorf("hashtable: simulate: p = %d, q = %d, W = %v: %w in %d runs: η and the CV are 0/0 (raise --alpha, --beta or --runs)", c.P, c.Q, w, ErrNoLoad, sp.Runs)
+			}
 			pt := SimPoint{Model: sp.Model.String(), P: c.P, Q: c.Q, QLabel: c.QLabel,
 				W: w.String(), Runs: sp.Runs, Mean: means[w], MeanMax: mean, SDMax: sd,
 				Eta: means[w] / mean, CV: sd / mean}

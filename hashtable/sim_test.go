@@ -2,6 +2,7 @@ package hashtable
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -145,6 +146,23 @@ func TestSimBadInput(t *testing.T) {
 	}
 	if _, err := ParseSimModel("gauss"); err == nil {
 		t.Error("unknown model accepted")
+	}
+	// Load factors so small that no run loads any processor: η is 0/0,
+	// which dht sim printed as NaN (and failed to write as JSON).
+	for _, m := range []SimModel{SimBernoulli, SimPoisson} {
+		pts, err := Simulate(Fig1Configs(16), SimParams{Alpha: 0.001, Beta: 0.001, Runs: 2, Model: m})
+		if !errors.Is(err, ErrNoLoad) || !strings.Contains(err.Error(), "p = 4, q = 1") {
+			t.Errorf("%v: %v, %v; want ErrNoLoad naming the point", m, pts, err)
+		}
+	}
+	pts, err := Simulate(Fig1Configs(16), SimParams{Alpha: 4, Beta: 4, Runs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pt := range pts {
+		if math.IsNaN(pt.Eta) || math.IsInf(pt.Eta, 0) || math.IsNaN(pt.CV) {
+			t.Errorf("%+v", pt)
+		}
 	}
 }
 

@@ -42,7 +42,7 @@ memory allowed); 1 for any other error (docs/reliability.md lists the
 statuses every command shares).`,
 		Flags: append(npFlag(runner.FlagsNamed("np", "seed", "json", "stats", "quiet")),
 			&cli.IntFlag{Name: "buckets-per-rank", Aliases: []string{"Q"}, Value: 16, Usage: "buckets per rank `q` (m = p·q)"},
-			&cli.Float64Flag{Name: "alpha", Value: 4, Usage: "load factor α of the old table"},
+			&cli.Float64Flag{Name: "alpha", Value: 4, Usage: "load factor α of the old table, 0 to 1000"},
 			&cli.Float64Flag{Name: "beta", Value: 4, Usage: "load factor β of the new elements"},
 			&cli.StringFlag{Name: "alloc", Value: "block", Usage: "bucket allocation: block, modular or balanced"},
 			&cli.IntFlag{Name: "rounds", Value: 10, Usage: "rounds to run"},
@@ -171,6 +171,9 @@ func runSim(c *cli.Context) error {
 		}
 	}
 	r, err := hashtable.Reproduce(sp, maxP, tableRuns)
+	if errors.Is(err, hashtable.ErrNoLoad) {
+		return runner.Usagef("%v", err)
+	}
 	if err != nil {
 		return err
 	}
