@@ -28,7 +28,7 @@ func meshCommand() *cli.Command {
 		Flags: append(simFlags("rounds"),
 			&cli.IntFlag{Name: "buckets-per-rank", Aliases: []string{"Q"}, Usage: "buckets per rank `q` (0: q = 1, lg p and lg² p)"},
 			&cli.Float64Flag{Name: "beta", Value: 4, Usage: "load factor β of the new elements"},
-			&cli.StringFlag{Name: "alloc", Value: "block", Usage: "bucket allocations, comma-separated: block, modular, balanced"},
+			&cli.StringFlag{Name: "alloc", Value: "block", Usage: "bucket allocations, comma-separated: block, modular, balanced (the same as block here, where m = p·q)"},
 			&cli.IntFlag{Name: "rounds", Value: 3, Usage: "rounds (independent samples) per point"},
 			&cli.IntFlag{Name: "max-p", Value: 4096, Usage: "largest p (p = 4, 16, 64, …)"},
 			&cli.IntFlag{Name: "bytes", Value: 8 + lb.MessageEnvelope, Usage: "bytes of an element's message on the wire (an 8-byte key and a 16-byte envelope)"},
@@ -59,7 +59,7 @@ func runMesh(c *cli.Context) error {
 		if c.Bool("json") {
 			return runner.WriteMachines(c.App.Writer, nil)
 		}
-		fmt.Fprintf(c.App.Writer, "machine models (their overhead, latency, hop and byte times; every one can be set by its flag):\n%s", lb.DescribeMachines(nil))
+		fmt.Fprintf(c.App.Writer, "machine models (dht mesh takes their overhead, latency, hop and byte times, which --overhead-ns, --latency-ns, --hop-ns and --byte-ns set):\n%s", lb.DescribeMachines(nil))
 		return nil
 	}
 	mi, err := lb.LookupMachine(c.String("machine"))
