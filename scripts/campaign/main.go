@@ -145,6 +145,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	spread := fs.Bool("spread", false, "read lines 'KEY VALUE' on stdin and print per key (in order of appearance) the number of values, their median, min and max")
 	medianMachine := fs.Bool("median-machine", false, "read the machine models (JSON, as --calibrate prints them) in the files named after the flags and print their median, cost by cost")
 	showVersion := fs.Bool("version", false, "print the build and exit")
+	fs.BoolVar(showVersion, "v", false, "--version, as every command takes it")
 	// A bad flag is one line naming it, as in every command; the help is
 	// printed when asked for, and then it is the output.
 	fs.SetOutput(io.Discard)
@@ -540,8 +541,14 @@ func usage(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprintln(w, "       campaign --csv FILE --plot-only | campaign --spread < KEY-VALUE-LINES")
 	fmt.Fprintln(w, "flags:")
 	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name == "v" { // --version's short name
+			return
+		}
 		arg, help := flag.UnquoteUsage(f)
 		line := "  --" + f.Name
+		if f.Name == "version" {
+			line = "  -v, --version"
+		}
 		if arg != "" {
 			line += " " + arg
 		}

@@ -224,8 +224,11 @@ func TestHelp(t *testing.T) {
 		t.Errorf("--help, on stdout: %v\n%s", err, e.String())
 	}
 	e.Reset()
-	if err := run(context.Background(), []string{"--version"}, strings.NewReader(""), &e, &bytes.Buffer{}); err != nil || !strings.HasPrefix(e.String(), "campaign version treelb ") {
-		t.Errorf("--version: %v, %q", err, e.String())
+	for _, v := range []string{"--version", "-v"} { // -v as in every command
+		e.Reset()
+		if err := run(context.Background(), []string{v}, strings.NewReader(""), &e, &bytes.Buffer{}); err != nil || !strings.HasPrefix(e.String(), "campaign version treelb ") {
+			t.Errorf("%s: %v, %q", v, err, e.String())
+		}
 	}
 	// A negative --timeout, and a --bin-dir that is not there, are refused
 	// before anything runs.
