@@ -215,6 +215,9 @@ type Plan struct {
 // sequential solver's nodes do not depend on the machine.
 const SimBaselineWorld = "sim"
 
+// MaxRuns bounds the runs of a plan.
+const MaxRuns = 1_000_000
+
 // Keys returns every run of the plan in the order the runner runs them:
 // by world, instance and repeat; in each, the sequential baseline first
 // (a real world's per repeat; the simulator's once per instance, before
@@ -246,9 +249,23 @@ func (p Plan) Keys() ([]Key, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, b := range balancers {
+		if (Key{Balancer: b}).Baseline() && slices.ContainsFunc(p.NPs, func(np int) bool { return np != 1 }) {
+			// Its rows would say P ranks of a run on one.
+			return nil, fmt.Errorf("campaign: balancer %q: the sequential solver runs on one rank, not on P = %v (every campaign runs it as its baseline)", b, p.NPs)
+		}
+	}
 	instances, err := normalise("instance", p.Instances)
 	if err != nil {
 		return nil, err
+	}
+	// The runs in all, checked before they are listed (--repeats 10⁹ ran
+	// out of memory): the product, bounded at each step.
+	runs := int64(1)
+	for _, n := range []int{len(worlds), len(instances), p.Repeats, len(p.Seeds), len(balancers), len(p.NPs)} {
+		if runs *= int64(n); runs > MaxRuns {
+			return nil, fmt.Errorf("campaign: a plan of more than %d runs (worlds × instances × repeats × seeds × balancers × P)", MaxRuns)
+		}
 	}
 	var keys []Key
 	seen := map[Key]bool{}
@@ -457,8 +474,11 @@ func ParseInts(s string) ([]int64, error) {
 		if b-a >= maxInts-int64(len(out)) {
 			return nil, fmt.Errorf("campaign: %q: more than %d values in the list", s, maxInts)
 		}
-		for v := a; v <= b; v++ {
+		for v := a; ; v++ { // not v <= b: b may be the largest int64
 			out = append(out, v)
+			if v == b {
+				break
+			}
 		}
 	}
 	return out, nil

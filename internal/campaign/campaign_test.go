@@ -81,6 +81,9 @@ func TestParseInts(t *testing.T) {
 		"3..10*2":      {3, 6},
 		// The series stops before it would overflow.
 		"1..9223372036854775807*1024": {1, 1 << 10, 1 << 20, 1 << 30, 1 << 40, 1 << 50, 1 << 60},
+		// The largest int64, alone and ending a range (v <= b looped for ever).
+		"9223372036854775807":                     {math.MaxInt64},
+		"9223372036854775806-9223372036854775807": {math.MaxInt64 - 1, math.MaxInt64},
 	} {
 		got, err := ParseInts(in)
 		if err != nil || !slices.Equal(got, want) {
@@ -133,6 +136,10 @@ func TestPlanAndCommand(t *testing.T) {
 		{Worlds: []string{"sim"}, NPs: []int{2}, Balancers: []string{"rp", " rp"}, Instances: []string{"golomb 9"}, Seeds: []int64{1}, Repeats: 1},
 		{Worlds: []string{"sim"}, NPs: []int{2}, Balancers: []string{"rp"}, Seeds: []int64{1}, Repeats: 1},
 		{Worlds: []string{"sim"}, NPs: []int{2, 2}, Balancers: []string{"rp"}, Instances: []string{"golomb 9"}, Seeds: []int64{1}, Repeats: 1},
+		// seq on two ranks: its rows would say P = 2 of a run on one.
+		{Worlds: []string{"embedded"}, NPs: []int{1, 2}, Balancers: []string{"seq"}, Instances: []string{"golomb 9"}, Seeds: []int64{1}, Repeats: 1},
+		// 10⁹ repeats ran out of memory listing them.
+		{Worlds: []string{"sim"}, NPs: []int{2}, Balancers: []string{"rp"}, Instances: []string{"golomb 9"}, Seeds: []int64{1}, Repeats: 1_000_000_000},
 	} {
 		if _, err := bad.Keys(); err == nil {
 			t.Errorf("plan %+v accepted", bad)
@@ -783,6 +790,47 @@ func TestForeignProvenance(t *testing.T) {
 		got := [4]string{tab.Get(i, "provenance.version"), tab.Get(i, "provenance.commit"), tab.Get(i, "provenance.world"), tab.Get(i, "provenance.mpi")}
 		if got != w {
 			t.Errorf("row %d (%s): provenance %q, want %q", i, tab.Get(i, ColInstance), got, w)
+		}
+	}
+}
+
+// TestRunAsKeyed: a run whose output reports other ranks or another world
+// than its row's key fails the campaign and leaves no row (an instance's
+// own --np 4 under --np 2 was recorded as P = 2, an embedded build's run as
+// an MPI world's).
+func TestRunAsKeyed(t *testing.T) {
+	for name, out := range map[string]string{
+		"ranks": `{"app":"golomb","ranks":4,"world":"embedded","seconds":1,"nodes":5}`,
+		"world": `{"app":"golomb","ranks":2,"world":"embedded","seconds":1,"nodes":5}`,
+		"none":  `{"app":"golomb","seconds":1,"nodes":5}`,
+	} {
+		dir := t.TempDir()
+		calls := 0
+		r := fakeRunner(dir, &calls, 0)
+		r.Exec = func(_ context.Context, cmd []string) (Output, error) {
+			if slices.Contains(cmd, "seq") {
+				return Output{Stdout: []byte(`{"app":"golomb","ranks":1,"world":"mpi","seconds":2,"nodes":5}`)}, nil
+			}
+			return Output{Stdout: []byte(out)}, nil
+		}
+		world := "embedded"
+		if name == "world" {
+			world = "mpi"
+		}
+		r.Launcher = []string{"mpirun", "-np", "{np}"}
+		keys, err := Plan{Worlds: []string{world}, NPs: []int{2}, Balancers: []string{"rp"}, Instances: []string{"golomb 9"}, Seeds: []int64{1}, Repeats: 1}.Keys()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name != "world" {
+			keys = keys[1:] // the baseline's fake says mpi
+		}
+		tab, err := r.Run(context.Background(), keys)
+		if err == nil || !strings.Contains(err.Error(), "the run") {
+			t.Errorf("%s: %v; want the run refused", name, err)
+		}
+		if tab != nil && slices.ContainsFunc(tab.Rows, func(row []string) bool { return row[tab.Col(ColNP)] == "2" }) {
+			t.Errorf("%s: the run's row was recorded", name)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -403,6 +404,11 @@ func (r *Runner) runWith(ctx context.Context, k Key, seqNodes int64, started fun
 	if err != nil {
 		return result{cmd: shown, err: err}
 	}
+	if _, foreign := LookupForeign(App(k.Instance)); !foreign {
+		if err := ranAsKeyed(k, w, js); err != nil {
+			return result{cmd: shown, err: err}
+		}
+	}
 	cores := r.Cores
 	if cores == 0 {
 		cores = runtime.NumCPU()
@@ -492,6 +498,30 @@ func provenanceFields(p version.Provenance) ([]Field, error) {
 }
 
 // hasPrefix reports whether a field's name starts with prefix.
+// ranAsKeyed checks that a treelb command's output js says it ran as its
+// row's key says: on the key's P (1 for a baseline) and in its world. A
+// row that did not (an instance or world flag with its own --np, a
+// launcher without {np}, an MPI world run by an embedded build) would
+// count in the summary under the wrong P or world.
+func ranAsKeyed(k Key, w World, js []Field) error {
+	want := map[string]string{"ranks": strconv.Itoa(k.NP), "world": w.Name}
+	if k.Baseline() {
+		want["ranks"] = "1"
+	}
+	for _, f := range js {
+		if v, ok := want[f.Name]; ok {
+			if f.Value != v {
+				return fmt.Errorf("the run reports %s %s, its row %s: set the ranks only with --np, a launcher's with {np}, and build the commands of an MPI world with --tags mpi", f.Name, f.Value, v)
+			}
+			delete(want, f.Name)
+		}
+	}
+	if len(want) > 0 {
+		return fmt.Errorf("the run's output has no %v", slices.Sorted(maps.Keys(want)))
+	}
+	return nil
+}
+
 func hasPrefix(fs []Field, prefix string) bool {
 	for _, f := range fs {
 		if strings.HasPrefix(f.Name, prefix) {

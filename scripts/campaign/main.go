@@ -96,15 +96,18 @@ func exitCode(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if errors.Is(err, flag.ErrHelp) {
 		err = nil
 	}
-	code := 1
-	var ec interface{ ExitCode() int } // runner.UsageError's 2, runner.OutputError's 74
+	code := 1 // a run that failed too: not its own status (a killed run's 255, a checkpointed run's 3)
+	var ue *runner.UsageError
+	var oe *runner.OutputError
 	switch {
 	case out.Err() != nil:
 		err, code = out.Err(), runner.ExitOutput
 	case err == nil:
 		return 0
-	case errors.As(err, &ec):
-		code = ec.ExitCode()
+	case errors.As(err, &ue):
+		code = ue.ExitCode()
+	case errors.As(err, &oe):
+		code = oe.ExitCode()
 	}
 	// Some errors already carry the prefix.
 	fmt.Fprintln(stderr, "campaign:", strings.TrimPrefix(err.Error(), "campaign: "))
