@@ -834,3 +834,23 @@ func TestRunAsKeyed(t *testing.T) {
 		}
 	}
 }
+
+// TestExecCommandTerminates: a cancelled run (--timeout, or the campaign's
+// SIGINT or SIGTERM) gets SIGTERM, which a treelb command and mpirun pass
+// on to their ranks, not a SIGKILL that left mpirun's ranks running.
+func TestExecCommandTerminates(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "term")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := execCommand(ctx, []string{"bash", "-c", "trap 'echo term > " + mark + "; exit 143' TERM; while :; do sleep 0.05; done"})
+	if err == nil {
+		t.Fatal("a cancelled run succeeded")
+	}
+	if b, _ := os.ReadFile(mark); string(b) != "term\n" {
+		t.Errorf("the run did not get SIGTERM (%v)", err)
+	}
+	if d := time.Since(start); d > killGrace {
+		t.Errorf("the run ended after %v", d)
+	}
+}

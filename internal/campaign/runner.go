@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/treelb/treelb/runner"
@@ -584,8 +585,17 @@ func (r *Runner) input(ctx context.Context, gen []string) (string, error) {
 
 // execCommand runs cmd as a process and returns its standard output and
 // CPU time; its standard error is returned in the error when it fails.
+// killGrace is how long a cancelled run has between SIGTERM and SIGKILL.
+const killGrace = 10 * time.Second
+
 func execCommand(ctx context.Context, cmd []string) (Output, error) {
 	c := exec.CommandContext(ctx, cmd[0], cmd[1:]...)
+	// At --timeout or the campaign's own end (SIGINT, SIGTERM): SIGTERM,
+	// which every treelb command and mpirun pass on to their ranks and end
+	// by, and SIGKILL only if the command is still there after a grace (a
+	// SIGKILL of mpirun alone left its ranks running).
+	c.Cancel = func() error { return c.Process.Signal(syscall.SIGTERM) }
+	c.WaitDelay = killGrace
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
 	out, err := c.Output()

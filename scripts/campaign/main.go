@@ -48,6 +48,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -62,9 +63,25 @@ func main() {
 	// with a message), as in the treelb commands, not a SIGPIPE that ends
 	// the runner without a word.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	// SIGINT and SIGTERM (kill, Slurm's end of a job) end the run under
+	// way first (SIGTERM, then SIGKILL after a grace: execCommand), so no
+	// command is left running to disturb the next campaign's times, and the
+	// temporary inputs go; the CSV keeps every run done. The exit status is
+	// then the signal's, 128 + its number, as a shell reports it.
 	ctx, stop := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var got atomic.Int32
+	go func() {
+		s := <-sigs
+		got.Store(int32(s.(syscall.Signal)))
+		stop()
+	}()
 	code := exitCode(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	if s := got.Load(); s != 0 {
+		code = 128 + int(s)
+	}
 	os.Exit(code)
 }
 
