@@ -156,6 +156,14 @@ func (r *Runner) Run(ctx context.Context, keys []Key) (*Table, error) {
 		if res.err != nil {
 			return fmt.Errorf("campaign: %s: %w", strings.Join(res.cmd, " "), res.err)
 		}
+		// The JSON line first: a run whose row is in the CSV is not run
+		// again, so a line that failed after its row was lost for good; a
+		// row that fails after its line is run again (its line twice).
+		if r.JSONL != "" {
+			if err := appendFile(r.JSONL, res.out); err != nil {
+				return err
+			}
+		}
 		grew, err := t.Add(res.fields)
 		if err != nil {
 			return err
@@ -164,9 +172,6 @@ func (r *Runner) Run(ctx context.Context, keys []Key) (*Table, error) {
 			err = t.Write(r.CSV)
 		} else {
 			err = t.AppendLast(r.CSV)
-		}
-		if err == nil && r.JSONL != "" {
-			err = appendFile(r.JSONL, res.out)
 		}
 		if w := t.Get(len(t.Rows)-1, ColWarning); w != "" {
 			fmt.Fprintf(r.Progress, "campaign: warning: %s: %s\n", k, w)

@@ -255,6 +255,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if *jsonl != "" && runner.SameFile(*jsonl, *csvPath) {
 		return badUsage(fmt.Errorf("--jsonl %s is the file of --csv too: give each a file of its own", *jsonl))
 	}
+	if st, err := os.Stat(*jsonl); *jsonl != "" && err == nil && !st.Mode().IsRegular() {
+		return badUsage(fmt.Errorf("--jsonl %s: %s, not a file of JSON lines", *jsonl, runner.FileKind(st.Mode())))
+	}
+	if summary := summaryPrefix(*csvPath, *plots) + "-summary.csv"; runner.SameFile(summary, *csvPath) || *jsonl != "" && runner.SameFile(summary, *jsonl) {
+		return badUsage(fmt.Errorf("--plots %s: the summary %s would replace the campaign's --csv or --jsonl: give another prefix", *plots, summary))
+	}
 	*title, *height, *tags = cmp.Or(*title, p.Title), cmp.Or(*height, p.Height), cmp.Or(*tags, p.Tags)
 	if h, err := strconv.ParseFloat(*height, 64); err == nil && !(h > 0 && !math.IsInf(h, 0)) {
 		return badUsage(fmt.Errorf("--height %s: need a tree height above 0, or the columns that hold it", *height))
@@ -331,9 +337,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			}
 			return nil
 		}
-		// A dry run creates nothing; a run creates the CSV's directory.
-		if err := os.MkdirAll(filepath.Dir(*csvPath), 0o755); err != nil {
-			return &runner.OutputError{What: *csvPath, Err: err}
+		// A dry run creates nothing; a run creates the directories of its
+		// outputs, and opens the JSON lines' file, before the first run: a
+		// path that cannot be written was found after a run, whose CSV
+		// row was then written and its JSON line lost.
+		for _, dir := range []string{filepath.Dir(*csvPath), filepath.Dir(*jsonl), filepath.Dir(summaryPrefix(*csvPath, *plots))} {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return &runner.OutputError{What: dir, Err: err}
+			}
+		}
+		if *jsonl != "" {
+			f, err := os.OpenFile(*jsonl, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+			if err == nil {
+				err = f.Close()
+			}
+			if err != nil {
+				return &runner.OutputError{What: "--jsonl " + *jsonl, Err: err}
+			}
 		}
 		if r.InputDir != "" {
 			if err := os.MkdirAll(r.InputDir, 0o755); err != nil {
@@ -385,9 +405,9 @@ func report(csvPath, plots, title, height string, setup campaign.Setup, stdout, 
 	if len(pts) == 0 && setup.Report == nil {
 		return badUsage(fmt.Errorf("%s: no parallel run", csvPath))
 	}
-	prefix := cmp.Or(plots, strings.TrimSuffix(csvPath, ".csv"))
-	if plots == "none" {
-		prefix = strings.TrimSuffix(csvPath, ".csv")
+	prefix := summaryPrefix(csvPath, plots)
+	if err := os.MkdirAll(filepath.Dir(prefix), 0o755); err != nil {
+		return &runner.OutputError{What: "--plots " + plots, Err: err}
 	}
 	if len(pts) > 0 {
 		// The files first: standard output may be closed or full (its
@@ -415,6 +435,15 @@ func report(csvPath, plots, title, height string, setup campaign.Setup, stdout, 
 		return setup.Report(stdout, t)
 	}
 	return nil
+}
+
+// summaryPrefix returns the path prefix of the summary and the plots:
+// --plots, or the CSV's path without .csv.
+func summaryPrefix(csvPath, plots string) string {
+	if plots == "" || plots == "none" {
+		return strings.TrimSuffix(csvPath, ".csv")
+	}
+	return plots
 }
 
 // build builds the treelb commands that the keys' instances (and their

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -53,8 +54,12 @@ func TestCampaign(t *testing.T) {
 	dir := commands(t, "golomb")
 	csvPath := filepath.Join(dir, "out", "g.csv")
 	args := []string{"--bin-dir", dir, "--csv", csvPath, "--world", "sim:unit", "--world", "embedded", "--np", "1..4*2",
-		"--balancer", "rp", "--balancer", "rp --fast-init", "--instance", "golomb --count 30 7", "--height", "marks"}
+		"--balancer", "rp", "--balancer", "rp --fast-init", "--instance", "golomb --count 30 7", "--height", "marks",
+		"--jsonl", filepath.Join(dir, "j", "g.jsonl")} // a directory the campaign makes, before its first run
 	stdout, stderr := runCampaign(t, args...)
+	if b, err := os.ReadFile(filepath.Join(dir, "j", "g.jsonl")); err != nil || bytes.Count(b, []byte("\n")) != 14 {
+		t.Errorf("--jsonl: %v, %d lines", err, bytes.Count(b, []byte("\n")))
+	}
 	// sim: its baseline, 2 balancers × 3 P; embedded: the same.
 	if !strings.Contains(stderr, "14 to run") || !strings.Contains(stderr, "run 14 of 14") {
 		t.Errorf("progress:\n%s", stderr)
@@ -111,8 +116,8 @@ func TestCampaign(t *testing.T) {
 	if strings.Count(stdout, "\n") != 4 || !strings.Contains(stdout, "--world sim --np 8 --machine unit --balancer rp --seed 1 --seq-nodes "+seq+" --count 30 7") {
 		t.Errorf("dry run:\n%s", stdout)
 	}
-	runCampaign(t, "--csv", csvPath, "--plot-only", "--plots", filepath.Join(dir, "again"))
-	if _, err := os.Stat(filepath.Join(dir, "again-speedup.png")); err != nil {
+	runCampaign(t, "--csv", csvPath, "--plot-only", "--plots", filepath.Join(dir, "plots", "again"))
+	if _, err := os.Stat(filepath.Join(dir, "plots", "again-speedup.png")); err != nil {
 		t.Error(err)
 	}
 	for _, bad := range [][]string{{}, {"--csv", csvPath, "--np", "0"}, {"--csv", csvPath, "--world", "cloud", "--instance", "golomb 7"},
@@ -299,12 +304,15 @@ func TestExitCode(t *testing.T) {
 		{[]string{"--csv", csv, "--instance", "golomb 8", "--height", "NaN", "--dry-run"}, &bytes.Buffer{}, 2, "--height NaN"},
 		{[]string{"--csv", csv, "--instance", "golomb 8", "--inputs", os.Args[0], "--dry-run"}, &bytes.Buffer{}, 2, "a file, not a directory"},
 		{[]string{"--csv", csv, "--jsonl", csv, "--instance", "golomb 8", "--dry-run"}, &bytes.Buffer{}, 2, "is the file of --csv too"},
+		{[]string{"--csv", csv, "--jsonl", dev, "--instance", "golomb 8", "--dry-run"}, &bytes.Buffer{}, 2, "a character device, not a file of JSON lines"},
+		// The summary, PREFIX-summary.csv, replaced the campaign's rows.
+		{[]string{"--csv", filepath.Join(filepath.Dir(csv), "r-summary.csv"), "--plots", filepath.Join(filepath.Dir(csv), "r"), "--plot-only"}, &bytes.Buffer{}, 2, "would replace the campaign's --csv"},
 		{[]string{"--csv", csv + ".missing", "--plot-only"}, &bytes.Buffer{}, 2, "no campaign to report"},
 		{[]string{"--csv", os.Args[0], "--plot-only"}, &bytes.Buffer{}, 2, ""},
 		{[]string{"--repeats", "x"}, &bytes.Buffer{}, 2, `--repeats "x": need an integer`},
 		{[]string{"--presett", "x"}, &bytes.Buffer{}, 2, "--presett: no such flag"},
 	} {
-		if len(tc.args) > 1 && tc.args[1] == "" {
+		if slices.Contains(tc.args, "") {
 			continue // no device of our own
 		}
 		var e bytes.Buffer
