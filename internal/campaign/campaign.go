@@ -125,8 +125,10 @@ func KeyOf(cols map[string]int, row []string) (Key, error) {
 	}
 	k.World, k.Balancer, k.Instance = str(ColWorld), str(ColBalancer), str(ColInstance)
 	k.NP, k.Seed, k.Repeat = int(num(ColNP)), num(ColSeed), int(num(ColRepeat))
-	if err := errors.Join(errs...); err != nil {
-		return Key{}, err
+	for _, err := range errs { // the first: a CSV that is no campaign's lacks them all
+		if err != nil {
+			return Key{}, err
+		}
 	}
 	if _, err := ParseWorld(k.World); err != nil {
 		return Key{}, err

@@ -854,3 +854,42 @@ func TestExecCommandTerminates(t *testing.T) {
 		t.Errorf("the run ended after %v", d)
 	}
 }
+
+// TestTornRowDryRun: a last row cut off while it was written is left out of
+// the plan by Todo, which writes nothing (a dry run rewrote the CSV), and
+// Run writes the table again without it and runs its key again.
+func TestTornRowDryRun(t *testing.T) {
+	dir := t.TempDir()
+	calls := 0
+	r := fakeRunner(dir, &calls, 0)
+	keys, err := Plan{Worlds: []string{"sim:unit"}, NPs: []int{2, 4}, Balancers: []string{"rp"}, Instances: []string{"golomb 9"}, Seeds: []int64{1}, Repeats: 1}.Keys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(context.Background(), keys); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(r.CSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The last row cut in the middle.
+	torn := b[:len(b)-len(b[bytes.LastIndexByte(b[:len(b)-1], '\n')+1:])/2]
+	if err := os.WriteFile(r.CSV, torn, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, todo, err := r.Todo(keys)
+	if err != nil || len(todo) != 1 || todo[0] != keys[len(keys)-1] {
+		t.Fatalf("todo %v, %v; want the torn row's key", todo, err)
+	}
+	if now, _ := os.ReadFile(r.CSV); !bytes.Equal(now, torn) {
+		t.Error("Todo changed the CSV")
+	}
+	calls = 0
+	if _, err := r.Run(context.Background(), keys); err != nil || calls != 1 {
+		t.Fatalf("resumed: %d runs, %v", calls, err)
+	}
+	if tab, err := ReadTable(r.CSV); err != nil || tab.Torn != 0 || len(tab.Rows) != len(keys) {
+		t.Errorf("after the run: %v, %+v; want %d whole rows", err, tab, len(keys))
+	}
+}

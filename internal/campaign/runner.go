@@ -128,6 +128,14 @@ func (r *Runner) Run(ctx context.Context, keys []Key) (*Table, error) {
 	if err := r.CheckJobs(todo); err != nil {
 		return nil, err
 	}
+	if t.Torn > 0 {
+		// Written again without the incomplete row, so that the next row
+		// does not follow half a line.
+		if err := t.Write(r.CSV); err != nil {
+			return nil, err
+		}
+		t.Torn = 0
+	}
 	fmt.Fprintf(r.Progress, "campaign: %d runs in the plan, %d already in %s, %d to run\n", len(keys), len(keys)-len(todo), r.CSV, len(todo))
 	if len(t.Columns) == 0 {
 		t.Columns = RunColumns()
@@ -286,26 +294,20 @@ func (r *Runner) parallel(ctx context.Context, t *Table, keys []Key, first, tota
 }
 
 // Todo reads the CSV file and returns its table and the keys it does not
-// hold yet, in order.
+// hold yet, in order. It writes nothing (a dry run's plan): a last row cut
+// off while it was written is left out of the table (Table.Torn).
 func (r *Runner) Todo(keys []Key) (*Table, []Key, error) {
 	t, err := ReadTable(r.CSV)
 	if err != nil {
 		return nil, nil, err
 	}
-	if t.Torn > 0 {
-		// Rewritten without it, so that the next row does not follow half
-		// a line; its run runs again.
-		if r.Progress != nil {
-			fmt.Fprintf(r.Progress, "campaign: warning: %s ends with an incomplete row (%d bytes without their newline: a run stopped while it was written), left out: its run runs again\n", r.CSV, t.Torn)
-		}
-		if err := t.Write(r.CSV); err != nil {
-			return nil, nil, err
-		}
-		t.Torn = 0
+	if t.Torn > 0 && r.Progress != nil {
+		// Run writes the table again without it; a dry run leaves it.
+		fmt.Fprintf(r.Progress, "campaign: warning: %s ends with an incomplete row (%d bytes without their newline: a run stopped while it was written), left out: its run runs again\n", r.CSV, t.Torn)
 	}
 	have, err := t.Keys()
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", r.CSV, err)
+	if err != nil { // bad input, as a CSV that does not parse
+		return nil, nil, &runner.UsageError{Err: fmt.Errorf("%s: not a campaign's CSV: %w", r.CSV, err)}
 	}
 	done := make(map[Key]bool, len(have))
 	for _, k := range have {

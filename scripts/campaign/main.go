@@ -246,6 +246,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if *csvPath == "" {
 		return badUsage(errors.New("--csv is required (or a --preset)"))
 	}
+	// The CSV is written again through a temporary file renamed over it:
+	// a symbolic link is followed first, or the rename replaced the link
+	// with a file and left its target behind.
+	if target, err := filepath.EvalSymlinks(*csvPath); err == nil {
+		*csvPath = target
+	}
 	// The CSV is read, then written again through a temporary file
 	// renamed over it: a device, a FIFO or a directory there is refused
 	// before anything runs (as root, --csv /dev/null replaced /dev/null).
@@ -346,6 +352,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 				return &runner.OutputError{What: dir, Err: err}
 			}
 		}
+		unlock, err := lockCSV(*csvPath)
+		if err != nil {
+			return err
+		}
+		defer unlock()
 		if *jsonl != "" {
 			f, err := os.OpenFile(*jsonl, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 			if err == nil {
@@ -435,6 +446,32 @@ func report(csvPath, plots, title, height string, setup campaign.Setup, stdout, 
 		return setup.Report(stdout, t)
 	}
 	return nil
+}
+
+// lockCSV takes the lock of a campaign's CSV, an advisory lock (flock) on
+// the file CSV.lock beside it, held until unlock: two campaigns writing one
+// CSV at once lost each other's rows. A lock another process holds is an
+// error naming it, at once.
+func lockCSV(csvPath string) (unlock func(), err error) {
+	path := csvPath + ".lock"
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, &runner.OutputError{What: path, Err: err}
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		holder, _ := io.ReadAll(io.LimitReader(f, 64))
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, badUsage(fmt.Errorf("--csv %s: another campaign is writing it (%s holds %s)", csvPath, cmp.Or(strings.TrimSpace(string(holder)), "a process"), path))
+		}
+		return nil, &runner.OutputError{What: path, Err: err}
+	}
+	// Who holds it, for the message of the next one (the file stays: a
+	// lock file removed while another process opens it locks nothing).
+	if err := f.Truncate(0); err == nil {
+		fmt.Fprintf(f, "pid %d", os.Getpid())
+	}
+	return func() { f.Close() }, nil
 }
 
 // summaryPrefix returns the path prefix of the summary and the plots:

@@ -277,12 +277,18 @@ func TestExitCode(t *testing.T) {
 		t.Logf("no character device (%v): that case is skipped", err)
 		dev = ""
 	}
+	foreign := filepath.Join(filepath.Dir(csv), "foreign.csv")
+	if err := os.WriteFile(foreign, []byte("a,b\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		out  io.Writer
 		code int
 		msg  string
 	}{
+		// A CSV of something else: one line, bad input (it was exit 1 and a line per missing column).
+		{[]string{"--csv", foreign, "--instance", "golomb 8", "--dry-run"}, &bytes.Buffer{}, 2, "not a campaign's CSV: row 1: no column run_world\n"},
 		{[]string{"--version"}, &bytes.Buffer{}, 0, ""},
 		{[]string{"--bogus"}, &bytes.Buffer{}, 2, "bogus"},
 		{[]string{"--preset", "nope"}, &bytes.Buffer{}, 2, "nope"},
@@ -319,5 +325,48 @@ func TestExitCode(t *testing.T) {
 		if code := exitCode(context.Background(), tc.args, strings.NewReader(""), tc.out, &e); code != tc.code || !strings.Contains(e.String(), tc.msg) {
 			t.Errorf("%q: exit %d, %q; want %d and %q", tc.args, code, e.String(), tc.code, tc.msg)
 		}
+	}
+}
+
+// TestLockCSV: a second campaign on a CSV that one is writing stops at
+// once with a usage error naming the holder (two at once lost each other's
+// rows); the lock goes with its holder.
+func TestLockCSV(t *testing.T) {
+	csv := filepath.Join(t.TempDir(), "c.csv")
+	unlock, err := lockCSV(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lockCSV(csv)
+	var ue *runner.UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), fmt.Sprintf("another campaign is writing it (pid %d holds", os.Getpid())) {
+		t.Errorf("a second lock: %v", err)
+	}
+	unlock()
+	unlock, err = lockCSV(csv)
+	if err != nil {
+		t.Errorf("after unlock: %v", err)
+	} else {
+		unlock()
+	}
+}
+
+// TestSymlinkCSV: a --csv that is a symbolic link is written through it
+// (the rename of a rewrite replaced the link with a file of its own).
+func TestSymlinkCSV(t *testing.T) {
+	dir := commands(t, "golomb")
+	target, link := filepath.Join(dir, "target.csv"), filepath.Join(dir, "link.csv")
+	if err := os.WriteFile(target, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	runCampaign(t, "--bin-dir", dir, "--csv", link, "--world", "sim:unit", "--np", "2", "--instance", "golomb 6", "--plots", "none")
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link: %v, %v", st, err)
+	}
+	if tab, err := campaign.ReadTable(target); err != nil || len(tab.Rows) != 2 {
+		t.Errorf("the target: %v, %v", tab, err)
 	}
 }
