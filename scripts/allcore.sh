@@ -19,8 +19,8 @@
 # (APP ARG...; <(...) generators run with DIR on PATH); default 'golomb 12'
 # and 'uts --tree T3L'. Each run's output must hold "seconds".
 set -euo pipefail
+. "$(dirname "$0")/args.sh"
 
-usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
 copies=$(nproc) rounds=2 bindir=
 while [ $# -gt 0 ]; do
 	case $1 in

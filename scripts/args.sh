@@ -1,11 +1,14 @@
-# args.sh, sourced by scripts under scripts/ before they change directory:
+# args.sh, sourced by scripts under scripts/ (before they change directory):
 # usage prints the script's header comment (its lines from the second to
 # `set -euo`); no_args reads the command line of a script that takes no
 # arguments (-h or --help prints the usage and exits 0, any other
 # argument is refused with exit status 2), no_flags that of a script whose
 # arguments are operands (-h or --help as no_args, any other argument that
 # starts with - refused with exit status 2).
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+# The script's path, absolute: usage reads it after the script has changed
+# directory (a script run as ./x.sh from scripts/ then cd ..).
+args_script=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+usage() { sed -n '2,/^set -euo/p' "$args_script" | sed '$d; s/^# \{0,1\}//'; }
 
 no_args() {
 	[ $# -gt 0 ] || return 0

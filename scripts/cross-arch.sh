@@ -20,9 +20,9 @@
 # where make test installs what it needs; TREELB_SKIP_MISSING=1 skips) and
 # otherwise says it SKIPPED and exits 0. Flags: --arch LIST, -h/--help.
 set -euo pipefail
+. "$(dirname "$0")/args.sh"
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 arches=""
 while [ $# -gt 0 ]; do
 	case $1 in

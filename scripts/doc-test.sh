@@ -24,6 +24,7 @@
 # /etc/slurm/slurm.conf. Without root, Linux, Slurm or either MPI it says
 # that it SKIPPED the guide and why, and exits 0.
 set -euo pipefail
+. "$(dirname "$0")/args.sh"
 cd "$(dirname "$0")/.."
 repo=$PWD
 
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--doc | -doc) doc=${2:?--doc needs a file}; shift 2 ;;
 	--doc=*) doc=${1#*=}; shift ;;
-	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) usage; exit 0 ;;
 	*) echo "doc-test.sh: unknown flag $1 (--help)" >&2; exit 2 ;;
 	esac
 done

@@ -21,9 +21,9 @@
 # (default 2), --reps N (default 3), --marks N (default 10), --bin PATH (a
 # golomb binary; default: built from this tree), -h/--help.
 set -euo pipefail
+. "$(dirname "$0")/args.sh"
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 small=1024 large=65536 rounds=2 reps=3 marks=10 bin=""
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -36,11 +36,11 @@
 # directory's name would say the wrong thing. No MPI found: exit 1 with
 # what was tried; bad flags: exit 2.
 set -euo pipefail
+. "$(dirname "$0")/args.sh"
 cd "$(dirname "$0")/.."
 
 GO=${GO:-go}
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 name=openmpi
 out=
 print=no

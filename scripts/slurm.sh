@@ -29,8 +29,8 @@
 # flags; 3 Slurm cannot run here (not Linux, not root, packages missing),
 # with the reason.
 set -euo pipefail
+. "$(dirname "$0")/args.sh"
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 cmd=${1:-}
 [ $# -eq 0 ] || shift
 dir=${TREELB_SLURM_DIR:-/tmp/treelb-slurm}

@@ -41,9 +41,9 @@
 # commit, the machine and its load, then a table per world). The runs of a
 # world start afresh (its old CSVs and models are removed).
 set -euo pipefail
+. "$(dirname "$0")/args.sh"
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 cmdline=scripts/validate.sh
 [ $# -eq 0 ] || cmdline="$cmdline$(printf ' %q' "$@")"
 np=1,2
