@@ -98,6 +98,16 @@ func TestCalibrateMachine(t *testing.T) {
 	if err := json.Unmarshal([]byte(got), &used); err != nil || used != m {
 		t.Fatalf("simulated on %+v (%v), the file has %+v", used, err, m)
 	}
+	// A model file of any name, given without a directory (the name had
+	// to end in .json or hold a /, or it was "unknown").
+	here := t.TempDir()
+	if err := os.WriteFile(filepath.Join(here, "mymodel"), []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(here)
+	if code, got, errs := runCmd(t, rangeSpec(), "--world sim --np 3 --machine mymodel"); code != 0 || json.Unmarshal([]byte(got), &used) != nil || used != m {
+		t.Fatalf("--machine mymodel: status %d, %s%s", code, got, errs)
+	}
 	// Flags override a file's values.
 	_, got, _ = runCmd(t, rangeSpec(), "--world sim --np 3 --machine "+file+" --poll-ns 7 --slice-ns 13 --latency-ns 11")
 	if err := json.Unmarshal([]byte(got), &used); err != nil || used.PollNS != 7 || used.SliceNS != 13 || used.LatencyNS != 11 || used.SendNS != m.SendNS {
@@ -144,6 +154,8 @@ func TestCalibrateMachine(t *testing.T) {
 		"--world sim --byte-ns 3.6e12":                        "ns a byte",               // a message of 4000 bytes overflowed the clock
 		"--world sim --recv-byte-ns 1e7":                      "recv-byte-ns",
 		"--calibrate --node-ns 3 --world sim":                 "--calibrate",
+		"--calibrate --machine gcel --world sim":              "--calibrate and --machine", // gcel was ignored
+		"--world sim --mesh -1":                               "--mesh -1: need 0",
 		"--world sim --machine " + file + " --machine-typo 1": "machine-typo",
 	} {
 		code, _, errs := runCmd(t, rangeSpec(), args)

@@ -125,7 +125,7 @@ var machineFloats = []struct {
 // simFlagList returns the flags of the simulated world, and --calibrate.
 func simFlagList() []cli.Flag {
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "machine", Value: DefaultMachine, Usage: "--world sim: the machine model, one of unit, gcel, cluster, test, or a JSON `FILE` that --calibrate printed; 'help' lists them with their parameters"},
+		&cli.StringFlag{Name: "machine", Value: DefaultMachine, Usage: "--world sim: the machine model, one of unit, gcel, cluster, test, or a `FILE` of JSON that --calibrate printed (any name; not with --calibrate); 'help' lists them with their parameters"},
 	}
 	for _, f := range machineFloats {
 		def := "the model's" // not 0: unset, a cost is the machine model's
@@ -197,6 +197,11 @@ func parseSim(c *cli.Context, cm *Common) error {
 		if cm.calibrate && c.IsSet("node-ns") {
 			return Usagef("--calibrate and --node-ns: give one of them")
 		}
+		if cm.calibrate && defines(c, "machine") && c.IsSet("machine") {
+			// The model simulated is the one measured: a --machine beside it
+			// was ignored without a word.
+			return Usagef("--calibrate and --machine: give one of them (--calibrate measures this machine's model; --machine FILE loads one it printed)")
+		}
 	}
 	if cm.World != WorldSim {
 		for _, name := range simFlags {
@@ -213,7 +218,9 @@ func parseSim(c *cli.Context, cm *Common) error {
 	so := &simOptions{floats: map[string]float64{}}
 	info, err := lb.LookupMachine(name)
 	if err != nil {
-		if !strings.HasSuffix(name, ".json") && !strings.ContainsRune(name, os.PathSeparator) {
+		if _, serr := os.Stat(name); serr != nil && !strings.HasSuffix(name, ".json") && !strings.ContainsRune(name, os.PathSeparator) {
+			// Not a model's name, nor a path to anything: a misspelt
+			// model, most likely. A file of any name is read as a model.
 			return Usagef("--machine %q: unknown (try --machine help, or give a JSON file)", name)
 		}
 		m, err := ReadMachine(name)
@@ -323,6 +330,9 @@ func (cm Common) overrides(m lb.Machine) (lb.Machine, error) {
 		}
 	}
 	if cm.sim.mesh != nil {
+		if *cm.sim.mesh < 0 {
+			return m, Usagef("--mesh %d: need 0 (no mesh) or more columns", *cm.sim.mesh)
+		}
 		m.MeshWidth = *cm.sim.mesh
 	}
 	if cm.sim.contend != nil {
