@@ -101,10 +101,22 @@ func run() error {
 		return err
 	}
 	if !*plotOnly {
+		// integrate is built before provenance.txt is written: a build
+		// from a tree with that file changed stamped every row "modified".
+		bin, err := os.MkdirTemp("", "seed003figures")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(bin)
+		integrate := filepath.Join(bin, "integrate")
+		// -buildvcs=auto: every row's provenance names the commit.
+		if b, err := exec.Command("go", "build", "-buildvcs=auto", "-o", integrate, "./apps/integrate").CombinedOutput(); err != nil {
+			return fmt.Errorf("go build ./apps/integrate: %v\n%s", err, b)
+		}
 		if err := provenance(filepath.Join(*out, "provenance.txt")); err != nil {
 			return err
 		}
-		if err := runTraces(*out); err != nil {
+		if err := runTraces(*out, integrate); err != nil {
 			return err
 		}
 		if err := writeTrees(*tables, filepath.Join(*out, "trees.csv")); err != nil {
@@ -168,17 +180,7 @@ type report struct {
 
 // runTraces runs every workload on every ring under both policies and
 // writes runs.csv and traces.csv.gz.
-func runTraces(dir string) error {
-	bin, err := os.MkdirTemp("", "seed003figures")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(bin)
-	integrate := filepath.Join(bin, "integrate")
-	// -buildvcs=auto: every row's provenance names the commit.
-	if b, err := exec.Command("go", "build", "-buildvcs=auto", "-o", integrate, "./apps/integrate").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build ./apps/integrate: %v\n%s", err, b)
-	}
+func runTraces(dir, integrate string) error {
 	rf, rw, err := createCSV(filepath.Join(dir, "runs.csv"), append(slices.Clone(runColumns), provColumns...))
 	if err != nil {
 		return err
@@ -193,7 +195,7 @@ func runTraces(dir string) error {
 			var nodes int64 = -1
 			for _, p := range rings {
 				for _, pol := range policies {
-					trace := filepath.Join(bin, "trace.csv")
+					trace := filepath.Join(filepath.Dir(integrate), "trace.csv")
 					args := append([]string{"--json", "--stats", "--world", "sim", "--machine", "unit", "--budget", "1", "--np", strconv.Itoa(p), "-b", pol,
 						"--trace", trace}, w.args...)
 					cmd := "integrate " + strings.Join(args, " ")
