@@ -40,6 +40,8 @@ done
 for v in "$small" "$large" "$rounds" "$reps" "$marks"; do
 	case $v in '' | *[!0-9]* | 0) echo "embedded-scale.sh: $v: want a number ≥ 1" >&2; exit 2 ;; esac
 done
+[ "$marks" -ge 2 ] && [ "$marks" -le 19 ] || { echo "embedded-scale.sh: --marks $marks: want 2 to 19 (golomb's MARKS)" >&2; exit 2; }
+[ -z "$bin" ] || [ -x "$bin" ] || { echo "embedded-scale.sh: --bin $bin: no such executable" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "embedded-scale.sh: needs /usr/bin/time (Debian: apt-get install time)" >&2; exit 1; }
 
 tmp=$(mktemp -d)
@@ -84,15 +86,17 @@ awk -v small="$small" '{
 }' "$runs" | "$tmp/campaign" --spread >"$tmp/spread"
 awk -F'\t' -v small="$small" -v large="$large" -v rounds="$rounds" '
 { n[$1] = $2; m[$1] = $3; lo[$1] = $4; hi[$1] = $5 }
+# A ratio of times below the hundredths that /usr/bin/time gives is none.
+function ratio(a, b) { return b > 0 ? sprintf("%.1fx", a / b) : "n/a (times under 0.01 s: give larger --small and --marks)" }
 function line(what, k) {
-	printf "%-5s %d ranks: median %.3f s (%.3f-%.3f, %d runs); %d ranks: median %.2f s (%.2f-%.2f, %d runs): %.1fx\n", what,
+	printf "%-5s %d ranks: median %.3f s (%.3f-%.3f, %d runs); %d ranks: median %.2f s (%.2f-%.2f, %d runs): %s\n", what,
 		small, m["small." k], lo["small." k], hi["small." k], n["small." k],
-		large, m["large." k], lo["large." k], hi["large." k], n["large." k], m["large." k] / m["small." k]
+		large, m["large." k], lo["large." k], hi["large." k], n["large." k], ratio(m["large." k], m["small." k])
 }
 END {
 	printf "# summary: %d against %d ranks; linear is %.0fx (issue 23: 65536 against 1024 at most 70x)\n", large, small, large / small
 	line("wall:", "wall")
 	line("CPU:", "cpu")
 	for (r = 1; r <= rounds; r++)
-		printf "round %d: wall %.1fx, CPU %.1fx\n", r, m["round" r ".large.wall"] / m["round" r ".small.wall"], m["round" r ".large.cpu"] / m["round" r ".small.cpu"]
+		printf "round %d: wall %s, CPU %s\n", r, ratio(m["round" r ".large.wall"], m["round" r ".small.wall"]), ratio(m["round" r ".large.cpu"], m["round" r ".small.cpu"])
 }' "$tmp/spread"
