@@ -22,8 +22,10 @@ bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/dht" ./apps/dht
 common=(mesh --machine gcel --alloc block,modular --rounds 5 --max-p 4096 --seed 1 --out "$out")
+# Before the redirection below, which changes the tracked provenance.txt.
+commit="$(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
 {
-	echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+	echo "commit: $commit"
 	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "host: $(hostname), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores, $(go version | cut -d' ' -f3)"
 	echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
