@@ -259,10 +259,17 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 				if mpi.WorldName == "mpi" {
 					c.App.Reader = stdinWithin(c.App.Reader, min(cm.StartupTimeout, stdinFirstByte))
 				}
-				if cm.Restart == "" {
-					return spec.Read(c, cm)
+				rc := cm
+				if rc.NP == 0 {
+					// Under a launcher without --np: its size, which
+					// Read's estimates are for (golomb's time, dht's
+					// memory read "--np 0" and "on 1 ranks").
+					rc.NP = comm.Size()
 				}
-				in, k, err := loadRestart(c, cm, spec, comm.Size())
+				if cm.Restart == "" {
+					return spec.Read(c, rc)
+				}
+				in, k, err := loadRestart(c, rc, spec, comm.Size())
 				loaded = k
 				return in, err
 			})

@@ -95,6 +95,8 @@ mpi_tests() {
 	run_mpi_cmd fifteen 2 '25 LLDLURDRDDLLUUURRRDDLULLU' -q --file - < <(echo "8 1 2 0 4 5 6 3 12 9 10 7 13 14 11 15")
 	run_mpi_cmd dht 2 'eta=' -q --rounds 1
 	run_mpi_bad_input dht 2 2 -Q 0
+	# The input is read knowing the launcher's size (it read --np 0 there).
+	SAYS="--np 3 with -Q 100000000000" run_mpi_bad_input dht 3 2 -Q 100000000000
 	run_mpi_cmd integrate 2 '"nodes":4931,"leaves":2466,"height":13,"certificate":"3c1b619e98e23b13",' func gauss --json
 	run_mpi_cmd integrate 2 '"value":3.0248004066330985e-41,' --json poly --rule relative --theta-a 1e-8
 	run_mpi_cmd integrate 2 '"nodes":4269,"leaves":2135,"height":36,"certificate":"3172d4d41a73809a",' alpha --json -b koso
@@ -344,12 +346,13 @@ run_mpi_signal() {
 }
 
 # run_mpi_bad_input APP NP STATUS ARGS...: bad input must end every rank
-# with exit status STATUS, quickly and with a message.
+# with exit status STATUS, quickly and with a message (one that holds
+# $SAYS too, when set).
 run_mpi_bad_input() {
 	local app=$1 np=$2 want=$3 bin="$work/$1.$impl" rc=0
 	shift 3
 	timeout -k 10 60 $(impl_mpirun "$impl") -np "$np" "$bin" "$@" >"$work/log" 2>&1 || rc=$?
-	if [ "$rc" -eq "$want" ] && grep -q "$app:" "$work/log"; then
+	if [ "$rc" -eq "$want" ] && grep -q "$app:" "$work/log" && grep -qF -- "${SAYS:-$app:}" "$work/log"; then
 		echo "ok   $app $* fails with status $rc [$impl mpirun -np $np]"
 	else
 		cat "$work/log"
