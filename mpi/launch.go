@@ -139,7 +139,9 @@ func (l Launcher) String() string {
 }
 
 // Command is the launcher's part of a command line that starts the same
-// launch again, e.g. "mpirun -np 4", "mpiexec -np 4" (MPICH's Hydra) or
+// launch again, e.g. "mpirun -np 4", "mpiexec.hydra -np 4" (MPICH's Hydra,
+// by the name MPICH installs it under beside mpiexec, which on a machine
+// with Open MPI too may be Open MPI's: Debian's alternatives) or
 // "srun --mpi=pmi2 -n 8"; "" for no launcher, and "(your launcher)" for
 // one whose command is not known (another PMI or PMIx launcher).
 func (l Launcher) Command() string {
@@ -149,7 +151,7 @@ func (l Launcher) Command() string {
 	case LaunchOpenMPI:
 		return fmt.Sprintf("mpirun -np %d", l.Tasks)
 	case LaunchHydra:
-		return fmt.Sprintf("mpiexec -np %d", l.Tasks)
+		return fmt.Sprintf("mpiexec.hydra -np %d", l.Tasks)
 	case LaunchSrun:
 		return fmt.Sprintf("srun --mpi=%s -n %d", l.Plugin, l.Tasks)
 	}

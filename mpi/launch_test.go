@@ -81,7 +81,7 @@ func TestLauncherCommand(t *testing.T) {
 	}{
 		{with(), ""},
 		{with(envOpenMPI), "mpirun -np 2"},
-		{with(envHydra), "mpiexec -np 2"},
+		{with(envHydra), "mpiexec.hydra -np 2"},
 		{with(envSrun, map[string]string{"SLURM_MPI_TYPE": "pmix"}), "srun --mpi=pmix -n 2"},
 		{with(envSrun), "srun --mpi=none -n 2"},
 		{with(map[string]string{"PMI_SIZE": "4", "PMI_RANK": "3"}), "(your launcher)"},
