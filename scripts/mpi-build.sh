@@ -40,6 +40,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 GO=${GO:-go}
+# Stamp the binaries with the commit (--version, every JSON record's
+# provenance), as make does: -buildvcs=auto overrides a -buildvcs=false in
+# `go env`, not a GOFLAGS the caller set.
+export GOFLAGS=${GOFLAGS--buildvcs=auto}
 
 name=openmpi
 out=
