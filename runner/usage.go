@@ -34,9 +34,9 @@ func CommandNames(cmds []*cli.Command) string {
 // in the commands' own style, naming the flag as it is written (--np, -Q)
 // and saying what it wants: `--np "abc": need an integer`. flags are the
 // command's, and sub the flags of its subcommands (for a command that has
-// some: a flag only they define, given before a subcommand's name, is said
-// to be theirs, to be given after it); any other error is returned as it
-// is.
+// some: a flag only they define, given where no subcommand is named, is said
+// to be theirs, and one of them to be named); any other error is returned
+// as it is.
 func flagUsage(flags []cli.Flag, sub []*cli.Command, err error) error {
 	if m := notDefined.FindStringSubmatch(err.Error()); m != nil {
 		var names []string
@@ -46,7 +46,9 @@ func flagUsage(flags []cli.Flag, sub []*cli.Command, err error) error {
 			}
 		}
 		if len(names) > 0 {
-			return fmt.Errorf("%s is a flag of the subcommands (%s), not of the command: give it after the name of one of them (see --help)", dashed(m[1]), strings.Join(names, ", "))
+			// Only where no subcommand is named (ReorderArgs moves the flags
+			// after one that is): name one, before or after the flag.
+			return fmt.Errorf("%s is a flag of the subcommands (%s), and none of them is named: give one (see --help)", dashed(m[1]), strings.Join(names, ", "))
 		}
 	}
 	return FlagError(err, func(name string) string {

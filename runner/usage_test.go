@@ -36,7 +36,7 @@ func TestFlagUsage(t *testing.T) {
 	// A command with subcommands: a flag only they define is theirs.
 	sub := []*cli.Command{{Name: "poly", Flags: flags}, {Name: "func", Flags: flags}, {Name: "bare"}}
 	for in, want := range map[string]string{
-		`flag provided but not defined: -np`:    `--np is a flag of the subcommands (poly, func), not of the command: give it after the name of one of them (see --help)`,
+		`flag provided but not defined: -np`:    `--np is a flag of the subcommands (poly, func), and none of them is named: give one (see --help)`,
 		`flag provided but not defined: -bogus`: `--bogus: no such flag (see --help)`,
 	} {
 		if got := flagUsage(nil, sub, errors.New(in)).Error(); got != want {
