@@ -34,6 +34,8 @@ package campaign
 import (
 	"errors"
 	"fmt"
+	"github.com/treelb/treelb/lb"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -217,6 +219,15 @@ type Plan struct {
 // sequential solver's nodes do not depend on the machine.
 const SimBaselineWorld = "sim"
 
+// machineNames lists the simulator's machine models.
+func machineNames() []string {
+	var names []string
+	for _, m := range lb.Machines() {
+		names = append(names, m.Name)
+	}
+	return names
+}
+
 // MaxRuns bounds the runs of a plan.
 const MaxRuns = 1_000_000
 
@@ -251,7 +262,21 @@ func (p Plan) Keys() ([]Key, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, w := range worlds {
+		// A model's name or a file: a misspelt one failed only when its
+		// first run came (a dry run listed it).
+		if _, err := lb.LookupMachine(w.Machine); w.Machine != "" && err != nil {
+			if _, serr := os.Stat(w.Machine); serr != nil {
+				return nil, fmt.Errorf("campaign: world %q: machine %q is no model (%s) and no file", w, w.Machine, strings.Join(machineNames(), ", "))
+			}
+		}
+	}
 	for _, b := range balancers {
+		if name := strings.Fields(b)[0]; name != Seq {
+			if _, err := lb.Lookup(name); err != nil {
+				return nil, fmt.Errorf("campaign: balancer %q: %w", b, err)
+			}
+		}
 		if (Key{Balancer: b}).Baseline() && slices.ContainsFunc(p.NPs, func(np int) bool { return np != 1 }) {
 			// Its rows would say P ranks of a run on one.
 			return nil, fmt.Errorf("campaign: balancer %q: the sequential solver runs on one rank, not on P = %v (every campaign runs it as its baseline)", b, p.NPs)

@@ -138,6 +138,9 @@ func TestPlanAndCommand(t *testing.T) {
 		{Worlds: []string{"sim"}, NPs: []int{2, 2}, Balancers: []string{"rp"}, Instances: []string{"golomb 9"}, Seeds: []int64{1}, Repeats: 1},
 		// seq on two ranks: its rows would say P = 2 of a run on one.
 		{Worlds: []string{"embedded"}, NPs: []int{1, 2}, Balancers: []string{"seq"}, Instances: []string{"golomb 9"}, Seeds: []int64{1}, Repeats: 1},
+		// A balancer and a machine that are none (a dry run listed them).
+		{Worlds: []string{"sim"}, NPs: []int{2}, Balancers: []string{"bogus"}, Instances: []string{"golomb 9"}, Seeds: []int64{1}, Repeats: 1},
+		{Worlds: []string{"sim:nosuch"}, NPs: []int{2}, Balancers: []string{"rp"}, Instances: []string{"golomb 9"}, Seeds: []int64{1}, Repeats: 1},
 		// 10⁹ repeats ran out of memory listing them.
 		{Worlds: []string{"sim"}, NPs: []int{2}, Balancers: []string{"rp"}, Instances: []string{"golomb 9"}, Seeds: []int64{1}, Repeats: 1_000_000_000},
 	} {
@@ -216,7 +219,7 @@ func fake(calls *int) func(context.Context, []string) (Output, error) {
 			return def
 		}
 		np := arg("--np", "1")
-		if arg("--balancer", "") == "bad" {
+		if arg("--balancer", "") == "koso-star" { // the fake fails it
 			return Output{}, fmt.Errorf("exit status 2")
 		}
 		var p float64
@@ -335,9 +338,9 @@ func TestRunnerResume(t *testing.T) {
 		t.Errorf("third run: %d calls, %v", calls, err)
 	}
 	// A failing run is an error and leaves the rows before it.
-	plan.Balancers = []string{"rp", "bad"}
+	plan.Balancers = []string{"rp", "koso-star"}
 	keys, _ = plan.Keys()
-	if _, err := r.Run(context.Background(), keys); err == nil || !strings.Contains(err.Error(), "--balancer bad") {
+	if _, err := r.Run(context.Background(), keys); err == nil || !strings.Contains(err.Error(), "--balancer koso-star") {
 		t.Errorf("failing run: %v", err)
 	}
 	if again, _ := ReadTable(r.CSV); len(again.Rows) != len(got.Rows) {

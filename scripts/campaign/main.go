@@ -323,6 +323,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			} else if !st.IsDir() {
 				return badUsage(fmt.Errorf("--bin-dir %s: %s, not a directory", *binDir, runner.FileKind(st.Mode())))
 			}
+			// The treelb commands the runs name (a preset's foreign
+			// programs are built into it later): a directory without them
+			// failed at the first run, and passed a dry run.
+			for _, k := range keys {
+				app := campaign.App(k.Instance)
+				if _, foreign := campaign.LookupForeign(app); foreign {
+					continue
+				}
+				if st, err := os.Stat(filepath.Join(*binDir, app)); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+					return badUsage(fmt.Errorf("--bin-dir %s: no command %s there (make build puts the commands in bin/)", *binDir, app))
+				}
+			}
 		}
 		r := campaign.Runner{CSV: *csvPath, JSONL: *jsonl, BinDir: *binDir, Launcher: launch, Timeout: *timeout, Progress: stderr,
 			Jobs: *jobs, InputDir: *inputs, Sources: setup.Sources}

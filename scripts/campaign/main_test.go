@@ -307,6 +307,8 @@ func TestExitCode(t *testing.T) {
 		{[]string{"--csv", dev, "--instance", "golomb 8", "--dry-run"}, &bytes.Buffer{}, 2, "a character device, not a CSV file"},
 		{[]string{"--csv", csv, "--instance", "abc", "--dry-run"}, &bytes.Buffer{}, 2, "no command abc"},
 		{[]string{"--csv", csv, "--instance", "golomb 8", "--jobs", "0", "--dry-run"}, &bytes.Buffer{}, 2, "--jobs 0"},
+		// A --bin-dir without the commands passed a dry run and failed at the first run.
+		{[]string{"--csv", csv, "--instance", "golomb 8", "--bin-dir", filepath.Dir(csv), "--dry-run"}, &bytes.Buffer{}, 2, "no command golomb there"},
 		{[]string{"--csv", csv, "--instance", "golomb 8", "--height", "NaN", "--dry-run"}, &bytes.Buffer{}, 2, "--height NaN"},
 		{[]string{"--csv", csv, "--instance", "golomb 8", "--inputs", os.Args[0], "--dry-run"}, &bytes.Buffer{}, 2, "a file, not a directory"},
 		{[]string{"--csv", csv, "--jsonl", csv, "--instance", "golomb 8", "--dry-run"}, &bytes.Buffer{}, 2, "is the file of --csv too"},
