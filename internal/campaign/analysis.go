@@ -40,8 +40,10 @@ type Point struct {
 	LoadBefore float64 // 1-minute load average before and after the run (NaN: unknown)
 	LoadAfter  float64
 	Warning    string // run_warning
-	Machine    string // where it ran, for titles: the simulated machine, or the host, CPU and cores
-	Simulated  bool
+	// SeqWarnings are the baseline runs behind Seq with a run_warning.
+	SeqWarnings int
+	Machine     string // where it ran, for titles: the simulated machine, or the host, CPU and cores
+	Simulated   bool
 }
 
 // IterationPoint is one failing iteration of a run: its threshold, the
@@ -91,6 +93,7 @@ func Derive(t *Table, height string) ([]Point, error) {
 	}
 	type wi struct{ world, instance string }
 	base := map[wi][]float64{}
+	baseWarned := map[wi]int{} // the baseline runs with a load warning
 	type wit struct {
 		world, instance string
 		threshold       int64
@@ -103,6 +106,9 @@ func Derive(t *Table, height string) ([]Point, error) {
 		}
 		if s, ok := t.Float(i, "seconds"); ok {
 			base[wi{k.World, k.Instance}] = append(base[wi{k.World, k.Instance}], s)
+			if t.Get(i, ColWarning) != "" {
+				baseWarned[wi{k.World, k.Instance}]++
+			}
 		}
 		its, err := iterationsOf(t, i)
 		if err != nil {
@@ -150,6 +156,7 @@ func Derive(t *Table, height string) ([]Point, error) {
 			if b := base[wi{k.World, k.Instance}]; len(b) > 0 {
 				p.SeqSpread = SpreadOf(b)
 				p.Seq = p.SeqSpread.Median
+				p.SeqWarnings = baseWarned[wi{k.World, k.Instance}]
 			}
 			p.Machine = realMachine(t, i, w)
 		} else {
@@ -259,7 +266,7 @@ type Group struct {
 	Messages, Busy, Idle      float64 // medians
 	Height                    float64
 	LoadBefore, LoadAfter     float64 // the highest of the runs
-	Warnings                  int     // runs with a load warning
+	Warnings                  int     // runs with a load warning, T_seq's baseline runs included
 	Simulated                 bool
 	Machine                   string
 }
@@ -319,6 +326,7 @@ func Groups(pts []Point) []Group {
 		if g.Par.N == 0 || math.IsNaN(seq) {
 			g.Speedup = SpreadOf(nil)
 		}
+		g.Warnings = m[0].SeqWarnings // a disturbed T_seq moves every speedup of the group
 		for _, p := range m {
 			if p.Warning != "" {
 				g.Warnings++

@@ -479,7 +479,7 @@ func ParseInts(s string) ([]int64, error) {
 			b, err2 := strconv.ParseInt(hi, 10, 64)
 			m, err3 := strconv.ParseInt(fs, 10, 64)
 			if !ok || err1 != nil || err2 != nil || err3 != nil || a < 1 || m < 2 || b < a {
-				return nil, fmt.Errorf("campaign: %q: want A..B*F with 1 ≤ A ≤ B, F ≥ 2", f)
+				return nil, fmt.Errorf("%q: want A..B*F with 1 ≤ A ≤ B, F ≥ 2", f)
 			}
 			for v := a; ; v *= m {
 				out = append(out, v)
@@ -496,10 +496,10 @@ func ParseInts(s string) ([]int64, error) {
 			b, err = strconv.ParseInt(hi, 10, 64)
 		}
 		if err != nil || b < a {
-			return nil, fmt.Errorf("campaign: %q: want N, A-B or A..B*F", f)
+			return nil, fmt.Errorf("%q: want N, A-B or A..B*F", f)
 		}
 		if b-a >= maxInts-int64(len(out)) {
-			return nil, fmt.Errorf("campaign: %q: more than %d values in the list", s, maxInts)
+			return nil, fmt.Errorf("%q: more than %d values in the list", s, maxInts)
 		}
 		for v := a; ; v++ { // not v <= b: b may be the largest int64
 			out = append(out, v)

@@ -896,3 +896,42 @@ func TestTornRowDryRun(t *testing.T) {
 		t.Errorf("after the run: %v, %+v; want %d whole rows", err, tab, len(keys))
 	}
 }
+
+// TestSeqWarningsCount: a load warning on a baseline run counts in every
+// group whose T_seq it is part of (the summary's load warnings left them
+// out: three warned baselines under a speedup read 0).
+func TestSeqWarningsCount(t *testing.T) {
+	dir := t.TempDir()
+	calls := 0
+	r := fakeRunner(dir, &calls, 0)
+	keys, err := Plan{Worlds: []string{"embedded"}, NPs: []int{2, 4}, Balancers: []string{"rp"}, Instances: []string{"golomb 9"}, Seeds: []int64{1}, Repeats: 2}.Keys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := r.Run(context.Background(), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := 0
+	for i := range tab.Rows {
+		tab.Rows[i][tab.Col(ColWarning)] = "" // the fake's own load is what it is
+	}
+	for i, k := range keys {
+		if k.Baseline() && warned == 0 {
+			tab.Rows[i][tab.Col(ColWarning)] = "the load rose"
+			warned++
+		}
+		if k.NP == 4 && k.Repeat == 1 {
+			tab.Rows[i][tab.Col(ColWarning)] = "the load rose"
+		}
+	}
+	pts, err := Derive(tab, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range Groups(pts) {
+		if want := map[int]int{2: 1, 4: 2}[g.NP]; g.Warnings != want {
+			t.Errorf("P = %d: %d warnings, want %d", g.NP, g.Warnings, want)
+		}
+	}
+}

@@ -226,7 +226,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if set["np"] {
 		nps, err := campaign.ParseInts(*np)
 		if err != nil {
-			return badUsage(fmt.Errorf("--np: %s", strings.TrimPrefix(err.Error(), "campaign: ")))
+			return badUsage(fmt.Errorf("--np: %w", err))
 		}
 		plan.NPs = nil
 		for _, n := range nps {
@@ -236,7 +236,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if set["seeds"] {
 		var err error
 		if plan.Seeds, err = campaign.ParseInts(*seeds); err != nil {
-			return badUsage(fmt.Errorf("--seeds: %s", strings.TrimPrefix(err.Error(), "campaign: ")))
+			return badUsage(fmt.Errorf("--seeds: %w", err))
 		}
 	}
 	if set["repeats"] {
@@ -421,6 +421,12 @@ func report(csvPath, plots, title, height string, setup campaign.Setup, stdout, 
 	if t.Torn > 0 {
 		fmt.Fprintf(stderr, "campaign: warning: %s ends with an incomplete row (%d bytes without their newline), left out of the report\n", csvPath, t.Torn)
 	}
+	if height != "" && !slices.ContainsFunc(strings.Split(height, ","), func(h string) bool {
+		_, err := strconv.ParseFloat(h, 64)
+		return err == nil || t.Col(h) >= 0
+	}) {
+		fmt.Fprintf(stderr, "campaign: warning: --height %s: %s has no such column; messages/(h·P) left blank\n", height, csvPath)
+	}
 	pts, err := campaign.Derive(t, height)
 	if err != nil {
 		return badUsage(fmt.Errorf("%s: %w", csvPath, err))
@@ -585,6 +591,10 @@ func spreads(r io.Reader, w io.Writer) error {
 		v, err := strconv.ParseFloat(line[i+1:], 64)
 		if err != nil {
 			return fmt.Errorf("--spread: line %d: %w", n, err)
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			// The median would leave it out without a word.
+			return fmt.Errorf("--spread: line %d: %q is no measurement", n, line[i+1:])
 		}
 		if _, ok := vals[key]; !ok {
 			order = append(order, key)

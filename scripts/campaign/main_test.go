@@ -180,8 +180,10 @@ func TestSpread(t *testing.T) {
 	if want := "rp P=2\t4\t2\t1\t10\nseq\t1\t1.5\t1.5\t1.5\n"; o.String() != want {
 		t.Errorf("-spread:\n%q\nwant\n%q", o.String(), want)
 	}
-	if err := run(context.Background(), []string{"--spread"}, strings.NewReader("x y\n"), &o, &bytes.Buffer{}); err == nil {
-		t.Error("a value that is no number accepted")
+	for _, bad := range []string{"x y\n", "a NaN\na 1\na 2\n", "a +Inf\n"} { // NaN was left out of the count
+		if err := run(context.Background(), []string{"--spread"}, strings.NewReader(bad), &o, &bytes.Buffer{}); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
 	}
 }
 
