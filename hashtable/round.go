@@ -89,7 +89,7 @@ func (rp RoundParams) Validate() error {
 type RankRound struct {
 	Work [NumPhases]int64   `json:"work"` // G_i, Σ_j B_ij, Σ_j (A_ij+1)B_ij, Σ_j B_ij(B_ij+1)/2
 	Ops  [NumPhases]int64   `json:"ops"`  // elements generated, sent, searched, inserted
-	Time [NumPhases]float64 `json:"time_s"`
+	Time [NumPhases]float64 `json:"seconds"`
 	Old  int64              `json:"old_elements"` // old elements in this rank's subtable
 	// Found is the number of searches that succeeded.
 	Found int64 `json:"found"`
@@ -262,12 +262,12 @@ type PhaseSummary struct {
 	Ops int64 `json:"ops"`
 	// Time is the phase's parallel time: the maximum over ranks, summed over
 	// rounds, in seconds.
-	Time float64 `json:"time_s"`
+	Time float64 `json:"seconds"`
 	// EtaTime is the load balance factor of the measured times.
 	EtaTime float64 `json:"eta_time"`
 	// OpsPerSec is Ops/Time; OpsPerSecPerRank divides it by p.
-	OpsPerSec        float64 `json:"ops_per_s"`
-	OpsPerSecPerRank float64 `json:"ops_per_s_per_rank"`
+	OpsPerSec        float64 `json:"ops_per_second"`
+	OpsPerSecPerRank float64 `json:"ops_per_second_per_rank"`
 }
 
 // Summary is the report of a series of rounds, identical on every rank.
@@ -292,9 +292,9 @@ type Summary struct {
 	// round throughput.
 	Overall PhaseSummary `json:"overall"`
 	// Ranks holds every rank's record summed over the rounds, on rank 0
-	// only (nil elsewhere). Its JSON name is rank_stats: "ranks" is the
-	// number of ranks in every treelb command's output.
-	Ranks []RankRound `json:"rank_stats,omitempty"`
+	// only (nil elsewhere). The dht command writes it as every command
+	// writes its ranks' statistics, stats.ranks, each with its rank.
+	Ranks []RankRound `json:"-"`
 }
 
 // accumulator sums round records over ranks and rounds.

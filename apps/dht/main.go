@@ -127,12 +127,26 @@ func runRounds(r *runner.Run, in rounds) error {
 	if !r.Common.Stats {
 		s.Ranks = nil
 	}
+	type rankStats struct {
+		Rank int `json:"rank"`
+		hashtable.RankRound
+	}
+	type stats struct {
+		Ranks []rankStats `json:"ranks"`
+	}
 	rec := struct {
 		App     string  `json:"app"`
 		Ranks   int     `json:"ranks"`   // as every command's output names P (the paper's p too)
 		Seconds float64 `json:"seconds"` // the rounds' wall time on rank 0, as every command's
 		*hashtable.Summary
-	}{"dht", s.P, seconds, s}
+		Stats *stats `json:"stats,omitempty"` // with --stats: every rank's record, as every command's
+	}{App: "dht", Ranks: s.P, Seconds: seconds, Summary: s}
+	if len(s.Ranks) > 0 {
+		rec.Stats = &stats{}
+		for i, rr := range s.Ranks {
+			rec.Stats.Ranks = append(rec.Stats.Ranks, rankStats{i, rr})
+		}
+	}
 	return r.Print(rec, func(w io.Writer) error {
 		if r.Quiet {
 			_, err := fmt.Fprintf(w, "eta=%.4f elements/s=%.4g per-rank=%.4g\n", s.Overall.Eta, s.Overall.OpsPerSec, s.Overall.OpsPerSecPerRank)
@@ -170,6 +184,7 @@ func runSim(c *cli.Context) error {
 			return runner.Usagef("--out %s: %v", dir, err)
 		}
 	}
+	start := time.Now()
 	r, err := hashtable.Reproduce(sp, maxP, tableRuns)
 	if errors.Is(err, hashtable.ErrNoLoad) {
 		return runner.Usagef("%v", err)
@@ -186,9 +201,10 @@ func runSim(c *cli.Context) error {
 	switch {
 	case c.Bool("json"):
 		return runner.WriteJSON(w, struct {
-			App string `json:"app"`
+			App     string  `json:"app"`
+			Seconds float64 `json:"seconds"` // the simulation's own (real) time, as every command's
 			*hashtable.Reproduction
-		}{"dht sim", r})
+		}{"dht sim", time.Since(start).Seconds(), r})
 	case c.Bool("quiet"):
 		return nil
 	}

@@ -49,16 +49,28 @@ func TestRounds(t *testing.T) {
 		Ranks   int      `json:"ranks"`   // the number of ranks, as every command's
 		Seconds *float64 `json:"seconds"` // the run's time, as every command's
 		hashtable.Summary
+		Stats *struct {
+			Ranks []struct {
+				Rank    *int                         `json:"rank"`
+				Seconds [hashtable.NumPhases]float64 `json:"seconds"`
+				Ops     [hashtable.NumPhases]int64   `json:"ops"`
+			} `json:"ranks"`
+		} `json:"stats"`
 	}
-	if err != nil || json.Unmarshal([]byte(out), &s) != nil || s.App != "dht" || s.Ranks != 2 || s.P != 2 || len(s.Phases) != 4 || s.Summary.Ranks != nil ||
-		s.Seconds == nil || *s.Seconds <= 0 {
+	if err != nil || json.Unmarshal([]byte(out), &s) != nil || s.App != "dht" || s.Ranks != 2 || s.P != 2 || len(s.Phases) != 4 || s.Stats != nil ||
+		s.Seconds == nil || *s.Seconds <= 0 || s.Overall.Time <= 0 || s.Overall.OpsPerSec <= 0 {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	// With --stats, every rank's record, under rank_stats.
+	// With --stats, every rank's record, under stats.ranks as in every
+	// command's JSON, each with its rank.
 	out, err = run("--np", "2", "--rounds", "1", "--json", "--stats")
-	s.Summary.Ranks = nil
-	if err != nil || json.Unmarshal([]byte(out), &s) != nil || s.Ranks != 2 || len(s.Summary.Ranks) != 2 {
+	if err != nil || json.Unmarshal([]byte(out), &s) != nil || s.Ranks != 2 || s.Stats == nil || len(s.Stats.Ranks) != 2 {
 		t.Fatalf("--stats: %v\n%s", err, out)
+	}
+	for i, r := range s.Stats.Ranks {
+		if r.Rank == nil || *r.Rank != i || r.Ops[0] <= 0 || r.Seconds[0] <= 0 {
+			t.Errorf("--stats: rank %d's record %+v", i, r)
+		}
 	}
 	out, err = run("--np", "2", "--rounds", "1", "-q")
 	if err != nil || !strings.HasPrefix(out, "eta=") {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -48,7 +49,8 @@ func meshCommand() *cli.Command {
 
 // meshReport is the JSON output of dht mesh.
 type meshReport struct {
-	App     string                `json:"app"` // "dht mesh"
+	App     string                `json:"app"`     // "dht mesh"
+	Seconds float64               `json:"seconds"` // the simulation's own (real) time, as every command's
 	Machine string                `json:"machine"`
 	Seed    uint64                `json:"seed"`
 	Points  []hashtable.MeshPoint `json:"points"`
@@ -119,6 +121,7 @@ func runMesh(c *cli.Context) error {
 			return runner.Usagef("--out %s: %v", dir, err)
 		}
 	}
+	start := time.Now()
 	var pts []hashtable.MeshPoint
 	for _, a := range allocs {
 		mp.Alloc = a
@@ -137,7 +140,7 @@ func runMesh(c *cli.Context) error {
 	w := c.App.Writer
 	switch {
 	case c.Bool("json"):
-		return runner.WriteJSON(w, meshReport{App: "dht mesh", Machine: mi.Name, Seed: mp.Seed, Points: pts})
+		return runner.WriteJSON(w, meshReport{App: "dht mesh", Seconds: time.Since(start).Seconds(), Machine: mi.Name, Seed: mp.Seed, Points: pts})
 	case c.Bool("quiet"):
 		return nil
 	}
