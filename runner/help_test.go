@@ -112,6 +112,20 @@ func TestVersionAnywhere(t *testing.T) {
 	}
 }
 
+// TestHelpTopic: --help with a word after it is a usage error (exit 2,
+// one line), as `APP help WORD` is; cli answered "No help topic" with exit
+// status 3, which here says that a search was checkpointed.
+func TestHelpTopic(t *testing.T) {
+	for _, args := range [][]string{{"t", "--help", "extra"}, {"t", "sub", "--help", "extra"}} {
+		var out bytes.Buffer
+		app := testApp(nil)
+		app.Writer, app.ErrWriter = &out, &out
+		if code := Execute(app, args); code != 2 || out.String() != "t: --help extra: no such command (see --help)\n" {
+			t.Errorf("%q: exit status %d, %q; want 2 and one line", args, code, out.String())
+		}
+	}
+}
+
 // TestListingsJSON: --balancer help and --machine help with --json print
 // one JSON object a line, as the apps' other listings do (uts --tree help,
 // integrate func help); they printed the text.

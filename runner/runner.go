@@ -616,6 +616,11 @@ func execute(app *cli.App, args []string) int {
 	if err == nil || errors.Is(err, errHelpShown) {
 		return 0
 	}
+	if topic, ok := strings.CutPrefix(err.Error(), "No help topic for "); ok {
+		// cli's answer to --help WORD, with its exit status 3, which is
+		// "checkpointed" here: a usage error, as `APP help WORD` is.
+		err = Usagef("--help %s: no such command (see --help)", strings.Trim(topic, "'"))
+	}
 	var ue *UsageError
 	if errors.As(err, &ue) && !started(err) && mpi.WorldName == "mpi" {
 		// Rejected before the world started (a flag cli could not parse):
