@@ -368,7 +368,7 @@ func checkpointFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "checkpoint", Usage: "on SIGUSR1, SIGTERM, Ctrl-C (SIGINT) or SIGHUP, suspend the search at a consistent cut, write it to `FILE` (atomically, checksummed) and exit with status 3 (a second Ctrl-C ends the run at once); see --restart"},
 		&cli.DurationFlag{Name: "checkpoint-every", Usage: "with --checkpoint, also write the checkpoint every `DURATION` (say 30m) and go on; never more often than a checkpoint takes"},
-		&cli.StringFlag{Name: "restart", Usage: "resume the search checkpointed in `FILE`: the instance, balancer and options come from it (flags given explicitly override them); --np and --world may differ"},
+		&cli.StringFlag{Name: "restart", Usage: "resume the search checkpointed in `FILE`: the instance (with the app's own flags), balancer and options come from it; the common flags given explicitly override them (an instance given beside it must be the checkpoint's, whole); --np and --world may differ"},
 		&cli.Int64Flag{Name: "max-nodes", Usage: "stop once this run has done `N` nodes: rank 0 checks every tenth of a second or so, so a fast search overshoots by what it does in that time (millions of nodes); print the nodes done, write the checkpoint with --checkpoint, and exit with status 4; 0: no bound"},
 		&cli.DurationFlag{Name: "time-limit", Usage: "stop after `DURATION` of this run (say 23h30m): print the nodes done, write the checkpoint with --checkpoint, and exit with status 4; 0: no limit"},
 		&cli.DurationFlag{Name: "startup-timeout", Value: DefaultStartupTimeout, Usage: "under mpirun or srun: fail (exit status 69) when not every rank has started within `DURATION` (the ranks still in MPI_Init say so; past it, rank 0 names the ranks missing), and (exit status 2) when standard input read as - delivers nothing within it or 30 s; 0: wait for ever"},
@@ -552,6 +552,12 @@ func loadRestart[I any](c *cli.Context, cm Common, spec Spec[I], size int) (I, *
 		other, err := spec.Read(c, cm)
 		var ue *UsageError
 		if errors.As(err, &ue) {
+			if c.NArg() == 0 {
+				// Only the app's flags: they are part of the instance,
+				// which is the checkpoint's.
+				return in, nil, Usagef("--restart with %s: the instance and its flags come from the checkpoint; give --restart alone, or the whole instance (the checkpoint's) with them: %v",
+					strings.Join(given, " "), ue.Err)
+			}
 			return in, nil, Usagef("--restart with an instance on the command line (it must be the checkpoint's, whole; or give --restart alone): %v", ue.Err)
 		}
 		if err != nil {

@@ -245,7 +245,7 @@ func TestCheckpointScenario(t *testing.T) {
 		{[]string{"--restart", bad}, "checksum mismatch"},
 		{[]string{"--restart", file, "21"}, "another instance"},
 		{[]string{"--restart", file, depth, "--tree-seed", "2"}, "flags, --tree-seed differ"},
-		{[]string{"--restart", file, "--tree-seed", "2"}, "it must be the checkpoint's, whole"},
+		{[]string{"--restart", file, "--tree-seed", "2"}, "--restart with --tree-seed: the instance and its flags come from the checkpoint"},
 		{[]string{"--restart", file, "-b", "seq"}, "only searches with a balancer"},
 		{[]string{"--restart", file + ".none"}, "no such file"},
 		{[]string{depth, "--checkpoint-every", "1s"}, "needs --checkpoint"},
