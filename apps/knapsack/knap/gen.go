@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"math/bits"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 )
 
@@ -77,8 +78,9 @@ type GenConfig struct {
 	R int64
 	// Fraction is the capacity of Pisinger's classes as a fraction of Σw_i,
 	// in (0, 1]; 0 means 1/2. The capacity is ⌊Fraction·Σw_i⌋, computed
-	// exactly from the float64's binary value. The sanders class ignores
-	// it.
+	// exactly with Fraction as the shortest decimal that reads back as the
+	// float64 (0.3 is 3/10, not its binary value). The sanders class
+	// ignores it.
 	Fraction float64
 }
 
@@ -157,7 +159,13 @@ func Generate(cfg GenConfig) (*Instance, error) {
 	if cfg.Class == Sanders {
 		in.Capacity = sw / 2
 	} else {
-		c := new(big.Rat).SetFloat64(f) // exact: every float64 is a rational
+		// F as the decimal it was written as (the shortest that reads back
+		// as the float64: 0.3, not 0.29999999999999998889…), exactly:
+		// ⌊0.3·10⌋ is 3, where the binary value gave 2.
+		c, ok := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
+		if !ok {
+			return nil, fmt.Errorf("knapsack: capacity fraction %v: not a decimal", f)
+		}
 		c.Mul(c, new(big.Rat).SetInt64(sw))
 		in.Capacity = new(big.Int).Quo(c.Num(), c.Denom()).Int64() // c ≥ 0: truncation is the floor
 	}

@@ -35,7 +35,8 @@ func TestGenerateGolden(t *testing.T) {
 		}
 	}
 	// Large coefficients and a fraction that is not a binary fraction:
-	// 0.3 is 0.29999999999999998889… as a float64, and ⌊0.3·Σw⌋ uses that.
+	// 0.3 is 0.29999999999999998889… as a float64, and ⌊0.3·Σw⌋ is taken
+	// with 3/10.
 	in, err := Generate(GenConfig{Class: StronglyCorrelated, M: 3, Seed: 7, R: 1_000_000_000_000, Fraction: 0.3})
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +48,14 @@ func TestGenerateGolden(t *testing.T) {
 	}
 	if !reflect.DeepEqual(*in, want) {
 		t.Errorf("strongly, R = 10^12, seed 7: %+v, want %+v", *in, want)
+	}
+	// Where F·Σw is whole: ⌊0.3·10⌋ = 3, ⌊0.7·10⌋ = 7 (the binary values
+	// gave 2 and 6), subset-sum with R = 1 (every weight 1).
+	for f, want := range map[float64]int64{0.3: 3, 0.7: 7, 0.29: 2, 0.5: 5, 1: 10} {
+		in, err := Generate(GenConfig{Class: SubsetSum, M: 10, Seed: 1, R: 1, Fraction: f})
+		if err != nil || in.Capacity != want {
+			t.Errorf("subset-sum, 10 weights of 1, fraction %g: capacity %v, %v; want %d", f, in, err, want)
+		}
 	}
 }
 
