@@ -251,7 +251,10 @@ func solve(r *runner.Run, in instance) error {
 			return err
 		}
 		fmt.Fprintf(w, "knapsack: %s: %s, capacity %d\n", inputName(out.File), items(out.N), out.Capacity)
-		fmt.Fprintf(w, "optimal profit %d, weight %d, %s: %s\n", out.Profit, out.Weight, items(len(out.Items)), chosen)
+		if len(out.Items) > 0 {
+			chosen = ": " + chosen
+		}
+		fmt.Fprintf(w, "optimal profit %d, weight %d, %s%s\n", out.Profit, out.Weight, items(len(out.Items)), chosen)
 		fmt.Fprintf(w, "nodes: %d  time: %.3f s  cpu: %.3f s", out.Nodes, out.Seconds, out.CPUSeconds)
 		fmt.Fprintf(w, "  search: %s  ranks: %d  balancer: %s  world: %s\n", out.Search, out.Ranks, out.Balancer, out.World)
 		runner.PrintCount(w, runner.Count{NodesVary: true})

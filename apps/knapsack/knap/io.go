@@ -33,7 +33,12 @@ type lineReader struct {
 func (r *lineReader) read() (int, []string, bool) {
 	for r.sc.Scan() {
 		r.phys++
-		if f := strings.Fields(r.sc.Text()); len(f) > 0 {
+		text := r.sc.Text()
+		if r.phys == 1 {
+			// A byte-order mark, which some Windows editors write first.
+			text = strings.TrimPrefix(text, "\ufeff")
+		}
+		if f := strings.Fields(text); len(f) > 0 {
 			return r.phys, f, true
 		}
 	}
@@ -68,6 +73,17 @@ func (r *lineReader) more() bool {
 	}
 	return r.peekOK
 }
+
+// plural returns "1 thing" or "n things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// fieldsOf returns "1 field" or "n fields".
+func fieldsOf(n int) string { return plural(n, "field") }
 
 // Parse reads an instance in the common text format: a line with the number
 // of items n, n lines "profit weight", and a line with the capacity; fields
@@ -119,7 +135,7 @@ func ParseScaled(r io.Reader, scale int64) (*Instance, Zeroed, error) {
 		return nil, z, errors.New("knapsack: empty input: want the number of items on line 1")
 	}
 	if len(lr.fields) != 1 {
-		return nil, z, fmt.Errorf("knapsack: line %d: want the number of items alone, got %d fields", lr.line, len(lr.fields))
+		return nil, z, fmt.Errorf("knapsack: line %d: want the number of items alone, got %s", lr.line, fieldsOf(len(lr.fields)))
 	}
 	n64, err := parseNumber(lr.fields[0], -1, "item count")
 	if err != nil {
@@ -139,10 +155,10 @@ func ParseScaled(r io.Reader, scale int64) (*Instance, Zeroed, error) {
 			return nil, z, fmt.Errorf("knapsack: line %d: input ends after %d of the %d items declared on line %d, and the capacity line is missing", lr.line, i, n, countLine)
 		}
 		if len(lr.fields) == 1 && !lr.more() {
-			return nil, z, fmt.Errorf("knapsack: line %d: count mismatch: line %d declares %d items, but only %d item lines precede the capacity", lr.line, countLine, n, i)
+			return nil, z, fmt.Errorf("knapsack: line %d: count mismatch: line %d declares %s, but only %s the capacity", lr.line, countLine, plural(n, "item"), map[bool]string{true: "1 item line precedes", false: plural(i, "item line") + " precede"}[i == 1])
 		}
 		if len(lr.fields) != 2 {
-			return nil, z, fmt.Errorf("knapsack: line %d: want \"profit weight\" for item %d, got %d fields", lr.line, i+1, len(lr.fields))
+			return nil, z, fmt.Errorf("knapsack: line %d: want \"profit weight\" for item %d, got %s", lr.line, i+1, fieldsOf(len(lr.fields)))
 		}
 		p, err := parseNumber(lr.fields[0], scale, "profit")
 		if err != nil {
@@ -168,13 +184,13 @@ func ParseScaled(r io.Reader, scale int64) (*Instance, Zeroed, error) {
 		if lr.err != nil {
 			return nil, z, lr.err
 		}
-		return nil, z, fmt.Errorf("knapsack: line %d: the capacity line is missing after the %d items", lr.line, n)
+		return nil, z, fmt.Errorf("knapsack: line %d: the capacity line is missing after %s", lr.line, plural(n, "item"))
 	}
 	if len(lr.fields) == 2 {
-		return nil, z, fmt.Errorf("knapsack: line %d: count mismatch: line %d declares %d items, but more item lines follow", lr.line, countLine, n)
+		return nil, z, fmt.Errorf("knapsack: line %d: count mismatch: line %d declares %s, but more item lines follow", lr.line, countLine, plural(n, "item"))
 	}
 	if len(lr.fields) != 1 {
-		return nil, z, fmt.Errorf("knapsack: line %d: want the capacity alone, got %d fields", lr.line, len(lr.fields))
+		return nil, z, fmt.Errorf("knapsack: line %d: want the capacity alone, got %s", lr.line, fieldsOf(len(lr.fields)))
 	}
 	if in.Capacity, err = parseNumber(lr.fields[0], scale, "capacity"); err != nil {
 		return nil, z, fmt.Errorf("knapsack: line %d: %w", lr.line, err)

@@ -27,6 +27,8 @@ func TestParse(t *testing.T) {
 			Instance{Profit: []int64{123457}, Weight: []int64{1010001}, Capacity: 2_500_000}},
 		{"1\n0.000000000000000000000000001 7\n1\n", 1, Instance{Profit: []int64{0}, Weight: []int64{7}, Capacity: 1}},
 		{"1\n3 4\n5\n", 1, Instance{Profit: []int64{3}, Weight: []int64{4}, Capacity: 5}},
+		// A byte-order mark before the first line (Windows editors).
+		{"\ufeff1\r\n3 4\r\n5\r\n", 0, Instance{Profit: []int64{3}, Weight: []int64{4}, Capacity: 5}},
 	}
 	for _, c := range cases {
 		in, err := Parse(strings.NewReader(c.text), c.scale)
@@ -51,17 +53,17 @@ func TestParseErrors(t *testing.T) {
 		{"-3\n", 0, "line 1: negative item count -3"},
 		{"2 3\n", 0, "line 1: want the number of items alone, got 2 fields"},
 		{"1073741825\n", 0, "line 1: 1073741825 items, at most 1073741824"},
-		{"2\n1 2\n5\n", 0, "line 3: count mismatch: line 1 declares 2 items, but only 1 item lines precede the capacity"},
+		{"2\n1 2\n5\n", 0, "line 3: count mismatch: line 1 declares 2 items, but only 1 item line precedes the capacity"},
 		{"\n3\n1 2\n\n3 4\n5\n", 0, "line 6: count mismatch: line 2 declares 3 items, but only 2 item lines"},
-		{"2\n1 2\n3 4\n", 0, "line 4: the capacity line is missing after the 2 items"},
+		{"2\n1 2\n3 4\n", 0, "line 4: the capacity line is missing after 2 items"},
 		{"2\n1 2\n", 0, "line 3: input ends after 1 of the 2 items declared on line 1"},
-		{"0\n", 0, "line 2: the capacity line is missing after the 0 items"},
-		{"1\n1 2\n3 4\n5\n", 0, "line 3: count mismatch: line 1 declares 1 items, but more item lines follow"},
+		{"0\n", 0, "line 2: the capacity line is missing after 0 items"},
+		{"1\n1 2\n3 4\n5\n", 0, "line 3: count mismatch: line 1 declares 1 item, but more item lines follow"},
 		{"1\n5 5\n\n\n   \n7 8\n", 0, "line 6: count mismatch"},
 		{"1\n1 2\n5\n6\n", 0, "line 4: extra line after the capacity"},
 		{"1\n1 2\n5 6 7\n", 0, "line 3: want the capacity alone, got 3 fields"},
 		{"1\n1 2 3\n5\n", 0, `line 2: want "profit weight" for item 1, got 3 fields`},
-		{"2\n1 2\n7\n5\n", 0, `line 3: want "profit weight" for item 2, got 1 fields`},
+		{"2\n1 2\n7\n5\n", 0, `line 3: want "profit weight" for item 2, got 1 field`},
 		{"1\n1 -2\n5\n", 0, "line 2: negative weight -2"},
 		{"1\n-1 2\n5\n", 0, "line 2: negative profit -1"},
 		{"1\n1 2\n-5\n", 0, "line 3: negative capacity -5"},
