@@ -101,18 +101,20 @@ func (p *Poly) Eval(x float64) float64 {
 }
 
 // String returns the polynomial as factor and roots in the shortest decimal
-// form that reads back exactly: "500·((x−0.25)(x−0.5))²".
+// form that reads back exactly, the factor inside the square as Eval has
+// it: "(500·(x−0.25)(x−0.5))²" (it read "500·((x−0.25)(x−0.5))²", a
+// function negative for a negative factor).
 func (p *Poly) String() string {
 	var b strings.Builder
+	b.WriteString("(")
 	b.WriteString(strconv.FormatFloat(p.factor, 'g', -1, 64))
-	b.WriteString("·(")
+	if len(p.roots) > 0 {
+		b.WriteString("·")
+	}
 	for _, r := range p.roots {
 		b.WriteString("(x−")
 		b.WriteString(strconv.FormatFloat(r, 'g', -1, 64))
 		b.WriteString(")")
-	}
-	if len(p.roots) == 0 {
-		b.WriteString("1")
 	}
 	b.WriteString(")²")
 	return b.String()

@@ -96,8 +96,13 @@ func TestPolyEval(t *testing.T) {
 			t.Errorf("f(%v) = %v, want %v", x, got, want)
 		}
 	}
-	if got := p.String(); got != "3·((x−0.25)(x−0.5))²" {
+	if got := p.String(); got != "(3·(x−0.25)(x−0.5))²" {
 		t.Errorf("String = %q", got)
+	}
+	// The factor inside the square: a negative one read as a negative function.
+	q, _ := NewPoly(-2, []float64{0.5})
+	if got := q.String(); got != "(-2·(x−0.5))²" || q.Eval(0) != 1 {
+		t.Errorf("String = %q, f(0) = %v", got, q.Eval(0))
 	}
 }
 
