@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -558,6 +559,33 @@ func orStdout(w io.Writer) io.Writer {
 	return w
 }
 
+// helpAnywhere rewrites a command line with -h or --help anywhere before
+// "--" to the help of the command it names: the app and the subcommands
+// among its words, then --help, the other words dropped. cli read the
+// first argument beside --help as a help topic, so `integrate func gauss
+// --help` failed ("No help topic for 'gauss'", exit 3) and `golomb 12
+// --help` depended on where the flag stood.
+func helpAnywhere(app *cli.App, args []string) []string {
+	i := slices.IndexFunc(args[1:], func(a string) bool { return a == "--help" || a == "-h" || a == "--" })
+	if i < 0 || args[1+i] == "--" {
+		return args
+	}
+	out := []string{args[0]}
+	cmds := app.Commands
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		for _, c := range cmds {
+			if c.HasName(a) {
+				out, cmds = append(out, a), c.Subcommands
+				break
+			}
+		}
+	}
+	return append(out, "--help")
+}
+
 func execute(app *cli.App, args []string) int {
 	if len(args) == 2 && args[1] == "help" {
 		// `APP help` is `APP --help` in every command, as in go and git
@@ -572,6 +600,7 @@ func execute(app *cli.App, args []string) int {
 		}
 		args = []string{args[0], args[2], "--help"}
 	}
+	args = helpAnywhere(app, args)
 	if len(app.Commands) > 0 && versionAfterCommand(app, args) {
 		// `integrate alpha --version` is `integrate --version`: the build
 		// is the command's, whatever the subcommand.
