@@ -846,14 +846,14 @@ func TestExecCommandTerminates(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	start := time.Now()
-	_, err := execCommand(ctx, []string{"bash", "-c", "trap 'echo term > " + mark + "; exit 143' TERM; while :; do sleep 0.05; done"})
+	_, err := ExecCommand(ctx, []string{"bash", "-c", "trap 'echo term > " + mark + "; exit 143' TERM; while :; do sleep 0.05; done"})
 	if err == nil {
 		t.Fatal("a cancelled run succeeded")
 	}
 	if b, _ := os.ReadFile(mark); string(b) != "term\n" {
 		t.Errorf("the run did not get SIGTERM (%v)", err)
 	}
-	if d := time.Since(start); d > killGrace {
+	if d := time.Since(start); d > KillGrace {
 		t.Errorf("the run ended after %v", d)
 	}
 }

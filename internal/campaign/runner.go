@@ -376,7 +376,7 @@ func (r *Runner) runWith(ctx context.Context, k Key, seqNodes int64, started fun
 	}
 	exe := r.Exec
 	if exe == nil {
-		exe = execCommand
+		exe = ExecCommand
 	}
 	load := r.Load
 	if load == nil {
@@ -505,7 +505,6 @@ func provenanceFields(p version.Provenance) ([]Field, error) {
 	return Flatten(b)
 }
 
-// hasPrefix reports whether a field's name starts with prefix.
 // ranAsKeyed checks that a treelb command's output js says it ran as its
 // row's key says: on the key's P (1 for a baseline) and in its world. A
 // row that did not (an instance or world flag with its own --np, a
@@ -530,6 +529,7 @@ func ranAsKeyed(k Key, w World, js []Field) error {
 	return nil
 }
 
+// hasPrefix reports whether a field's name starts with prefix.
 func hasPrefix(fs []Field, prefix string) bool {
 	for _, f := range fs {
 		if strings.HasPrefix(f.Name, prefix) {
@@ -574,7 +574,7 @@ func (r *Runner) input(ctx context.Context, gen []string) (string, error) {
 	}
 	exe := r.Exec
 	if exe == nil {
-		exe = execCommand
+		exe = ExecCommand
 	}
 	out, err := exe(ctx, cmd)
 	if err != nil {
@@ -590,19 +590,20 @@ func (r *Runner) input(ctx context.Context, gen []string) (string, error) {
 	return path, nil
 }
 
-// execCommand runs cmd as a process and returns its standard output and
-// CPU time; its standard error is returned in the error when it fails.
-// killGrace is how long a cancelled run has between SIGTERM and SIGKILL.
-const killGrace = 10 * time.Second
+// KillGrace is how long a cancelled run has between SIGTERM and SIGKILL.
+const KillGrace = 10 * time.Second
 
-func execCommand(ctx context.Context, cmd []string) (Output, error) {
+// ExecCommand runs cmd as a process and returns its standard output and
+// CPU time; its standard error is returned in the error when it fails.
+// It is a Runner's Exec by default.
+func ExecCommand(ctx context.Context, cmd []string) (Output, error) {
 	c := exec.CommandContext(ctx, cmd[0], cmd[1:]...)
 	// At --timeout or the campaign's own end (SIGINT, SIGTERM): SIGTERM,
 	// which every treelb command and mpirun pass on to their ranks and end
 	// by, and SIGKILL only if the command is still there after a grace (a
 	// SIGKILL of mpirun alone left its ranks running).
 	c.Cancel = func() error { return c.Process.Signal(syscall.SIGTERM) }
-	c.WaitDelay = killGrace
+	c.WaitDelay = KillGrace
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
 	out, err := c.Output()

@@ -64,26 +64,41 @@ func main() {
 	// the runner without a word.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	// SIGINT and SIGTERM (kill, Slurm's end of a job) end the run under
-	// way first (SIGTERM, then SIGKILL after a grace: execCommand), so no
-	// command is left running to disturb the next campaign's times, and the
-	// temporary inputs go; the CSV keeps every run done. The exit status is
-	// then the signal's, 128 + its number, as a shell reports it.
+	// way first (SIGTERM, then SIGKILL after a grace: campaign.ExecCommand),
+	// so no command is left running to disturb the next campaign's times,
+	// and the temporary inputs go; the CSV keeps every run done. The exit
+	// status is then the signal's, 128 + its number, as a shell reports it.
+	// With no run under way (reading --spread's input, planning, a
+	// report), or a second signal, or the run not ended a grace after
+	// its own, the runner exits at once.
 	ctx, stop := context.WithCancel(context.Background())
+	var inflight atomic.Int32
+	ctx = context.WithValue(ctx, inflightKey{}, &inflight)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	var got atomic.Int32
 	go func() {
 		s := <-sigs
-		got.Store(int32(s.(syscall.Signal)))
+		code := 128 + int(s.(syscall.Signal))
+		got.Store(int32(code))
+		signal.Stop(sigs) // a second signal ends the runner as it would without this
 		stop()
+		if inflight.Load() == 0 {
+			os.Exit(code)
+		}
+		time.AfterFunc(campaign.KillGrace+5*time.Second, func() { os.Exit(code) })
 	}()
 	code := exitCode(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if s := got.Load(); s != 0 {
-		code = 128 + int(s)
+		code = int(s)
 	}
 	os.Exit(code)
 }
+
+// inflightKey keys, in run's context, the count of commands running
+// (*atomic.Int32), which main's signal handler reads.
+type inflightKey struct{}
 
 // searchCommands are the treelb commands a campaign runs.
 var searchCommands = []string{"golomb", "fifteen", "knapsack", "uts", "integrate"}
@@ -338,6 +353,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		r := campaign.Runner{CSV: *csvPath, JSONL: *jsonl, BinDir: *binDir, Launcher: launch, Timeout: *timeout, Progress: stderr,
 			Jobs: *jobs, InputDir: *inputs, Sources: setup.Sources}
+		if n, ok := ctx.Value(inflightKey{}).(*atomic.Int32); ok {
+			r.Exec = func(ctx context.Context, cmd []string) (campaign.Output, error) {
+				n.Add(1)
+				defer n.Add(-1)
+				return campaign.ExecCommand(ctx, cmd)
+			}
+		}
 		if err := r.CheckJobs(keys); err != nil {
 			return badUsage(err)
 		}

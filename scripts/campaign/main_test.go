@@ -13,8 +13,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/treelb/treelb/internal/campaign"
 	"github.com/treelb/treelb/lb"
@@ -373,4 +375,69 @@ func TestSymlinkCSV(t *testing.T) {
 	if tab, err := campaign.ReadTable(target); err != nil || len(tab.Rows) != 2 {
 		t.Errorf("the target: %v, %v", tab, err)
 	}
+}
+
+// TestSignals: SIGINT or SIGTERM ends the runner at once, with 128 + the
+// signal's number, when no run is under way (it waited on --spread's input
+// for ever once the handler only cancelled the runs), and ends the run
+// under way first (SIGTERM to it: no command left running).
+func TestSignals(t *testing.T) {
+	dir := commands(t, "golomb")
+	if out, err := exec.Command("go", "build", "-o", dir+"/", ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		args []string
+	}{
+		{syscall.SIGINT, []string{"--spread"}},
+		{syscall.SIGTERM, []string{"--spread"}},
+		{syscall.SIGTERM, []string{"--bin-dir", dir, "--np", "1", "--world", "embedded", "--instance", "golomb 14", "--csv", filepath.Join(dir, "s.csv")}},
+	} {
+		cmd := exec.Command(filepath.Join(dir, "campaign"), tc.args...)
+		stdin, err := cmd.StdinPipe() // open, never written: --spread waits
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr syncBuffer // written by exec's copying goroutine
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		if tc.args[0] != "--spread" { // wait for the run to start
+			for i := 0; i < 100 && !strings.Contains(stderr.String(), "run 1 of"); i++ {
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		start := time.Now()
+		cmd.Process.Signal(tc.sig)
+		err = cmd.Wait()
+		stdin.Close()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 128+int(tc.sig) || time.Since(start) > 5*time.Second {
+			t.Errorf("%v %q: %v after %v; want exit status %d at once\n%s", tc.sig, tc.args, err, time.Since(start), 128+int(tc.sig), stderr.String())
+		}
+	}
+	if out, err := exec.Command("pgrep", "-f", filepath.Join(dir, "golomb")).Output(); err == nil {
+		t.Errorf("a command left running: %s", out)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
