@@ -34,12 +34,14 @@ package campaign
 import (
 	"errors"
 	"fmt"
-	"github.com/treelb/treelb/lb"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/treelb/treelb/lb"
+	"github.com/treelb/treelb/runner"
 )
 
 // The runner's own columns, first in every CSV, in this order.
@@ -219,6 +221,22 @@ type Plan struct {
 // sequential solver's nodes do not depend on the machine.
 const SimBaselineWorld = "sim"
 
+// checkBalancers refuses a balancer that is none of lb's (or seq) and seq
+// on more than one rank, whose rows would say P ranks of a run on one.
+func checkBalancers(balancers []string, nps []int) error {
+	for _, b := range balancers {
+		if name := strings.Fields(b)[0]; name != Seq {
+			if _, err := lb.Lookup(name); err != nil {
+				return fmt.Errorf("campaign: balancer %q: %w", b, err)
+			}
+		}
+		if (Key{Balancer: b}).Baseline() && slices.ContainsFunc(nps, func(np int) bool { return np != 1 }) {
+			return fmt.Errorf("campaign: balancer %q: the sequential solver runs on one rank, not on P = %v (every campaign runs it as its baseline)", b, nps)
+		}
+	}
+	return nil
+}
+
 // machineNames lists the simulator's machine models.
 func machineNames() []string {
 	var names []string
@@ -254,8 +272,8 @@ func (p Plan) Keys() ([]Key, error) {
 		worlds[i] = w
 	}
 	for _, np := range p.NPs {
-		if np < 1 {
-			return nil, fmt.Errorf("campaign: P = %d: need at least 1", np)
+		if np < 1 || np > runner.MaxNP {
+			return nil, fmt.Errorf("campaign: P = %d: need 1 to %d ranks", np, runner.MaxNP)
 		}
 	}
 	balancers, err := normalise("balancer", p.Balancers)
@@ -266,21 +284,13 @@ func (p Plan) Keys() ([]Key, error) {
 		// A model's name or a file: a misspelt one failed only when its
 		// first run came (a dry run listed it).
 		if _, err := lb.LookupMachine(w.Machine); w.Machine != "" && err != nil {
-			if _, serr := os.Stat(w.Machine); serr != nil {
+			if st, serr := os.Stat(w.Machine); serr != nil || !st.Mode().IsRegular() {
 				return nil, fmt.Errorf("campaign: world %q: machine %q is no model (%s) and no file", w, w.Machine, strings.Join(machineNames(), ", "))
 			}
 		}
 	}
-	for _, b := range balancers {
-		if name := strings.Fields(b)[0]; name != Seq {
-			if _, err := lb.Lookup(name); err != nil {
-				return nil, fmt.Errorf("campaign: balancer %q: %w", b, err)
-			}
-		}
-		if (Key{Balancer: b}).Baseline() && slices.ContainsFunc(p.NPs, func(np int) bool { return np != 1 }) {
-			// Its rows would say P ranks of a run on one.
-			return nil, fmt.Errorf("campaign: balancer %q: the sequential solver runs on one rank, not on P = %v (every campaign runs it as its baseline)", b, p.NPs)
-		}
+	if err := checkBalancers(balancers, p.NPs); err != nil {
+		return nil, err
 	}
 	instances, err := normalise("instance", p.Instances)
 	if err != nil {

@@ -233,6 +233,10 @@ func (p Preset) Resolve(set []string) (Params, error) {
 
 // Setup returns the runs of the preset for plan and its parameters.
 func (p Preset) Setup(plan Plan, params Params) (Setup, error) {
+	if plan.Repeats > MaxRuns {
+		// Before a preset's own listing (validate's took minutes on 10⁸).
+		return Setup{}, fmt.Errorf("campaign: %d repeats: a plan of more than %d runs", plan.Repeats, MaxRuns)
+	}
 	if p.Make != nil {
 		return p.Make(plan, params)
 	}

@@ -132,9 +132,15 @@ func validateKeys(plan Plan, p Params) (Setup, error) {
 	if err != nil {
 		return Setup{}, err
 	}
+	if err := checkBalancers(balancers, plan.NPs); err != nil {
+		return Setup{}, err
+	}
 	instances, err := normalise("instance", plan.Instances)
 	if err != nil {
 		return Setup{}, err
+	}
+	if n := float64(plan.Repeats) * float64(len(instances)) * (1 + 2*float64(len(budgets)*len(plan.Seeds)*len(balancers)*len(plan.NPs))); n > MaxRuns {
+		return Setup{}, fmt.Errorf("campaign: preset validate: a plan of more than %d runs", MaxRuns)
 	}
 	if len(budgets) == 0 {
 		return Setup{}, errors.New("--set budgets: need at least one budget")
@@ -153,10 +159,12 @@ func validateKeys(plan Plan, p Params) (Setup, error) {
 		return Setup{}, fmt.Errorf("--set machines=%q: a directory without blanks (world specs split at blanks)", machines)
 	}
 	var keys []Key
+	seen := map[Key]bool{}
 	add := func(k Key) error {
-		if slices.Contains(keys, k) {
+		if seen[k] {
 			return fmt.Errorf("campaign: run %s twice in the plan", k)
 		}
+		seen[k] = true
 		keys = append(keys, k)
 		return nil
 	}

@@ -324,8 +324,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if len(launch) == 0 {
 			launch = p.Launcher
 		}
-		if len(launch) == 0 && slices.ContainsFunc(keys, func(k campaign.Key) bool { return strings.HasPrefix(k.World, "mpi") }) {
+		mpiWorld := slices.ContainsFunc(keys, func(k campaign.Key) bool { return strings.HasPrefix(k.World, "mpi") })
+		if len(launch) == 0 && mpiWorld {
 			launch = []string{"mpirun", "--oversubscribe", "-np", "{np}"}
+		}
+		if mpiWorld && !slices.ContainsFunc(launch, func(a string) bool { return strings.Contains(a, "{np}") }) {
+			// Every run, the baselines too, would have the launcher's one
+			// size, and a baseline's row could not tell.
+			return badUsage(fmt.Errorf("--launcher %q: no {np}, where each run's P goes (mpirun -np {np})", strings.Join(launch, " ")))
 		}
 		if *binDir != "" {
 			// Absolute: the presets build their foreign programs into it
@@ -381,9 +387,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// outputs, and opens the JSON lines' file, before the first run: a
 		// path that cannot be written was found after a run, whose CSV
 		// row was then written and its JSON line lost.
-		for _, dir := range []string{filepath.Dir(*csvPath), filepath.Dir(*jsonl), filepath.Dir(summaryPrefix(*csvPath, *plots))} {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return &runner.OutputError{What: dir, Err: err}
+		for _, out := range []struct{ flag, dir string }{{"--csv", filepath.Dir(*csvPath)}, {"--jsonl", filepath.Dir(*jsonl)},
+			{"--plots", filepath.Dir(summaryPrefix(*csvPath, *plots))}} {
+			if err := os.MkdirAll(out.dir, 0o755); err != nil {
+				return &runner.OutputError{What: out.flag + " " + out.dir, Err: err}
 			}
 		}
 		unlock, err := lockCSV(*csvPath)

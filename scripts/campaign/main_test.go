@@ -301,6 +301,13 @@ func TestExitCode(t *testing.T) {
 		{[]string{"--set", "a=b", "--csv", csv}, &bytes.Buffer{}, 2, "--set"},
 		{[]string{"extra"}, &bytes.Buffer{}, 2, "unexpected"},
 		{[]string{"--np", "0", "--csv", csv, "--instance", "golomb 8", "--dry-run"}, &bytes.Buffer{}, 2, "P = 0"},
+		// Checked before anything runs (they failed at a run, or passed a dry run).
+		{[]string{"--np", "100000000", "--csv", csv, "--instance", "golomb 8", "--dry-run"}, &bytes.Buffer{}, 2, "need 1 to 65536 ranks"},
+		{[]string{"--world", "mpi", "--launcher", "mpirun -np 2", "--np", "2", "--csv", csv, "--instance", "golomb 8", "--dry-run"}, &bytes.Buffer{}, 2, "no {np}"},
+		{[]string{"--preset", "validate", "--balancer", "rpx", "--csv", csv, "--dry-run"}, &bytes.Buffer{}, 2, `balancer "rpx"`},
+		{[]string{"--preset", "validate", "--balancer", "seq", "--np", "4", "--csv", csv, "--dry-run"}, &bytes.Buffer{}, 2, "the sequential solver runs on one rank"},
+		{[]string{"--preset", "validate", "--repeats", "100000000", "--csv", csv, "--dry-run"}, &bytes.Buffer{}, 2, "more than 1000000 runs"},
+		{[]string{"--world", "sim:" + filepath.Dir(csv), "--csv", csv, "--instance", "golomb 8", "--dry-run"}, &bytes.Buffer{}, 2, "no model"},
 		{[]string{"--repeats", "0", "--csv", csv, "--instance", "golomb 8", "--dry-run"}, &bytes.Buffer{}, 2, "repeats"},
 		{[]string{"--world", "bogus", "--csv", csv, "--instance", "golomb 8", "--dry-run"}, &bytes.Buffer{}, 2, "bogus"},
 		{[]string{"--np", "1-1000000000", "--csv", csv, "--instance", "golomb 8", "--dry-run"}, &bytes.Buffer{}, 2, "more than"},
