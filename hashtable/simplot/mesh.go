@@ -49,7 +49,7 @@ func MeshPNG(w io.Writer, pts []hashtable.MeshPoint, title string) error {
 		p.Y.Label.Text = ylabel
 		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = labelledLogTicks{}
 		p.X.Min, p.X.Max = ticks[0].Value/1.3, ticks[len(ticks)-1].Value*1.3
 		p.Add(plotter.NewGrid())
 		p.Legend.Top, p.Legend.Left = true, true
@@ -124,4 +124,36 @@ func MeshPNG(w io.Writer, pts []hashtable.MeshPoint, title string) error {
 		rows[0][i], rows[1][i] = top, bottom
 	}
 	return writeTiles(w, rows, vg.Length(len(labels))*5*vg.Inch, 10*vg.Inch, title)
+}
+
+// labelledLogTicks are gonum's log ticks, which label only the powers of
+// ten, with labels at 1, 2 and 5 times them, or at the axis's ends, on an
+// axis that holds fewer than two powers of ten: a panel whose times stayed
+// within a decade had no label to read them by.
+type labelledLogTicks struct{}
+
+// Ticks returns the ticks of [min, max].
+func (labelledLogTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.LogTicks{Prec: -1}.Ticks(min, max)
+	labels := 0
+	for _, t := range ts {
+		if t.Label != "" && t.Value >= min && t.Value <= max { // gonum's reach past the range
+			labels++
+		}
+	}
+	if labels >= 2 || !(min > 0 && max > min) {
+		return ts
+	}
+	var out []plot.Tick
+	for e := math.Floor(math.Log10(min)); math.Pow(10, e) <= max; e++ {
+		for _, m := range []float64{1, 2, 5} {
+			if v := m * math.Pow(10, e); v >= min && v <= max {
+				out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 3, 64)})
+			}
+		}
+	}
+	if len(out) < 2 {
+		out = []plot.Tick{{Value: min, Label: strconv.FormatFloat(min, 'g', 3, 64)}, {Value: max, Label: strconv.FormatFloat(max, 'g', 3, 64)}}
+	}
+	return out
 }

@@ -5,6 +5,8 @@ import (
 	"image/png"
 	"testing"
 
+	"gonum.org/v1/plot"
+
 	"github.com/treelb/treelb/hashtable"
 )
 
@@ -60,5 +62,28 @@ func TestMeshPNGDegenerate(t *testing.T) {
 	zeros := []hashtable.MeshPoint{{P: 4, QLabel: "1", Alloc: "block", Routing: "cut-through"}, {P: 16, QLabel: "1", Alloc: "block", Routing: "cut-through"}}
 	if err := MeshPNG(new(bytes.Buffer), zeros, "zeros"); err != nil {
 		t.Errorf("zeros: %v", err)
+	}
+}
+
+// TestLabelledLogTicks: an axis within one decade gets labels (gonum's log
+// ticks label only the powers of ten: none there), and a wide one keeps
+// gonum's.
+func TestLabelledLogTicks(t *testing.T) {
+	labelled := func(ts []plot.Tick, min, max float64) (n int) {
+		for _, t := range ts {
+			if t.Label != "" && t.Value >= min && t.Value <= max {
+				n++
+			}
+		}
+		return n
+	}
+	for _, r := range [][2]float64{{0.07, 0.09}, {0.15, 0.8}, {0.045, 0.25}, {3, 40}, {1e-3, 1e3}} {
+		if n := labelled(labelledLogTicks{}.Ticks(r[0], r[1]), r[0], r[1]); n < 2 {
+			t.Errorf("[%g, %g]: %d labels", r[0], r[1], n)
+		}
+	}
+	got, want := labelledLogTicks{}.Ticks(1e-3, 1e3), plot.LogTicks{Prec: -1}.Ticks(1e-3, 1e3)
+	if len(got) != len(want) {
+		t.Errorf("a wide axis: %d ticks, gonum's %d", len(got), len(want))
 	}
 }
