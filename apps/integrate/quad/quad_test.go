@@ -366,6 +366,25 @@ func TestFuncs(t *testing.T) {
 	if _, err := LookupFunc("nope"); err == nil || !strings.Contains(err.Error(), "sqrt") {
 		t.Errorf("LookupFunc(nope) = %v", err)
 	}
+	// Where G(b) − G(a) cancels: gauss's tails (erfc(5)·√π/20 on [1, 2],
+	// 1.3625383·10⁻¹³; erf gave 1.36252·10⁻¹³, and 0 on [3, 4]) and exp on a
+	// short interval (e^a·(b − a) to the last place).
+	gauss, _ := LookupFunc("gauss")
+	exp, _ := LookupFunc("exp")
+	for _, c := range []struct {
+		f          Func
+		a, b, want float64
+	}{
+		{gauss, 1, 2, math.Sqrt(math.Pi) / 20 * (math.Erfc(5) - math.Erfc(15))},
+		{gauss, -1, 0, math.Sqrt(math.Pi) / 20 * (math.Erfc(5) - math.Erfc(15))},
+		{gauss, 3, 4, math.Sqrt(math.Pi) / 20 * math.Erfc(25)},
+		{exp, 0, 1e-300, 1e-300},
+		{exp, 2, 2 + 0x1p-40, math.Exp(2) * 0x1p-40 * (1 + 0x1p-41)},
+	} {
+		if got := c.f.Integral(c.a, c.b); c.want == 0 || math.Abs(got-c.want) > 1e-14*c.want {
+			t.Errorf("%s: ∫ over [%g, %g] = %g, want %g", c.f.Name, c.a, c.b, got, c.want)
+		}
+	}
 }
 
 // TestUnmarshalErrors: malformed tasks are refused with nodestack.ErrMalformed.
