@@ -232,6 +232,16 @@ func solve(r *runner.Run, in instance) error {
 	if err != nil {
 		return err
 	}
+	if err := in.Kernel.Check(); err != nil {
+		// A checkpoint's kernel that this processor (or build) lacks: the
+		// tree is the same with any kernel, so the fastest here counts it,
+		// and the output names the one that did.
+		best := tree.BestKernel()
+		if r.Comm == nil || r.Comm.Rank() == 0 {
+			fmt.Fprintf(r.Context.App.ErrWriter, "uts: the checkpoint's kernel %v cannot run here (%v); counting with %v, the same tree\n", in.Kernel, err, best)
+		}
+		in.Kernel = best
+	}
 	out := output{Header: r.Header(), Tree: in.Sample, Params: in.Params.String(), Kernel: in.Kernel.String()}
 	var c tree.Counts
 	var o *lb.Outcome
@@ -241,7 +251,7 @@ func solve(r *runner.Run, in instance) error {
 	} else {
 		c, o, err = lb.Run(r.World, r.Config(), func() lb.Reducer[tree.Counts] {
 			a := tree.NewApp(t)
-			_ = a.SetKernel(in.Kernel) // checked by read
+			_ = a.SetKernel(in.Kernel) // checked by read, or by solve on a restart
 			return a
 		})
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -286,5 +288,39 @@ func TestSupercriticalSample(t *testing.T) {
 	_, stderr, code := run(t, "--", "-t", "0", "-b", "2000", "-q", "0.200014", "-m", "5", "-r", "8")
 	if code != 2 || !strings.Contains(stderr, "infinite expected size") {
 		t.Errorf("T3L's rule with -r 8: exit %d, stderr %q; want 2 and the reason", code, stderr)
+	}
+}
+
+// TestRestartOtherKernel: a checkpoint written with a kernel that the
+// resuming build or processor lacks (a SIMD kernel, resumed by a build
+// without them: -tags purego, as on a processor without AVX) is counted
+// with one it has, to the same count, and the output names the kernel that
+// counted (it named the checkpoint's).
+func TestRestartOtherKernel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	if tree.BestKernel() == tree.CryptoSHA1 {
+		t.Skip("no SIMD kernel here to checkpoint with")
+	}
+	dir := t.TempDir()
+	pure := filepath.Join(dir, "uts-purego")
+	if out, err := exec.Command("go", "build", "-tags", "purego", "-o", pure, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags purego: %v\n%s", err, out)
+	}
+	ckpt := filepath.Join(dir, "c.ckpt")
+	if _, stderr, code := run(t, "--tree", "T1L", "--np", "2", "--max-nodes", "1000000", "--checkpoint", ckpt); code != runner.ExitLimit {
+		t.Fatalf("the checkpointed run: exit %d: %s", code, stderr)
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(pure, "--restart", ckpt, "--json")
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var r record
+	if err != nil || json.Unmarshal(out, &r) != nil {
+		t.Fatalf("the restart: %v\n%s%s", err, out, stderr.String())
+	}
+	if r.Kernel != tree.CryptoSHA1.String() || r.Nodes != 102181082 || !strings.Contains(stderr.String(), "cannot run here") {
+		t.Errorf("the restart counted %d nodes with kernel %q, stderr %q; want T1L's 102181082 with crypto/sha1, and a note", r.Nodes, r.Kernel, stderr.String())
 	}
 }
