@@ -494,9 +494,15 @@ func (k *ckpt) limited() bool { return k.maxNodes > 0 || !k.deadline.IsZero() }
 // as in any Go program. A second SIGINT or SIGHUP, the user insisting,
 // ends the process at once by that signal, checkpoint or not. A signal on
 // early (Main's SIGUSR1 channel, nil in tests that call Execute) counts
-// too, including one that came before this call.
-func catchSignals(early <-chan os.Signal) (flag *atomic.Bool, stop func()) {
+// too, including one that came before this call. Until begin is called
+// (the instance read, the search about to start) there is nothing to
+// checkpoint: SIGTERM, SIGINT and SIGHUP then end the process at once,
+// with 128 + the signal's number and a line on stderr naming name (they
+// waited for standard input to deliver, then checkpointed a search of 0
+// nodes).
+func catchSignals(early <-chan os.Signal, name string, errw io.Writer) (flag *atomic.Bool, begin, stop func()) {
 	flag = new(atomic.Bool)
+	var begun atomic.Bool
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	done := make(chan struct{})
@@ -504,6 +510,10 @@ func catchSignals(early <-chan os.Signal) (flag *atomic.Bool, stop func()) {
 		for {
 			select {
 			case sig := <-ch:
+				if sig != syscall.SIGUSR1 && !begun.Load() {
+					fmt.Fprintf(errw, "%s: %v before the search began: nothing to checkpoint\n", name, sig)
+					os.Exit(128 + int(sig.(syscall.Signal)))
+				}
 				if again := flag.Swap(true); again && (sig == syscall.SIGINT || sig == syscall.SIGHUP) {
 					signal.Reset(sig)
 					syscall.Kill(os.Getpid(), sig.(syscall.Signal))
@@ -515,7 +525,7 @@ func catchSignals(early <-chan os.Signal) (flag *atomic.Bool, stop func()) {
 			}
 		}
 	}()
-	return flag, func() {
+	return flag, func() { begun.Store(true) }, func() {
 		signal.Stop(ch)
 		close(done)
 	}

@@ -63,7 +63,8 @@ func newFakeApp() *cli.App {
 		Flags: append(runner.Flags(),
 			&cli.Uint64Flag{Name: "tree-seed", Value: 1, Usage: "the tree's seed `S`"},
 			&cli.Int64Flag{Name: "signal-after", Usage: "rank 0 sends SIGUSR1 to its process after `N` nodes"},
-			&cli.StringFlag{Name: "signal", Value: "USR1", Usage: "what --signal-after sends: USR1, INT, HUP, or INT2 (SIGINT twice)"}),
+			&cli.StringFlag{Name: "signal", Value: "USR1", Usage: "what --signal-after sends: USR1, INT, HUP, or INT2 (SIGINT twice)"},
+			&cli.BoolFlag{Name: "term-in-read", Usage: "send the process SIGTERM while the instance is read, then wait 5 s (slow input)"}),
 		Action: runner.Action(runner.Spec[fakeInstance]{App: "fake", Read: fakeRead, Solve: fakeSolve, Resumable: true}),
 	}
 }
@@ -75,6 +76,10 @@ func fakeRead(c *cli.Context, _ runner.Common) (fakeInstance, error) {
 	d, err := strconv.Atoi(c.Args().First())
 	if err != nil || d < 1 || d > 40 {
 		return fakeInstance{}, runner.Usagef("DEPTH %q: not a depth in 1..40", c.Args().First())
+	}
+	if c.Bool("term-in-read") {
+		syscall.Kill(os.Getpid(), syscall.SIGTERM)
+		time.Sleep(5 * time.Second)
 	}
 	return fakeInstance{Seed: c.Uint64("tree-seed"), Depth: d}, nil
 }
@@ -297,6 +302,23 @@ func TestCheckpointEveryScenario(t *testing.T) {
 		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestSignalBeforeSearch: with --checkpoint, SIGTERM while the instance
+// is still read (standard input that has not delivered) ends the run at
+// once with 128 + 15 and writes nothing (it waited for the input, then
+// checkpointed a search of 0 nodes and exited 3).
+func TestSignalBeforeSearch(t *testing.T) {
+	bin := fakeBin(t)
+	file := filepath.Join(t.TempDir(), "f.ckpt")
+	start := time.Now()
+	_, stderr, code := runnertest.Run(t, bin, "20", "--np", "2", "--checkpoint", file, "--term-in-read")
+	if code != 128+int(syscall.SIGTERM) || time.Since(start) > 4*time.Second || !strings.Contains(stderr, "before the search began") {
+		t.Errorf("exit %d after %v, stderr %q; want %d at once", code, time.Since(start), stderr, 128+int(syscall.SIGTERM))
+	}
+	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a checkpoint was written (%v)", err)
 	}
 }
 

@@ -164,10 +164,11 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			perr = Usagef("--checkpoint, --restart: %s cannot checkpoint its searches", spec.App)
 		}
 		var signalled *atomic.Bool
+		begin := func() {} // the search starts: a signal then checkpoints it
 		if perr == nil && cm.Checkpoint != "" {
 			var stop func()
 			early, _ := c.App.Metadata[MetaEarlySignal].(chan os.Signal)
-			signalled, stop = catchSignals(early)
+			signalled, begin, stop = catchSignals(early, c.App.Name, errWriter(c.App))
 			defer stop()
 		}
 		// Rank 0's lock on the checkpoint path, held until the command
@@ -204,6 +205,7 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			if err != nil {
 				return &rejected{err}
 			}
+			begin()
 			setCheckpointing(r, signalled, k, in)
 			if cm.Balancer != Seq && cm.Balancer != "" {
 				if r.World, err = wk.open(r, nil, sampleOf(in)); err != nil {
@@ -285,6 +287,7 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 				}
 				return announce(comm, c.App, err)
 			}
+			begin()
 			setCheckpointing(r, signalled, loaded, in)
 			if cm.calibrate {
 				return r.calibrateWorld(sampleOf(in))

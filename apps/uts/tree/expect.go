@@ -35,7 +35,11 @@ func Unbounded(p Params) (string, bool) {
 			return "", false // the root is a leaf
 		}
 		if m := t.binMean(); m >= 1 {
-			return fmt.Sprintf("binomial tree with q·m = %.6g ≥ 1 (every node but the root has %d children with probability %g)", m, t.m, p.Q), true
+			children := "children"
+			if t.m == 1 {
+				children = "child"
+			}
+			return fmt.Sprintf("binomial tree with q·m = %.6g ≥ 1 (every node but the root has %d %s with probability %g)", m, t.m, children, p.Q), true
 		}
 	case Hybrid:
 		m := t.binMean()
