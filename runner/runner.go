@@ -108,7 +108,7 @@ func Flags() []cli.Flag {
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the ranks' random sources"},
 		&cli.BoolFlag{Name: "json", Usage: "print JSON on stdout"},
 		&cli.BoolFlag{Name: "stats", Usage: "print per-rank statistics"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the answer (and no progress lines)"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the answer (and no progress lines, unless --progress is given too)"},
 		&cli.BoolFlag{Name: "progress", Usage: "print a progress line on stderr about once a second (--progress=false: never): elapsed time, nodes on all ranks, nodes/s, busy ranks, incumbent", DefaultText: "when stderr is a terminal"},
 		&cli.Int64Flag{Name: "budget", Value: lb.DefaultBudget, Usage: "nodes of work between two polls (Δt)"},
 		&cli.Int64Flag{Name: "min-budget", Usage: "adaptive Δt: a rank asked for work cuts its next slice to this many nodes, and each slice without a request grows the next by a quarter, back up to --budget (0: every slice is --budget, as seed 002's Δt)"},
