@@ -617,7 +617,7 @@ func (w *mpiWorld) runRank(f func(*Comm) error, out *error) {
 		if err == nil {
 			return
 		}
-		err = nameRank(c.rank, err)
+		err = nameRank(c.rank, c.size, err)
 		*out = err
 		if c.size > 1 {
 			fmt.Fprintln(os.Stderr, err)

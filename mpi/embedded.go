@@ -124,7 +124,7 @@ func Run(n int, f func(c *Comm) error) error {
 			defer wg.Done()
 			c := &Comm{w: w, rank: r, wake: w.wakes[r]}
 			if err := runRank(c, f); err != nil {
-				w.fail(nameRank(r, err))
+				w.fail(nameRank(r, n, err))
 			}
 		}()
 	}

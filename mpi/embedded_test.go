@@ -81,7 +81,8 @@ func (e rankErr) FailedRank() int { return int(e) }
 
 // TestRankNamedOnce: Run names the rank of a rank's error, once: an error
 // that names its own rank (a FailedRank method) keeps its message, where
-// it read "rank 2: lb: rank 2: …"; any other error is prefixed.
+// it read "rank 2: lb: rank 2: …"; any other error is prefixed, but in a
+// world of one rank.
 func TestRankNamedOnce(t *testing.T) {
 	for _, c := range []struct {
 		err  error
@@ -101,6 +102,11 @@ func TestRankNamedOnce(t *testing.T) {
 		if err == nil || err.Error() != c.want {
 			t.Errorf("Run returned %v, want %q", err, c.want)
 		}
+	}
+	// A world of one rank (the sequential solver's) names none: "rank 0:"
+	// told nothing, before a message about standard output.
+	if err := mpi.Run(1, func(*mpi.Comm) error { return errors.New("bad") }); err == nil || err.Error() != "bad" {
+		t.Errorf("Run(1) returned %v, want %q", err, "bad")
 	}
 }
 

@@ -157,8 +157,13 @@ func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v\n%s", e.Valu
 
 // nameRank returns err of rank's function named by its rank ("rank R: …"),
 // unless it names that rank already: an error with a FailedRank method
-// that returns it (lb.RankError, "lb: rank R: …") is returned as it is.
-func nameRank(rank int, err error) error {
+// that returns it (lb.RankError, "lb: rank R: …") is returned as it is, and
+// so is the error of a world of one rank (the sequential solver's), where
+// the name tells nothing.
+func nameRank(rank, size int, err error) error {
+	if size == 1 {
+		return err
+	}
 	if named, ok := err.(interface{ FailedRank() int }); ok && named.FailedRank() == rank {
 		return err
 	}

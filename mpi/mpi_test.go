@@ -97,11 +97,11 @@ func TestSizeOneError(t *testing.T) {
 		t.Skipf("needs mpirun -np 1, have %d ranks", size)
 	}
 	err := mpi.Run(0, func(*mpi.Comm) error { return errors.New("boom") })
-	if err == nil || !strings.Contains(err.Error(), "rank 0: boom") {
-		t.Fatalf("Run returned %v, want rank 0's error", err)
+	if err == nil || err.Error() != "boom" { // a world of one names no rank
+		t.Fatalf("Run returned %v, want rank 0's error as it is", err)
 	}
 	err = mpi.Run(0, func(*mpi.Comm) error { panic("bang") })
-	if err == nil || !strings.Contains(err.Error(), "rank 0: panic: bang") {
+	if err == nil || !strings.HasPrefix(err.Error(), "panic: bang") {
 		t.Fatalf("Run returned %v, want rank 0's panic", err)
 	}
 }
