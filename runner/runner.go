@@ -283,6 +283,23 @@ func Parse(c *cli.Context) (Common, error) {
 		case c.IsSet("np") && cm.NP > 1 && cm.World == WorldEmbedded:
 			fmt.Fprintf(c.App.ErrWriter, "%s: note: --balancer seq runs one rank: --np %d is not used\n", c.App.Name, cm.NP)
 		}
+		// The flags of the balanced search's loop, which the sequential
+		// solver has not: taken, as a campaign's baselines give them, but
+		// not in silence (--progress printed nothing for minutes).
+		var unused []string
+		for _, name := range seqUnused {
+			if defines(c, name) && c.IsSet(name) {
+				unused = append(unused, "--"+name)
+			}
+		}
+		if len(unused) > 0 && !cm.JSON {
+			verb := "are"
+			if len(unused) == 1 {
+				verb = "is"
+			}
+			fmt.Fprintf(c.App.ErrWriter, "%s: note: --balancer seq runs the sequential solver, without the balanced search's loop: %s %s not used\n",
+				c.App.Name, strings.Join(unused, ", "), verb)
+		}
 		return cm, nil
 	}
 	info, err := lb.Lookup(cm.Balancer)
@@ -298,6 +315,10 @@ func Parse(c *cli.Context) (Common, error) {
 	}
 	return cm, nil
 }
+
+// seqUnused are the common flags that only the balanced search's loop
+// reads (work slices, random sources, progress lines, the watchdog).
+var seqUnused = []string{"budget", "seed", "progress", "stall-timeout"}
 
 // balancerOptions returns the options of the balancer info that the flags
 // of c set: its options type's defaults, with every option flag given on
