@@ -449,6 +449,15 @@ type Report struct {
 // and, in the simulated world with --trace, appends its busy-ranks trace to
 // the trace file.
 func (r *Run) Report(o *lb.Outcome) (Report, error) {
+	return r.ReportNodes(o, 0)
+}
+
+// ReportNodes is Report for an app that counts nodes its balanced searches
+// do not expand (fifteen counts the root once, as its sequential solver
+// does): nodes, when above 0, is the count the app prints, which
+// work_virtual_seconds and search_overhead then measure, so that the
+// sequential solver's own count (--seq-nodes) is compared with its like.
+func (r *Run) ReportNodes(o *lb.Outcome, nodes int64) (Report, error) {
 	var rep Report
 	if o == nil {
 		return rep, nil
@@ -466,7 +475,11 @@ func (r *Run) Report(o *lb.Outcome) (Report, error) {
 			" the model's figure for no app in particular; give --calibrate (this machine's cost of the app's node),"+
 			" --node-ns NS or --machine FILE\n", r.App, r.App, s.Machine.Name, s.Machine.NodeNS)
 	}
-	rep.SimReport = &SimReport{Machine: s.Machine, NodeNSFrom: r.nodeFrom(), VirtualSeconds: s.VirtualSeconds, WorkVirtualSeconds: s.WorkVirtualSeconds,
+	work := s.WorkVirtualSeconds
+	if nodes > 0 {
+		work = float64(nodes) * s.Machine.NodeNS / 1e9
+	}
+	rep.SimReport = &SimReport{Machine: s.Machine, NodeNSFrom: r.nodeFrom(), VirtualSeconds: s.VirtualSeconds, WorkVirtualSeconds: work,
 		BusyFraction: s.BusyFraction(), LastWorkSeconds: s.LastWorkSeconds, Events: s.Events,
 		EventsPerSecond: s.EventsPerSecond(), SimSeconds: s.RealSeconds}
 	if r.sim != nil && r.sim.seqNodes > 0 {
@@ -474,7 +487,7 @@ func (r *Run) Report(o *lb.Outcome) (Report, error) {
 		sr := rep.SimReport
 		sr.SeqNodes, sr.SeqVirtualSeconds, sr.Speedup, sr.Efficiency = n, s.SeqVirtualSeconds(n), s.Speedup(n), s.Efficiency(n)
 		if sr.SeqVirtualSeconds > 0 {
-			sr.SearchOverhead = s.WorkVirtualSeconds / sr.SeqVirtualSeconds
+			sr.SearchOverhead = work / sr.SeqVirtualSeconds
 		}
 	}
 	if r.sim != nil && r.sim.trace != "" {

@@ -222,7 +222,7 @@ func solveOne(r *runner.Run, in instance, cfg lb.Config, index int) (output, err
 	out.FailingNodes, out.Certificate, out.NodesVary = res.FailingNodes(), res.Certificate(in.Start), true
 	out.Stats = r.StatsOf(out.outcome)
 	var err error
-	out.Report, err = r.Report(out.outcome)
+	out.Report, err = r.ReportNodes(out.outcome, out.Nodes) // the root counted, as -b seq counts it
 	return out, err
 }
 

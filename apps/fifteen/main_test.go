@@ -243,6 +243,19 @@ func TestCommand(t *testing.T) {
 			}
 		}
 	}
+	// On one rank the search expands the sequential solver's nodes, the
+	// root counted by both: its search overhead is 1, where leaving the
+	// root out of the balanced search's work read 0.999998.
+	stdout, stderr, code := run("--json", "--world", "sim", "--np", "1", "--korf", "12", "--seq-nodes", "546344")
+	var one struct {
+		Nodes              int64
+		SearchOverhead     float64 `json:"search_overhead"`
+		WorkVirtualSeconds float64 `json:"work_virtual_seconds"`
+		SeqVirtualSeconds  float64 `json:"seq_virtual_seconds"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &one); code != 0 || err != nil || one.Nodes != 546344 || one.SearchOverhead != 1 || one.WorkVirtualSeconds != one.SeqVirtualSeconds {
+		t.Errorf("sim on one rank: exit %d, %v: %s%s", code, err, stdout, stderr)
+	}
 
 	two := writeFile(t, dir, "two.txt", korf12+"\n"+goal+"\n")
 	for _, b := range []string{"seq", "rp"} {
