@@ -309,7 +309,10 @@ func TestRestartOtherKernel(t *testing.T) {
 		t.Fatalf("go build -tags purego: %v\n%s", err, out)
 	}
 	ckpt := filepath.Join(dir, "c.ckpt")
-	if _, stderr, code := run(t, "--tree", "T1L", "--np", "2", "--max-nodes", "1000000", "--checkpoint", ckpt); code != runner.ExitLimit {
+	// T1 one level deeper: 1.65·10⁷ nodes, half a second or more, so that
+	// rank 0's check of --max-nodes (ten a second) comes before the end;
+	// T1L's 10⁸ took the restart's slower kernel 12 s or more.
+	if _, stderr, code := run(t, "--tree", "T1", "--depth", "11", "--np", "2", "--max-nodes", "1000000", "--checkpoint", ckpt); code != runner.ExitLimit {
 		t.Fatalf("the checkpointed run: exit %d: %s", code, stderr)
 	}
 	var stderr bytes.Buffer
@@ -320,7 +323,7 @@ func TestRestartOtherKernel(t *testing.T) {
 	if err != nil || json.Unmarshal(out, &r) != nil {
 		t.Fatalf("the restart: %v\n%s%s", err, out, stderr.String())
 	}
-	if r.Kernel != tree.CryptoSHA1.String() || r.Nodes != 102181082 || !strings.Contains(stderr.String(), "cannot run here") {
-		t.Errorf("the restart counted %d nodes with kernel %q, stderr %q; want T1L's 102181082 with crypto/sha1, and a note", r.Nodes, r.Kernel, stderr.String())
+	if r.Kernel != tree.CryptoSHA1.String() || r.Nodes != 16526523 || !strings.Contains(stderr.String(), "cannot run here") {
+		t.Errorf("the restart counted %d nodes with kernel %q, stderr %q; want the tree's 16526523 with crypto/sha1, and a note", r.Nodes, r.Kernel, stderr.String())
 	}
 }
