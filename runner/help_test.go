@@ -128,9 +128,19 @@ func TestHelpAnywhere(t *testing.T) {
 	if top == sub || !strings.Contains(sub, "sub") {
 		t.Fatalf("the help of t and of t sub:\n%s\n%s", top, sub)
 	}
-	for _, args := range [][]string{{"t", "--help", "extra"}, {"t", "extra", "-h"}, {"t", "--np", "3", "--help"}} {
+	for _, args := range [][]string{{"t", "--help", "extra"}, {"t", "extra", "-h"}, {"t", "--np", "3", "--help"},
+		{"t", "help"}, {"t", "--np", "3", "help"}, {"t", "help", "--json"}, {"t", "--np=3", "-q", "help"}} {
 		if code, out := help(args...); code != 0 || out != top {
 			t.Errorf("%q: exit status %d, %q; want t's help", args, code, out)
+		}
+	}
+	// The word help is an argument after "--", beside another, or a
+	// subcommand's (integrate func help lists the functions), and a flag's
+	// value (--balancer help lists the balancers).
+	app := testApp(nil)
+	for _, args := range [][]string{{"t", "--", "help"}, {"t", "help", "x"}, {"t", "sub", "help"}, {"t", "--balancer", "help"}, {"t", "--np", "help"}} {
+		if onlyHelp(app, args) {
+			t.Errorf("%q: read as a request for help", args)
 		}
 	}
 	for _, args := range [][]string{{"t", "sub", "--help", "extra"}, {"t", "sub", "word", "-h"}, {"t", "--np", "2", "sub", "--help"}} {

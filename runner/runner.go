@@ -607,10 +607,34 @@ func helpAnywhere(app *cli.App, args []string) []string {
 	return append(out, "--help")
 }
 
+// onlyHelp reports whether the one argument of a command line, its flags
+// and their values aside, is the word help, no subcommand named and no
+// "--": `golomb --np 2 help` is `golomb help`, which is `golomb --help`
+// (it read help as MARKS). A subcommand's word help is its own
+// (`integrate func help` lists the functions).
+func onlyHelp(app *cli.App, args []string) bool {
+	known := append(append([]cli.Flag(nil), app.Flags...), commandFlags(app)...)
+	var words []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return false
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			if takesValue(known, a) && !strings.Contains(a, "=") {
+				i++
+			}
+		default:
+			words = append(words, a)
+		}
+	}
+	return len(words) == 1 && words[0] == "help"
+}
+
 func execute(app *cli.App, args []string) int {
-	if len(args) == 2 && args[1] == "help" {
+	if onlyHelp(app, args) {
 		// `APP help` is `APP --help` in every command, as in go and git
-		// (a file or an argument named help: ./help).
+		// (a file or an argument named help: ./help), with flags too.
 		args = []string{args[0], "--help"}
 	}
 	if len(args) == 3 && args[1] == "help" && len(app.Commands) > 0 {
