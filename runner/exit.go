@@ -13,6 +13,17 @@ import (
 	"github.com/treelb/treelb/mpi"
 )
 
+// ExitStatusHelp ends the "Exit status" paragraph of every search
+// command's help (golomb, fifteen, knapsack, uts, integrate) after its own
+// 0, 2 and 1: the statuses the commands share, as the constants below and
+// docs/reliability.md give them.
+const ExitStatusHelp = `Like every search command it also exits 3 when a signal checkpointed the
+search (--checkpoint; resume it with --restart), 4 when --max-nodes or
+--time-limit stopped it, 69 when not every MPI rank started
+(--startup-timeout), 70 on an internal error (its stack in a file), 74 when
+its output could not be written, and 75 when --stall-timeout ended it
+(docs/reliability.md).`
+
 // The exit statuses of every treelb command (docs/reliability.md has the
 // table). 0 is success, 1 any failure not listed, 2 bad flags or input
 // (UsageError), 3 checkpointed on a signal (ExitCheckpointed).

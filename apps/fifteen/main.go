@@ -58,7 +58,8 @@ Exit status: 0 on success; 2 for bad flags or input (a wrong count of
 numbers, a tile out of 0..15 or repeated, an unsolvable board — checked by
 the permutation's parity before any search —, --korf out of 1..100, an
 unreadable or malformed file); 1 for any other error, including a length
-that disagrees with Korf's table.`
+that disagrees with Korf's table.
+` + runner.ExitStatusHelp
 
 func main() { runner.Main(newApp()) }
 

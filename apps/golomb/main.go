@@ -44,8 +44,8 @@ report.
 
 Exit status: 0 on success; 2 for bad flags or input (MARKS not a whole
 number from 2 to 19, --count outside 1..255, --prove-bounds without
---count); 1 for any other error; 3 a checkpointed search not finished
-(docs/reliability.md lists the statuses every command shares).`,
+--count); 1 for any other error.
+` + runner.ExitStatusHelp,
 		Flags: append(runner.Flags(),
 			&cli.IntFlag{Name: "count", Usage: "instead, count the rulers of length ≤ `L`, pruned with the known optimal lengths of shorter rulers: exhaustive, so nodes and the certificate are the same on any --np, balancer, world and restart"},
 			&cli.BoolFlag{Name: "prove-bounds", Usage: "with --count: find and prove the optimal lengths of the shorter rulers by branch-and-bound first (reported apart as steps, never in nodes) instead of taking them from the table of known optimal rulers"}),

@@ -46,7 +46,8 @@ ranks and after restarts: the leaves are summed exactly.
 Exit status: 0 on success; 2 for bad flags or input (θ_a or θ_r not a finite
 positive number, α outside (0, 1), a degree outside 0..100, an interval that
 is not two finite numbers a < b, a malformed list, an unknown function, an
-integrand that is not finite at the ends); 1 for any other error.`
+integrand that is not finite at the ends); 1 for any other error.
+` + runner.ExitStatusHelp
 
 // defaultBudget is the command's work slice. Its trees are small (10³ to
 // 10⁶ nodes at the seed's parameters) and cheap (25 ns a node of an α-tree,

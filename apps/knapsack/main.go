@@ -58,7 +58,8 @@ flags or input, with the line number: a missing or extra line, a line with
 the wrong number of fields, a count that does not match the item lines, a
 negative number, a non-number, a number or a sum of weights that overflows
 int64, a sum of profits over 2^63 − 2 (the solver computes Σp + 1), a
-missing file; 1 for any other error.`
+missing file; 1 for any other error.
+` + runner.ExitStatusHelp
 
 func main() { runner.Main(newApp()) }
 

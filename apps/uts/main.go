@@ -61,7 +61,8 @@ search since the restart or the last checkpoint.
 Exit status: 0 on success; 2 for bad flags or parameters (b ≤ 0 or not
 finite, q outside [0, 1], m < 1, an unknown tree type or shape, a granularity
 below 1, a seed or depth beyond 32 bits, an unknown sample tree, a malformed
---ref); 1 for any other error.`
+--ref); 1 for any other error.
+` + runner.ExitStatusHelp
 
 func main() { runner.Main(newApp()) }
 
