@@ -694,4 +694,7 @@ func usage(fs *flag.FlagSet, w io.Writer) {
 		}
 		fmt.Fprintf(w, "%s\n    \t%s\n", line, help)
 	})
+	fmt.Fprintln(w, "exit status: 0 on success; 1 when a run failed (whatever its own status; the CSV keeps the runs done);")
+	fmt.Fprintln(w, "2 for bad flags or a CSV that is no campaign's; 74 when an output could not be written;")
+	fmt.Fprintln(w, "128 + the signal's number when SIGINT or SIGTERM ended it (docs/reliability.md)")
 }

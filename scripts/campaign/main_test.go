@@ -229,7 +229,7 @@ func TestHelp(t *testing.T) {
 	var e bytes.Buffer
 	err := run(context.Background(), []string{"--help"}, strings.NewReader(""), &e, &bytes.Buffer{})
 	if err == nil || !strings.Contains(e.String(), "  --csv FILE") || !strings.Contains(e.String(), "  --preset string") ||
-		strings.Contains(e.String(), "\n  -csv") {
+		strings.Contains(e.String(), "\n  -csv") || !strings.Contains(e.String(), "exit status: 0 on success; 1 when a run failed") {
 		t.Errorf("--help, on stdout: %v\n%s", err, e.String())
 	}
 	e.Reset()
