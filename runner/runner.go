@@ -287,7 +287,7 @@ func Parse(c *cli.Context) (Common, error) {
 		// solver has not: taken, as a campaign's baselines give them, but
 		// not in silence (--progress printed nothing for minutes).
 		var unused []string
-		for _, name := range seqUnused {
+		for _, name := range []string{"budget", "seed", "progress", "stall-timeout"} { // work slices, random sources, progress lines, the watchdog
 			if defines(c, name) && c.IsSet(name) {
 				unused = append(unused, "--"+name)
 			}
@@ -315,10 +315,6 @@ func Parse(c *cli.Context) (Common, error) {
 	}
 	return cm, nil
 }
-
-// seqUnused are the common flags that only the balanced search's loop
-// reads (work slices, random sources, progress lines, the watchdog).
-var seqUnused = []string{"budget", "seed", "progress", "stall-timeout"}
 
 // balancerOptions returns the options of the balancer info that the flags
 // of c set: its options type's defaults, with every option flag given on
