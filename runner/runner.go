@@ -274,32 +274,7 @@ func Parse(c *cli.Context) (Common, error) {
 		if cm.sim != nil && cm.sim.trace != "" {
 			return cm, Usagef("--trace: the sequential solver (--balancer seq) runs for real, one rank: there is no simulation to trace")
 		}
-		// Say what is not used rather than run quietly otherwise than asked
-		// (to a reader: the campaign runner's baselines are --json runs of
-		// the sequential solver in the world sim, for its nodes).
-		switch {
-		case cm.World == WorldSim && !cm.JSON:
-			fmt.Fprintf(c.App.ErrWriter, "%s: note: --balancer seq runs the sequential solver for real, one rank: --world sim simulates nothing (its time is this machine's)\n", c.App.Name)
-		case c.IsSet("np") && cm.NP > 1 && cm.World == WorldEmbedded:
-			fmt.Fprintf(c.App.ErrWriter, "%s: note: --balancer seq runs one rank: --np %d is not used\n", c.App.Name, cm.NP)
-		}
-		// The flags of the balanced search's loop, which the sequential
-		// solver has not: taken, as a campaign's baselines give them, but
-		// not in silence (--progress printed nothing for minutes).
-		var unused []string
-		for _, name := range []string{"budget", "seed", "progress", "stall-timeout"} { // work slices, random sources, progress lines, the watchdog
-			if defines(c, name) && c.IsSet(name) {
-				unused = append(unused, "--"+name)
-			}
-		}
-		if len(unused) > 0 && !cm.JSON {
-			verb := "are"
-			if len(unused) == 1 {
-				verb = "is"
-			}
-			fmt.Fprintf(c.App.ErrWriter, "%s: note: --balancer seq runs the sequential solver, without the balanced search's loop: %s %s not used\n",
-				c.App.Name, strings.Join(unused, ", "), verb)
-		}
+		seqNotes(c, &cm)
 		return cm, nil
 	}
 	info, err := lb.Lookup(cm.Balancer)
@@ -314,6 +289,38 @@ func Parse(c *cli.Context) (Common, error) {
 		return cm, cm.checkSize(cm.NP)
 	}
 	return cm, nil
+}
+
+// seqNotes says, for --balancer seq, what of the command line the
+// sequential solver does not use. A function of its own: Parse's frame is
+// on every golomb rank's stack, which TestRankStack holds to 8 KB.
+func seqNotes(c *cli.Context, cm *Common) {
+	// Say what is not used rather than run quietly otherwise than asked
+	// (to a reader: the campaign runner's baselines are --json runs of
+	// the sequential solver in the world sim, for its nodes).
+	switch {
+	case cm.World == WorldSim && !cm.JSON:
+		fmt.Fprintf(c.App.ErrWriter, "%s: note: --balancer seq runs the sequential solver for real, one rank: --world sim simulates nothing (its time is this machine's)\n", c.App.Name)
+	case c.IsSet("np") && cm.NP > 1 && cm.World == WorldEmbedded:
+		fmt.Fprintf(c.App.ErrWriter, "%s: note: --balancer seq runs one rank: --np %d is not used\n", c.App.Name, cm.NP)
+	}
+	// The flags of the balanced search's loop, which the sequential
+	// solver has not: taken, as a campaign's baselines give them, but
+	// not in silence (--progress printed nothing for minutes).
+	var unused []string
+	for _, name := range []string{"budget", "seed", "progress", "stall-timeout"} { // work slices, random sources, progress lines, the watchdog
+		if defines(c, name) && c.IsSet(name) {
+			unused = append(unused, "--"+name)
+		}
+	}
+	if len(unused) > 0 && !cm.JSON {
+		verb := "are"
+		if len(unused) == 1 {
+			verb = "is"
+		}
+		fmt.Fprintf(c.App.ErrWriter, "%s: note: --balancer seq runs the sequential solver, without the balanced search's loop: %s %s not used\n",
+			c.App.Name, strings.Join(unused, ", "), verb)
+	}
 }
 
 // balancerOptions returns the options of the balancer info that the flags
