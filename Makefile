@@ -130,6 +130,11 @@ test-examples:
 # user may; a race of urfave/cli's help flag was found there. GOMAXPROCS=4
 # so that its parallel subtests run at once even on one CPU: there, without
 # it, the race went unseen (and with -parallel 4 or -cpu 4 alone too).
+# RACE_SKIP: tests with no concurrency of the test process to race, which
+# test-go has just run: the committed simulations (single-threaded, 42 s
+# under -race) and the abort test (mpirun and the programs it builds are
+# other processes; scripts/mpi-test.sh runs it again per MPI).
+RACE_SKIP = ^(TestCommittedSimulations|TestAbortUnderMpirun)$$
 test-race:
 	@cc=$$($(GO) env CC); why=; \
 	if [ "$$($(GO) env CGO_ENABLED)" != 1 ]; then why="CGO_ENABLED is not 1"; \
@@ -137,7 +142,7 @@ test-race:
 	if [ -n "$$why" ]; then \
 		echo "SKIPPED: go test -race (the race detector needs cgo and a C compiler; $$why)"; \
 	else \
-		echo "$(GO) test -race -count=1 ./mpi ./runner ./internal/campaign" && $(GO) test -race -count=1 ./mpi ./runner ./internal/campaign && \
+		echo "$(GO) test -race -count=1 -skip '$(RACE_SKIP)' ./mpi ./runner ./internal/campaign" && $(GO) test -race -count=1 -skip '$(RACE_SKIP)' ./mpi ./runner ./internal/campaign && \
 		echo "GOMAXPROCS=4 $(GO) test -race -count=1 -short ./apps/golomb" && GOMAXPROCS=4 $(GO) test -race -count=1 -short ./apps/golomb && \
 		echo "$(GO) test -race -count=1 -short ./lb/driver" && $(GO) test -race -count=1 -short ./lb/driver; \
 	fi
@@ -165,7 +170,8 @@ bench:
 # Every command under apps/ built for mpirun and srun, against the MPI named
 # by MPI: Open MPI into bin/openmpi/ by default, MPICH into bin/mpich/ with
 # MPI=mpich, any other MPI-3.0 library with MPI=NAME into bin/NAME/
-# (MPI_BIN=DIR elsewhere). scripts/mpi-build.sh finds the library's flags:
+# (MPI_BIN=DIR elsewhere; MPI_PKGS="./apps/golomb ..." builds only those
+# packages). scripts/mpi-build.sh finds the library's flags:
 # CGO_CFLAGS/CGO_LDFLAGS or MPICC when set, else pkg-config, else the mpicc
 # wrapper on PATH (docs/cluster.md). Each command's --version names the
 # library it loads (the "world:" line). The campaign runner goes next to
@@ -173,7 +179,7 @@ bench:
 MPI ?= openmpi
 MPI_BIN ?= bin/$(MPI)
 mpi:
-	bash scripts/mpi-build.sh --mpi $(MPI) --out $(MPI_BIN)
+	bash scripts/mpi-build.sh --mpi $(MPI) --out $(MPI_BIN) $(MPI_PKGS)
 
 # A one-node Slurm on localhost (as root), for trying the batch scripts:
 # make slurm-up prints the SLURM_CONF to export (CPUS=N declares N CPUs);
