@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -350,5 +351,61 @@ func TestCheckpointInterrupt(t *testing.T) {
 		if _, err := os.Stat(file + ".lock"); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("SIG%s: the lock file is left behind (%v)", sig, err)
 		}
+	}
+}
+
+// TestCheck: --check reads the command line and the instance (or
+// --restart's checkpoint) as a run would and exits without running: 0 and
+// one line on stderr (none with -q or --json, nothing on stdout), 2 with
+// the run's own message for a bad instance, balancer option, world size,
+// checkpoint path or restart file, and it writes no checkpoint and no lock.
+func TestCheck(t *testing.T) {
+	bin := fakeBin(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.ckpt")
+	stdout, stderr, code := runnertest.Run(t, bin, "--check", "--np", "3", "--checkpoint", file, "18")
+	if code != 0 || stdout != "" || stderr != "fake: --check: the command line and the instance are good; nothing ran\n" {
+		t.Errorf("--check: exit %d, stdout %q, stderr %q; want 0 and one line on stderr", code, stdout, stderr)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("--check wrote %d files in the checkpoint's directory", len(ents))
+	}
+	for _, quiet := range []string{"-q", "--json"} {
+		if stdout, stderr, code := runnertest.Run(t, bin, "--check", quiet, "18"); code != 0 || stdout != "" || stderr != "" {
+			t.Errorf("--check %s: exit %d, stdout %q, stderr %q; want 0 and nothing", quiet, code, stdout, stderr)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"99"}, `DEPTH "99"`},
+		{[]string{}, "give the tree's DEPTH"},
+		{[]string{"-b", "rp", "--pair-sync", "18"}, "balancer rp does not use it"},
+		{[]string{"--np", "0", "18"}, "--np 0"},
+		{[]string{"--checkpoint", dir, "18"}, "a directory; need a regular file"},
+		{[]string{"--restart", file}, "no such file"},
+	} {
+		stdout, stderr, code := runnertest.Run(t, bin, append([]string{"--check"}, tc.args...)...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, tc.msg) {
+			t.Errorf("--check %q: exit %d, stdout %q, stderr %q; want 2 and %q", tc.args, code, stdout, stderr, tc.msg)
+		}
+	}
+	// A checkpoint to restart from: --check reads it and runs nothing.
+	if _, stderr, code := runnertest.Run(t, bin, "--np", "2", "--budget", "100", "--checkpoint", file, "--signal-after", "2000", "20"); code != runner.ExitCheckpointed {
+		t.Fatalf("a run checkpointed at SIGUSR1: exit %d, %s", code, stderr)
+	}
+	before, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runnertest.Run(t, bin, "--check", "--restart", file, "--checkpoint", file); code != 0 {
+		t.Errorf("--check --restart: exit %d, %s", code, stderr)
+	}
+	if after, err := os.ReadFile(file); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("--check --restart changed the checkpoint (%v)", err)
+	}
+	if _, stderr, code := runnertest.Run(t, bin, "--check", "--restart", file, "21"); code != 2 || !strings.Contains(stderr, "--restart") {
+		t.Errorf("--check --restart with another instance: exit %d, %s; want 2", code, stderr)
 	}
 }

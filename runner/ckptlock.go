@@ -37,27 +37,10 @@ type ckptLock struct {
 // host or on a file system with working flock (NFS ≥ 4, Lustre with -o
 // flock).
 func prepareCheckpoint(path, command string) (*ckptLock, error) {
-	if path == "" {
-		return nil, Usagef("--checkpoint: empty file name")
-	}
-	if strings.HasSuffix(path, lockSuffix) {
-		// Another run's lock file: renamed over, it would end that run's
-		// lock, and that run's end would remove this run's checkpoint.
-		return nil, Usagef("--checkpoint %s: a name of the lock files beside checkpoints (PATH%s); choose another name (nothing was written)", path, lockSuffix)
-	}
-	if st, err := os.Lstat(path); err == nil {
-		if !st.Mode().IsRegular() {
-			return nil, Usagef("--checkpoint %s: %s; need a regular file or a new name (nothing was written)", path, FileKind(st.Mode()))
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, Usagef("--checkpoint %s: %v", path, err)
+	if err := checkCheckpointPath(path); err != nil {
+		return nil, err
 	}
 	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil {
-		return nil, Usagef("--checkpoint %s: the directory: %v", path, err)
-	} else if !st.IsDir() {
-		return nil, Usagef("--checkpoint %s: %s is not a directory", path, dir)
-	}
 	l, err := lockFile(path+lockSuffix, command)
 	if err != nil {
 		return nil, err
@@ -69,6 +52,34 @@ func prepareCheckpoint(path, command string) (*ckptLock, error) {
 		}
 	}
 	return l, nil
+}
+
+// checkCheckpointPath is prepareCheckpoint's part that touches nothing:
+// the path is a regular file or a new name in an existing directory, and
+// not a lock file's name (--check asks it alone).
+func checkCheckpointPath(path string) error {
+	if path == "" {
+		return Usagef("--checkpoint: empty file name")
+	}
+	if strings.HasSuffix(path, lockSuffix) {
+		// Another run's lock file: renamed over, it would end that run's
+		// lock, and that run's end would remove this run's checkpoint.
+		return Usagef("--checkpoint %s: a name of the lock files beside checkpoints (PATH%s); choose another name (nothing was written)", path, lockSuffix)
+	}
+	if st, err := os.Lstat(path); err == nil {
+		if !st.Mode().IsRegular() {
+			return Usagef("--checkpoint %s: %s; need a regular file or a new name (nothing was written)", path, FileKind(st.Mode()))
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return Usagef("--checkpoint %s: %v", path, err)
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil {
+		return Usagef("--checkpoint %s: the directory: %v", path, err)
+	} else if !st.IsDir() {
+		return Usagef("--checkpoint %s: %s is not a directory", path, dir)
+	}
+	return nil
 }
 
 // lockFile creates (or opens) the lock file at path and takes an exclusive

@@ -163,6 +163,12 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 		if perr == nil && (cm.Checkpoint != "" || cm.Restart != "") && !spec.Resumable {
 			perr = Usagef("--checkpoint, --restart: %s cannot checkpoint its searches", spec.App)
 		}
+		if c.Bool("check") {
+			if perr != nil {
+				return &rejected{perr}
+			}
+			return checkOnly(c, cm, spec)
+		}
 		var signalled *atomic.Bool
 		begin := func() {} // the search starts: a signal then checkpoints it
 		if perr == nil && cm.Checkpoint != "" {
@@ -325,6 +331,50 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 		}
 		return nil
 	}
+}
+
+// checkOnly is --check: the command line, the world's size, the
+// checkpoint's path and the instance (or --restart's checkpoint) are
+// checked as a run checks them before its search, and then nothing runs:
+// no world starts (under MPI, no MPI_Init) and no file is written. A
+// batch script or the campaign runner asks it before a long run, so that a
+// mistake shows at once, not when the run's turn comes. Not inlined: it
+// stays out of Action's frame, which golomb's 8-KB stacks hold.
+//
+//go:noinline
+func checkOnly[I any](c *cli.Context, cm Common, spec Spec[I]) error {
+	err := func() error {
+		if mpi.WorldName != "mpi" {
+			if err := cm.checkSize(max(cm.NP, 1)); err != nil {
+				return err
+			}
+		}
+		if cm.Checkpoint != "" {
+			if err := checkCheckpointPath(cm.Checkpoint); err != nil {
+				return err
+			}
+		}
+		if cm.Restart != "" {
+			_, _, err := loadRestart(c, cm, spec, max(cm.NP, 1))
+			return err
+		}
+		_, err := spec.Read(c, cm)
+		return err
+	}()
+	speaks := mpi.DetectLauncher(os.Getenv).Speaks()
+	if err != nil && !speaks {
+		// Under a launcher every task checks alike, and the task it
+		// numbers 0 says why (no world elects a rank 0).
+		return &quietError{code: exitCode(err)}
+	}
+	if err != nil {
+		return &rejected{err}
+	}
+	if cm.Quiet || cm.JSON || !speaks {
+		return nil
+	}
+	_, err = fmt.Fprintf(errWriter(c.App), "%s: --check: the command line and the instance are good; nothing ran\n", CommandPath(c))
+	return err
 }
 
 // argsOf returns the command line of c, as Execute received it.

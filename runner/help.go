@@ -20,7 +20,7 @@ const (
 // flagCategories is the category of each common flag outside the
 // simulation's and the checkpoints' lists, which are a category each.
 var flagCategories = map[string]string{
-	"np": CategoryRun, "world": CategoryRun, "idle": CategoryRun, "seed": CategoryRun,
+	"np": CategoryRun, "world": CategoryRun, "idle": CategoryRun, "seed": CategoryRun, "check": CategoryRun,
 	"balancer": CategoryBalancer, "budget": CategoryBalancer, "min-budget": CategoryBalancer, "fast-init": CategoryBalancer,
 	"queue-limit": CategoryBalancer, "drain": CategoryBalancer, "radius": CategoryBalancer, "growth": CategoryBalancer, "ordered-init": CategoryBalancer,
 	"pair-sync": CategoryBalancer, "ask-lower": CategoryBalancer,

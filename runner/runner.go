@@ -106,6 +106,7 @@ func Flags() []cli.Flag {
 		&cli.StringFlag{Name: "world", Value: world, Usage: worldUsage()},
 		&cli.StringFlag{Name: "balancer", Aliases: []string{"b"}, Value: "rp", Usage: "load balancer: seq (sequential solver) or one of " + strings.Join(lb.Names(), ", ") + "; 'help' lists them"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the ranks' random sources"},
+		&cli.BoolFlag{Name: "check", Usage: "check the command line and the instance (its file, or --restart's checkpoint) as a run would, then exit (0: it would start) without running or writing anything"},
 		&cli.BoolFlag{Name: "json", Usage: "print JSON on stdout"},
 		&cli.BoolFlag{Name: "stats", Usage: "print per-rank statistics"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the answer (and no progress lines, unless --progress is given too)"},

@@ -51,6 +51,9 @@ type Runner struct {
 	// Sources says where the foreign programs came from, by name (a
 	// preset's Setup.Sources): their rows' provenance.
 	Sources map[string]*Source
+	// Check runs each distinct command line to run with --check first,
+	// and refuses the campaign (a *runner.UsageError) if one fails.
+	Check bool
 
 	mu     sync.Mutex // guards inputs and own
 	inputs map[string]string
@@ -128,6 +131,21 @@ func (r *Runner) Run(ctx context.Context, keys []Key) (*Table, error) {
 	if err := r.CheckJobs(todo); err != nil {
 		return nil, err
 	}
+	if r.InputDir == "" && len(todo) > 0 {
+		dir, err := os.MkdirTemp("", "campaign-inputs")
+		if err != nil {
+			return t, err
+		}
+		defer os.RemoveAll(dir)
+		defer func() { r.InputDir, r.inputs = "", nil }()
+		r.InputDir = dir
+	}
+	if r.Check {
+		// Before the CSV is first written: a refused campaign leaves none.
+		if err := r.check(ctx, todo); err != nil {
+			return t, err
+		}
+	}
 	if t.Torn > 0 {
 		// Written again without the incomplete row, so that the next row
 		// does not follow half a line.
@@ -143,15 +161,6 @@ func (r *Runner) Run(ctx context.Context, keys []Key) (*Table, error) {
 		if err := t.Write(r.CSV); err != nil {
 			return nil, err
 		}
-	}
-	if r.InputDir == "" && len(todo) > 0 {
-		dir, err := os.MkdirTemp("", "campaign-inputs")
-		if err != nil {
-			return t, err
-		}
-		defer os.RemoveAll(dir)
-		defer func() { r.InputDir, r.inputs = "", nil }()
-		r.InputDir = dir
 	}
 	start := time.Now()
 	done := 0

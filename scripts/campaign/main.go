@@ -358,7 +358,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			}
 		}
 		r := campaign.Runner{CSV: *csvPath, JSONL: *jsonl, BinDir: *binDir, Launcher: launch, Timeout: *timeout, Progress: stderr,
-			Jobs: *jobs, InputDir: *inputs, Sources: setup.Sources}
+			Jobs: *jobs, InputDir: *inputs, Sources: setup.Sources, Check: true}
 		if n, ok := ctx.Value(inflightKey{}).(*atomic.Int32); ok {
 			r.Exec = func(ctx context.Context, cmd []string) (campaign.Output, error) {
 				n.Add(1)

@@ -341,6 +341,43 @@ func TestExitCode(t *testing.T) {
 	}
 }
 
+// TestCheckBeforeRuns: a balancer option, an instance argument or a
+// preset's parameter that the command refuses stops the campaign before
+// its first run, with the command's message and exit 2, and leaves no CSV
+// (each failed with exit 1 when its first run came, after every run before
+// it); a campaign the commands accept runs after its checks.
+func TestCheckBeforeRuns(t *testing.T) {
+	dir := commands(t, "golomb", "fifteen")
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--world", "sim:gcel", "--np", "4", "--balancer", "rp", "--balancer", "rp --bogus", "--instance", "golomb 8"}, "golomb: --bogus: no such flag"},
+		{[]string{"--world", "embedded", "--np", "1,2", "--instance", "golomb 8", "--instance", "golomb --bogus 9"}, "golomb: --bogus: no such flag"},
+		{[]string{"--world", "sim:gcel", "--np", "4", "--balancer", "rp extra", "--instance", "golomb 8"}, "need exactly one argument, MARKS"},
+		{[]string{"--world", "sim:gcel", "--np", "4", "--balancer", "rp --pair-sync", "--instance", "golomb 8"}, "balancer rp does not use it"},
+		{[]string{"--preset", "seed002-fifteen-gcel", "--set", "korf=5,101"}, `--korf "101": need an instance 1..100`},
+	} {
+		csv := filepath.Join(t.TempDir(), "c.csv")
+		var e bytes.Buffer
+		args := append([]string{"--bin-dir", dir, "--csv", csv}, tc.args...)
+		code := exitCode(context.Background(), args, strings.NewReader(""), &bytes.Buffer{}, &e)
+		if code != 2 || !strings.Contains(e.String(), tc.msg) || strings.Contains(e.String(), "campaign: run 1 of") {
+			t.Errorf("%q: exit %d, %q; want 2 and %q before any run", tc.args, code, e.String(), tc.msg)
+		}
+		if _, err := os.Stat(csv); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%q: the CSV was written (%v)", tc.args, err)
+		}
+	}
+	csv := filepath.Join(t.TempDir(), "c.csv")
+	_, stderr := runCampaign(t, "--bin-dir", dir, "--csv", csv, "--world", "sim:gcel", "--np", "4,8", "--seeds", "1-3",
+		"--balancer", "rp", "--balancer", "rp --fast-init", "--instance", "golomb 8")
+	// Seeds aside, four parallel command lines and the baseline.
+	if !strings.Contains(stderr, "campaign: 5 command lines checked (--check)") || !strings.Contains(stderr, "holds 13 rows") {
+		t.Errorf("stderr %q: want 5 command lines checked and 13 rows", stderr)
+	}
+}
+
 // TestLockCSV: a second campaign on a CSV that one is writing stops at
 // once with a usage error naming the holder (two at once lost each other's
 // rows); the lock goes with its holder.
