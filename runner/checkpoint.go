@@ -553,7 +553,7 @@ func loadRestart[I any](c *cli.Context, cm Common, spec Spec[I], size int) (I, *
 	if err := checkBudget(budget, minBudget); err != nil {
 		return in, nil, Usagef("--restart: checkpoint %s: its Δt of %d nodes, adaptive from %d: %v", cm.Restart, budget, minBudget, err)
 	}
-	if err := checkRestart(k, cm, c.IsSet("balancer"), size); err != nil {
+	if err := checkRestart(k, cm, c, size); err != nil {
 		return in, nil, Usagef("--restart: checkpoint %s: %v", cm.Restart, err)
 	}
 	if given := appFlagsSet(c); c.NArg() > 0 || len(given) > 0 {
@@ -586,10 +586,11 @@ func loadRestart[I any](c *cli.Context, cm Common, spec Spec[I], size int) (I, *
 
 // checkRestart checks the run parameters of a checkpoint k that a restart
 // on size ranks takes from it (all but the balancer and its options when
-// the command line gives a balancer, ownBalancer): a balancer of this
-// build, valid options, and the leaves of --levels on size ranks.
-func checkRestart(k *Checkpoint, cm Common, ownBalancer bool, size int) error {
-	if ownBalancer {
+// the command line c gives a balancer): a balancer of this build, valid
+// options with the option flags of c over them (c nil: none), and the
+// leaves of --levels on size ranks.
+func checkRestart(k *Checkpoint, cm Common, c *cli.Context, size int) error {
+	if c != nil && c.IsSet("balancer") {
 		return nil
 	}
 	info, err := lb.Lookup(k.Balancer)
@@ -599,6 +600,11 @@ func checkRestart(k *Checkpoint, cm Common, ownBalancer bool, size int) error {
 	o, err := k.BalancerOptions(info)
 	if err != nil {
 		return err
+	}
+	if c != nil {
+		if o, err = restartOptions(c, info, o); err != nil {
+			return err
+		}
 	}
 	cm.Balancer, cm.info, cm.Options = k.Balancer, info, o
 	if err := cm.checkSize(size); err != nil {
@@ -772,6 +778,7 @@ func setCheckpointing[I any](r *Run, signalled *atomic.Bool, k *Checkpoint, in I
 			r.Balancer = k.Balancer
 			r.info, _ = lb.Lookup(k.Balancer)        // checked by loadRestart
 			r.Options, _ = k.BalancerOptions(r.info) // so are these
+			r.Options, _ = restartOptions(c, r.info, r.Options)
 		}
 		if !c.IsSet("budget") {
 			r.Budget = k.Budget

@@ -81,7 +81,7 @@ func FuzzCheckpointFields(f *testing.F) {
 			}
 			return
 		}
-		if err := checkRestart(&d, Common{}, false, 2); err != nil {
+		if err := checkRestart(&d, Common{}, nil, 2); err != nil {
 			return // refused: exit status 2
 		}
 		info, _ := lb.Lookup(d.Balancer)

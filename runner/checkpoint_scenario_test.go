@@ -409,3 +409,51 @@ func TestCheck(t *testing.T) {
 		t.Errorf("--check --restart with another instance: exit %d, %s; want 2", code, stderr)
 	}
 }
+
+// TestRestartOptions: a restart without --balancer takes the checkpoint's
+// balancer and options, with the option flags given over them
+// (docs/checkpoint.md): rp-local's --growth is taken, not refused as rp's,
+// and an option the checkpoint's balancer lacks (--fast-init) is refused,
+// not dropped; with --balancer the command line's options alone count.
+func TestRestartOptions(t *testing.T) {
+	bin := fakeBin(t)
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "a.ckpt"), filepath.Join(dir, "b.ckpt")
+	interrupt := []string{"--np", "2", "--budget", "100", "--signal-after", "2000"}
+	if _, stderr, code := runnertest.Run(t, bin, append(interrupt, "-b", "rp-local", "--growth", "3", "--checkpoint", first, "20")...); code != runner.ExitCheckpointed {
+		t.Fatalf("the first run: exit %d, %s", code, stderr)
+	}
+	growth := func(file string) (string, string) {
+		t.Helper()
+		k, err := runner.ReadCheckpoint(file, "fake")
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := lb.Lookup(k.Balancer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := k.BalancerOptions(info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _ := lb.OptionValue(o, "growth")
+		return k.Balancer, v
+	}
+	if b, g := growth(first); b != "rp-local" || g != "3" {
+		t.Fatalf("the first checkpoint: balancer %s, --growth %s; want rp-local and 3", b, g)
+	}
+	// The whole instance again, as --signal-after is one of its flags.
+	if _, stderr, code := runnertest.Run(t, bin, append(interrupt, "--restart", first, "--growth", "4", "--checkpoint", second, "20")...); code != runner.ExitCheckpointed {
+		t.Fatalf("restart --growth 4: exit %d, %s", code, stderr)
+	}
+	if b, g := growth(second); b != "rp-local" || g != "4" {
+		t.Errorf("restart --growth 4: balancer %s, --growth %s; want rp-local and 4", b, g)
+	}
+	if _, stderr, code := runnertest.Run(t, bin, "--restart", first, "--fast-init"); code != 2 || !strings.Contains(stderr, "--fast-init: the checkpoint's balancer rp-local does not use it") {
+		t.Errorf("restart --fast-init of an rp-local checkpoint: exit %d, %q; want 2 and the reason", code, stderr)
+	}
+	if _, stderr, code := runnertest.Run(t, bin, "--restart", first, "-b", "rp", "--fast-init"); code != 0 {
+		t.Errorf("restart -b rp --fast-init: exit %d, %s", code, stderr)
+	}
+}

@@ -330,6 +330,13 @@ func seqNotes(c *cli.Context, cm *Common) {
 // declare, and for a value out of range).
 func balancerOptions(c *cli.Context, info lb.Info) (lb.Options, error) {
 	o := info.Options
+	if c.String("restart") != "" && !c.IsSet("balancer") {
+		// The checkpoint's balancer takes them, over its own options:
+		// loadRestart checks them against it (restartOptions). Checked
+		// here against the default balancer, rp-local's --growth was
+		// refused and rp's --fast-init dropped.
+		return o, nil
+	}
 	for _, name := range optionFlags() {
 		if !c.IsSet(name) {
 			continue
@@ -340,6 +347,30 @@ func balancerOptions(c *cli.Context, info lb.Info) (lb.Options, error) {
 		var err error
 		if o, err = lb.SetOption(o, name, flagText(c, name)); err != nil {
 			return nil, Usagef("--%s: %v", name, err)
+		}
+	}
+	if err := checkOptions(o); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// restartOptions returns the balancer options of a restart without
+// --balancer: the checkpoint's (file, of its balancer info), with the
+// option flags given on the command line over them, as docs/checkpoint.md
+// says; an option that balancer does not take is an error.
+func restartOptions(c *cli.Context, info lb.Info, file lb.Options) (lb.Options, error) {
+	o := file
+	for _, name := range optionFlags() {
+		if !c.IsSet(name) {
+			continue
+		}
+		if !lb.HasOption(o, name) {
+			return nil, fmt.Errorf("--%s: the checkpoint's balancer %s does not use it (it takes %s)", name, info.Name, optionList(lb.OptionNames(info.Options)))
+		}
+		var err error
+		if o, err = lb.SetOption(o, name, flagText(c, name)); err != nil {
+			return nil, fmt.Errorf("--%s: %v", name, err)
 		}
 	}
 	if err := checkOptions(o); err != nil {
