@@ -42,8 +42,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if [ -z "$bindir" ]; then
 	bindir=$tmp/bin
-	go build -o "$bindir/" ./apps/golomb ./apps/uts ./apps/fifteen ./apps/knapsack ./apps/integrate ./scripts/campaign
-	echo "# build: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git status --porcelain 2>/dev/null | grep -qv '^??' && echo ' (with uncommitted changes)' || true)"
+	# From the repository, wherever this runs (the instances' files stay
+	# relative to the caller's directory).
+	repo=$(cd "$(dirname "$0")/.." && pwd)
+	(cd "$repo" && go build -o "$bindir/" ./apps/golomb ./apps/uts ./apps/fifteen ./apps/knapsack ./apps/integrate ./scripts/campaign)
+	echo "# build: $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$repo" status --porcelain 2>/dev/null | grep -qv '^??' && echo ' (with uncommitted changes)' || true)"
 else
 	[ -x "$bindir/campaign" ] || { echo "allcore.sh: $bindir/campaign: not found (build ./scripts/campaign there)" >&2; exit 2; }
 	bindir=$(cd "$bindir" && pwd)

@@ -209,6 +209,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *plotOnly && *dry {
+		// A dry run writes nothing; --plot-only writes the summary and
+		// the plots (it did, with both).
+		return badUsage(errors.New("--dry-run and --plot-only: choose one (a dry run writes nothing, --plot-only writes the summary and the plots)"))
+	}
 
 	// The plan: a preset's defaults, or the flags' defaults; the flags
 	// given override either.
@@ -393,6 +398,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 				return &runner.OutputError{What: out.flag + " " + out.dir, Err: err}
 			}
 		}
+		if *plots != "none" {
+			// The summary and the plots are written after the last run,
+			// through temporary files beside them: a directory that takes
+			// none failed the campaign then (exit 74 after every run).
+			if err := canWrite(filepath.Dir(summaryPrefix(*csvPath, *plots))); err != nil {
+				return &runner.OutputError{What: "--plots " + summaryPrefix(*csvPath, *plots), Err: err}
+			}
+		}
 		unlock, err := lockCSV(*csvPath)
 		if err != nil {
 			return err
@@ -519,6 +532,18 @@ func lockCSV(csvPath string) (unlock func(), err error) {
 		fmt.Fprintf(f, "pid %d", os.Getpid())
 	}
 	return func() { f.Close() }, nil
+}
+
+// canWrite reports whether a file can be made in dir: it makes one and
+// removes it.
+func canWrite(dir string) error {
+	f, err := os.CreateTemp(dir, ".campaign-check-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }
 
 // summaryPrefix returns the path prefix of the summary and the plots:

@@ -330,6 +330,10 @@ func TestExitCode(t *testing.T) {
 		{[]string{"--csv", os.Args[0], "--plot-only"}, &bytes.Buffer{}, 2, ""},
 		{[]string{"--repeats", "x"}, &bytes.Buffer{}, 2, `--repeats "x": need an integer`},
 		{[]string{"--presett", "x"}, &bytes.Buffer{}, 2, "--presett: no such flag"},
+		// A dry run wrote the summary and the plots with --plot-only.
+		{[]string{"--csv", csv, "--plot-only", "--dry-run"}, &bytes.Buffer{}, 2, "--dry-run and --plot-only: choose one"},
+		// A directory of the plots that takes no file failed after every run (sysfs refuses even root).
+		{[]string{"--csv", csv, "--world", "sim:gcel", "--instance", "golomb 8", "--bin-dir", sysBin(t), "--plots", "/sys/p"}, &bytes.Buffer{}, 74, "writing --plots /sys/p"},
 	} {
 		if slices.Contains(tc.args, "") {
 			continue // no device of our own
@@ -376,6 +380,20 @@ func TestCheckBeforeRuns(t *testing.T) {
 	if !strings.Contains(stderr, "campaign: 5 command lines checked (--check)") || !strings.Contains(stderr, "holds 13 rows") {
 		t.Errorf("stderr %q: want 5 command lines checked and 13 rows", stderr)
 	}
+}
+
+// sysBin returns a directory with a golomb command that must never run
+// (the campaign refuses before), or "" (the case is skipped) where /sys
+// is not sysfs.
+func sysBin(t *testing.T) string {
+	if st, err := os.Stat("/sys/kernel"); err != nil || !st.IsDir() {
+		return ""
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "golomb"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // TestLockCSV: a second campaign on a CSV that one is writing stops at
