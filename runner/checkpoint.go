@@ -499,8 +499,9 @@ func (k *ckpt) limited() bool { return k.maxNodes > 0 || !k.deadline.IsZero() }
 // checkpoint: SIGTERM, SIGINT and SIGHUP then end the process at once,
 // with 128 + the signal's number and a line on stderr naming name (they
 // waited for standard input to deliver, then checkpointed a search of 0
-// nodes).
-func catchSignals(early <-chan os.Signal, name string, errw io.Writer) (flag *atomic.Bool, begin, stop func()) {
+// nodes), calling release first (the checkpoint's lock: os.Exit skips the
+// deferred calls, and the lock file stayed behind).
+func catchSignals(early <-chan os.Signal, name string, errw io.Writer, release func()) (flag *atomic.Bool, begin, stop func()) {
 	flag = new(atomic.Bool)
 	var begun atomic.Bool
 	ch := make(chan os.Signal, 2)
@@ -512,6 +513,7 @@ func catchSignals(early <-chan os.Signal, name string, errw io.Writer) (flag *at
 			case sig := <-ch:
 				if sig != syscall.SIGUSR1 && !begun.Load() {
 					fmt.Fprintf(errw, "%s: %v before the search began: nothing to checkpoint\n", name, sig)
+					release()
 					os.Exit(128 + int(sig.(syscall.Signal)))
 				}
 				if again := flag.Swap(true); again && (sig == syscall.SIGINT || sig == syscall.SIGHUP) {

@@ -308,8 +308,8 @@ func TestCheckpointEveryScenario(t *testing.T) {
 
 // TestSignalBeforeSearch: with --checkpoint, SIGTERM while the instance
 // is still read (standard input that has not delivered) ends the run at
-// once with 128 + 15 and writes nothing (it waited for the input, then
-// checkpointed a search of 0 nodes and exited 3).
+// once with 128 + 15, writes nothing and removes its lock file (it waited
+// for the input, then checkpointed a search of 0 nodes and exited 3).
 func TestSignalBeforeSearch(t *testing.T) {
 	bin := fakeBin(t)
 	file := filepath.Join(t.TempDir(), "f.ckpt")
@@ -320,6 +320,11 @@ func TestSignalBeforeSearch(t *testing.T) {
 	}
 	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a checkpoint was written (%v)", err)
+	}
+	// Its lock goes too (the exit skipped the release: an audit found
+	// the lock file left, naming a process that was gone).
+	if _, err := os.Stat(file + ".lock"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the checkpoint's lock file was left behind (%v)", err)
 	}
 }
 

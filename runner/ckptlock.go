@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -80,6 +81,28 @@ func checkCheckpointPath(path string) error {
 		return Usagef("--checkpoint %s: %s is not a directory", path, dir)
 	}
 	return nil
+}
+
+// heldLock is a run's checkpoint lock as two goroutines see it: the
+// command's, which takes it and releases it at the end, and the signal
+// handler's, which releases it before it ends the process early.
+type heldLock struct {
+	mu sync.Mutex
+	l  *ckptLock
+}
+
+func (h *heldLock) set(l *ckptLock) {
+	h.mu.Lock()
+	h.l = l
+	h.mu.Unlock()
+}
+
+// Release releases the lock held, if any; it may be called again.
+func (h *heldLock) Release() {
+	h.mu.Lock()
+	h.l.Release()
+	h.l = nil
+	h.mu.Unlock()
 }
 
 // lockFile creates (or opens) the lock file at path and takes an exclusive

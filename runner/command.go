@@ -169,25 +169,26 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			}
 			return checkOnly(c, cm, spec)
 		}
+		// Rank 0's lock on the checkpoint path, held until the command
+		// ends (released on every path out of here, and by a signal that
+		// ends the process before the search; a crash releases the flock
+		// with the process).
+		lock := new(heldLock)
+		defer lock.Release()
 		var signalled *atomic.Bool
 		begin := func() {} // the search starts: a signal then checkpoints it
 		if perr == nil && cm.Checkpoint != "" {
 			var stop func()
 			early, _ := c.App.Metadata[MetaEarlySignal].(chan os.Signal)
-			signalled, begin, stop = catchSignals(early, c.App.Name, errWriter(c.App))
+			signalled, begin, stop = catchSignals(early, c.App.Name, errWriter(c.App), lock.Release)
 			defer stop()
 		}
-		// Rank 0's lock on the checkpoint path, held until the command
-		// ends (released on every path out of here; a crash releases the
-		// flock with the process).
-		var lock *ckptLock
-		defer func() { lock.Release() }()
 		prepare := func() error {
 			if cm.Checkpoint == "" {
 				return nil
 			}
-			var err error
-			lock, err = prepareCheckpoint(cm.Checkpoint, strings.Join(argsOf(c), " "))
+			l, err := prepareCheckpoint(cm.Checkpoint, strings.Join(argsOf(c), " "))
+			lock.set(l)
 			return err
 		}
 		wk, werr := lookupWorld(cm.World) // Parse checked it
