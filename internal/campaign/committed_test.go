@@ -185,3 +185,70 @@ func readDrift(t *testing.T, path string) map[string]string {
 	}
 	return m
 }
+
+// TestCommittedSummaries: every committed summary (results/**/X-summary.csv
+// beside its X.csv) is what the runner derives from that CSV today, but
+// for the height column, which depends on the campaign's --height: a
+// change to how a summary is derived must write the committed ones again
+// (a helper found ten whose load columns the runner no longer wrote so,
+// 2026-11-28: `campaign --csv X.csv --plot-only --plots none`, with the
+// preset's --height, makes one again).
+func TestCommittedSummaries(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var summaries []string
+	err = filepath.WalkDir(filepath.Join(root, "results"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, "-summary.csv") {
+			summaries = append(summaries, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, s := range summaries {
+		rel, _ := filepath.Rel(root, s)
+		src := strings.TrimSuffix(s, "-summary.csv") + ".csv"
+		if _, err := os.Stat(src); err != nil {
+			continue // its campaign's CSV is not committed beside it (compressed, say)
+		}
+		tab, err := ReadTable(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pts, err := Derive(tab, "")
+		if err != nil {
+			t.Fatalf("%s: %v", rel, err)
+		}
+		got := filepath.Join(t.TempDir(), "s.csv")
+		if err := WriteSummary(got, tab, Groups(pts)); err != nil {
+			t.Fatal(err)
+		}
+		want, err := ReadTable(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		derived, err := ReadTable(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(want.Columns, derived.Columns) || len(want.Rows) != len(derived.Rows) {
+			t.Errorf("%s: %d rows of %d columns; derived from its CSV today: %d rows of %d columns", rel, len(want.Rows), len(want.Columns), len(derived.Rows), len(derived.Columns))
+			continue
+		}
+		for i := range want.Rows {
+			for j, c := range want.Columns {
+				if c != "height" && want.Rows[i][j] != derived.Rows[i][j] {
+					t.Errorf("%s: row %d, %s: %q; derived from its CSV today: %q", rel, i+1, c, want.Rows[i][j], derived.Rows[i][j])
+				}
+			}
+		}
+		checked++
+	}
+	if checked < 20 {
+		t.Errorf("%d summaries checked: want the repository's (over 20)", checked)
+	}
+}
