@@ -62,6 +62,30 @@ type Iteration struct {
 	Failed    bool    `json:"failed"`
 }
 
+// checkRows checks that a run appears once in t, whose rows are keys, and
+// that its times are times: a table with a row twice (two CSVs merged by
+// hand) or a negative or NaN time is damaged, a *runner.UsageError (exit
+// status 2). The runner asks it before its first run too: a damaged CSV
+// was found only when the summary came, after the new runs.
+func checkRows(t *Table, keys []Key) error {
+	first := make(map[Key]int, len(keys))
+	for i, k := range keys {
+		if j, ok := first[k]; ok {
+			return runner.Usagef("rows %d and %d are the same run (%s)", j+1, i+1, k)
+		}
+		first[k] = i
+		for _, c := range []string{"seconds", "virtual_seconds"} {
+			if t.Get(i, c) == "" {
+				continue
+			}
+			if v, ok := t.Float(i, c); !ok || !(v >= 0) {
+				return runner.Usagef("row %d (%s): %s %q is no time", i+1, k, c, t.Get(i, c))
+			}
+		}
+	}
+	return nil
+}
+
 // Derive returns a Point for every run of t that is not a sequential
 // baseline, with its baseline: a real run's T_seq is the median "seconds"
 // of the baseline runs of its world and instance; a simulated run's is
@@ -74,22 +98,8 @@ func Derive(t *Table, height string) ([]Point, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A run appears once, and its times are times: a table with a row
-	// twice or a negative or NaN time is damaged (exit status 2).
-	first := make(map[Key]int, len(keys))
-	for i, k := range keys {
-		if j, ok := first[k]; ok {
-			return nil, runner.Usagef("campaign: rows %d and %d are the same run (%s)", j+1, i+1, k)
-		}
-		first[k] = i
-		for _, c := range []string{"seconds", "virtual_seconds"} {
-			if t.Get(i, c) == "" {
-				continue
-			}
-			if v, ok := t.Float(i, c); !ok || !(v >= 0) {
-				return nil, runner.Usagef("campaign: row %d (%s): %s %q is no time", i+1, k, c, t.Get(i, c))
-			}
-		}
+	if err := checkRows(t, keys); err != nil {
+		return nil, err
 	}
 	type wi struct{ world, instance string }
 	base := map[wi][]float64{}

@@ -292,6 +292,15 @@ func (p Plan) Keys() ([]Key, error) {
 	if err := checkBalancers(balancers, p.NPs); err != nil {
 		return nil, err
 	}
+	if !p.NoBaselines {
+		// The baseline is every campaign's own run of seq: named as a
+		// balancer too, it ran twice (seed 0 and 1) and both counted in
+		// T_seq.
+		balancers = slices.DeleteFunc(balancers, func(b string) bool { return Key{Balancer: b}.Baseline() })
+		if len(balancers) == 0 {
+			return nil, fmt.Errorf("campaign: --balancer seq alone: the sequential solver is every campaign's baseline already; name a balancer to measure against it (%s)", strings.Join(lb.Names(), ", "))
+		}
+	}
 	instances, err := normalise("instance", p.Instances)
 	if err != nil {
 		return nil, err

@@ -935,3 +935,31 @@ func TestSeqWarningsCount(t *testing.T) {
 		}
 	}
 }
+
+// TestSeqNamedAsBalancer: --balancer seq beside others is the baseline
+// every campaign runs, once per world, instance and repeat (it ran twice,
+// seeds 0 and 1, and both counted in T_seq); alone it is refused before
+// anything runs (the report then found "no parallel run").
+func TestSeqNamedAsBalancer(t *testing.T) {
+	plan := Plan{Worlds: []string{"embedded"}, NPs: []int{1}, Balancers: []string{"seq", "rp"}, Instances: []string{"golomb 8"}, Seeds: []int64{1}, Repeats: 2}
+	keys, err := plan.Keys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := 0
+	for _, k := range keys {
+		if k.Baseline() {
+			base++
+			if k.Seed != 0 {
+				t.Errorf("a baseline with seed %d: %s", k.Seed, k)
+			}
+		}
+	}
+	if base != 2 || len(keys) != 4 {
+		t.Errorf("%d keys, %d of them baselines; want 4 and 2 (one per repeat): %v", len(keys), base, keys)
+	}
+	plan.Balancers = []string{"seq"}
+	if _, err := plan.Keys(); err == nil || !strings.Contains(err.Error(), "--balancer seq alone") {
+		t.Errorf("--balancer seq alone: %v, want a refusal", err)
+	}
+}

@@ -318,6 +318,9 @@ func (r *Runner) Todo(keys []Key) (*Table, []Key, error) {
 	if err != nil { // bad input, as a CSV that does not parse
 		return nil, nil, &runner.UsageError{Err: fmt.Errorf("%s: not a campaign's CSV: %w", r.CSV, err)}
 	}
+	if err := checkRows(t, have); err != nil {
+		return nil, nil, &runner.UsageError{Err: fmt.Errorf("%s: %w", r.CSV, err)}
+	}
 	done := make(map[Key]bool, len(have))
 	for _, k := range have {
 		done[k] = true

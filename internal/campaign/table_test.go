@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -109,7 +110,9 @@ func TestReadTableTorn(t *testing.T) {
 
 // TestDeriveDamaged: a table with a run twice, or a negative or NaN time,
 // is refused with a usage error naming the rows, not summarised (a
-// negative time gave a negative speedup, a repeated row counted twice).
+// negative time gave a negative speedup, a repeated row counted twice),
+// and the runner refuses it before it runs anything (it ran the new runs
+// first).
 func TestDeriveDamaged(t *testing.T) {
 	dir := t.TempDir()
 	head := "run_world,run_np,run_balancer,run_instance,run_seed,run_repeat,seconds,nodes\n"
@@ -133,6 +136,15 @@ func TestDeriveDamaged(t *testing.T) {
 		var ue *runner.UsageError
 		if want == "" && err != nil || want != "" && (!errors.As(err, &ue) || !strings.Contains(err.Error(), want)) {
 			t.Errorf("%q: %v, want %q", text, err, want)
+		}
+		ran := false
+		r := Runner{CSV: path, Progress: io.Discard, Exec: func(context.Context, []string) (Output, error) {
+			ran = true
+			return Output{}, errors.New("no run")
+		}}
+		_, err = r.Run(context.Background(), []Key{{World: "embedded", NP: 4, Balancer: "rp", Instance: "golomb 9", Seed: 1}})
+		if want != "" && (ran || !errors.As(err, &ue) || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%q: the runner ran %v, %v; want no run and %q", text, ran, err, want)
 		}
 	}
 }
