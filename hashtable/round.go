@@ -74,8 +74,10 @@ func (rp RoundParams) Validate() error {
 		return fmt.Errorf("-Q (--buckets-per-rank) %d: need at least 1 bucket per rank", rp.Q)
 	case !(rp.Alpha >= 0 && rp.Alpha <= MaxLoadFactor):
 		return fmt.Errorf("--alpha %g: need a load factor from 0 to %d (the setup of the old table grows with its square)", rp.Alpha, MaxLoadFactor)
-	case !(rp.Beta > 0 && rp.Beta <= MaxLoadFactor):
+	case !(rp.Beta > 0):
 		return fmt.Errorf("--beta %g: need a load factor above 0, at most %d (with beta = 0 no element is new, no phase has work and every η is 0/0)", rp.Beta, MaxLoadFactor)
+	case rp.Beta > MaxLoadFactor:
+		return fmt.Errorf("--beta %g: need a load factor above 0, at most %d (a bucket's chain holds about alpha + beta elements, and each insertion searches it)", rp.Beta, MaxLoadFactor)
 	case !(rp.Revisit >= 0 && rp.Revisit <= 1):
 		return fmt.Errorf("--revisit %g: need a probability from 0 to 1", rp.Revisit)
 	case rp.Alloc < Block || rp.Alloc > Balanced:

@@ -190,10 +190,12 @@ var ErrNoLoad = errors.New("no processor got any load")
 // dht command that sets it.
 func (sp SimParams) Validate() error {
 	switch {
-	case !(sp.Alpha > 0 && sp.Alpha <= MaxLoadFactor):
+	case !(sp.Alpha > 0):
 		return fmt.Errorf("--alpha %g: need a load factor above 0, at most %d (with alpha = 0 every load of Fig. 1 is 0 and η is 0/0)", sp.Alpha, MaxLoadFactor)
-	case !(sp.Beta > 0 && sp.Beta <= MaxLoadFactor):
+	case !(sp.Beta > 0):
 		return fmt.Errorf("--beta %g: need a load factor above 0, at most %d (with beta = 0 the load XY is 0 and its η is 0/0)", sp.Beta, MaxLoadFactor)
+	case sp.Alpha > MaxLoadFactor || sp.Beta > MaxLoadFactor:
+		return fmt.Errorf("--alpha %g, --beta %g: need load factors of at most %d, as every dht command", sp.Alpha, sp.Beta, MaxLoadFactor)
 	case sp.Runs < 2:
 		return fmt.Errorf("--runs %d: need at least 2", sp.Runs)
 	case sp.Model != SimBernoulli && sp.Model != SimPoisson:

@@ -309,7 +309,7 @@ func seqNotes(c *cli.Context, cm *Common) {
 	// solver has not: taken, as a campaign's baselines give them, but
 	// not in silence (--progress printed nothing for minutes).
 	var unused []string
-	for _, name := range []string{"budget", "seed", "progress", "stall-timeout"} { // work slices, random sources, progress lines, the watchdog
+	for _, name := range []string{"budget", "min-budget", "seed", "progress", "stall-timeout"} { // work slices, random sources, progress lines, the watchdog
 		if defines(c, name) && c.IsSet(name) {
 			unused = append(unused, "--"+name)
 		}

@@ -109,6 +109,7 @@ func TestAction(t *testing.T) {
 		{[]string{"--world", "sim", "-b", "seq", "xy"}, 0, "--world sim simulates nothing"},
 		{[]string{"-b", "seq", "--budget", "5", "--progress", "xy"}, 0, "without the balanced search's loop: --budget, --progress are not used"},
 		{[]string{"-b", "seq", "--seed", "5", "xy"}, 0, "loop: --seed is not used"},
+		{[]string{"-b", "seq", "--min-budget", "5", "xy"}, 0, "loop: --min-budget is not used"},
 		{[]string{"--world", "sim", "--np", "4096", "x", "-b", "koso"}, 0, "in=1 ranks=4096 world=sim balancer=koso"},
 		{[]string{"--json", "--np", "2", "abcd"}, 0, `{"in":4,"ranks":2,"world":"embedded","provenance":{"version":"` + version.Version + `","commit":`},
 		{[]string{"bad", "--np", "2"}, 2, "t: bad argument"},

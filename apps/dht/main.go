@@ -277,11 +277,15 @@ func stamped(w io.Writer, p version.Provenance, write func(io.Writer) error) err
 }
 
 // npFlag says in --np's help that dht's ranks are the embedded world's (or
-// the launcher's): it has no simulated world of ranks.
+// the launcher's): it has no simulated world of ranks; and --quiet's no
+// progress lines, which its rounds do not print.
 func npFlag(fs []cli.Flag) []cli.Flag {
 	for _, f := range fs {
 		if f, ok := f.(*cli.IntFlag); ok && f.Name == "np" {
 			f.Usage = fmt.Sprintf("ranks of the embedded world, 1..%d (under mpirun/srun the launcher's size; a different --np is an error)", runner.MaxNP)
+		}
+		if f, ok := f.(*cli.BoolFlag); ok && f.Name == "quiet" {
+			f.Usage = "print only the answer" // the rounds print no progress lines (the shared help spoke of --progress)
 		}
 	}
 	return fs

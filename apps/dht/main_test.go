@@ -143,6 +143,13 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%q: %q: want the message to name %s", args, out, flag)
 		}
 	}
+	// The reason fits the bound that was missed (--beta 1001 gave beta =
+	// 0's).
+	for _, args := range [][]string{{"--beta", "1001", "--np", "2"}, {"sim", "--beta", "1001"}, {"sim", "--alpha", "1001"}} {
+		if out, _ := run(args...); !strings.Contains(out, "at most 1000") || strings.Contains(out, "= 0") {
+			t.Errorf("%q: %q: want the upper bound's reason", args, out)
+		}
+	}
 	// A mistyped command is named as one, with the commands there are.
 	if out, _ := run("simm"); !strings.Contains(out, `"simm": no such command (the commands: sim, mesh)`) {
 		t.Errorf("simm: %q, want the commands named", out)
@@ -157,4 +164,19 @@ func firstFlag(args []string) string {
 		}
 	}
 	return ""
+}
+
+// TestHelpNamesOwnFlags: dht's help speaks of no flag it refuses (its
+// --quiet spoke of --progress, a flag of its subcommands alone).
+func TestHelpNamesOwnFlags(t *testing.T) {
+	out, err := run("--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "--progress") {
+		t.Errorf("dht --help speaks of --progress, which dht refuses:\n%s", out)
+	}
+	if _, err := run("--progress"); err == nil {
+		t.Errorf("dht --progress ran: the test's premise is gone")
+	}
 }
