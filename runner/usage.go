@@ -35,9 +35,10 @@ func CommandNames(cmds []*cli.Command) string {
 // and saying what it wants: `--np "abc": need an integer`. flags are the
 // command's, and sub the flags of its subcommands (for a command that has
 // some: a flag only they define, given where no subcommand is named, is said
-// to be theirs, and one of them to be named); any other error is returned
-// as it is.
-func flagUsage(flags []cli.Flag, sub []*cli.Command, err error) error {
+// to be theirs, and one of them to be named); args is the command line as
+// typed, where a short flag with its value attached (-bseq) is told apart
+// from an unknown long one; any other error is returned as it is.
+func flagUsage(flags []cli.Flag, sub []*cli.Command, err error, args []string) error {
 	if m := notDefined.FindStringSubmatch(err.Error()); m != nil {
 		var names []string
 		for _, c := range sub {
@@ -49,6 +50,12 @@ func flagUsage(flags []cli.Flag, sub []*cli.Command, err error) error {
 			// Only where no subcommand is named (ReorderArgs moves the flags
 			// after one that is): name one, before or after the flag.
 			return fmt.Errorf("%s is a flag of the subcommands (%s), and none of them is named: give one (see --help)", dashed(m[1]), strings.Join(names, ", "))
+		}
+		if short := "-" + m[1][:1]; len(m[1]) > 1 && slices.Contains(args, "-"+m[1]) && findFlag(flags, short) != nil && takesValue(flags, short) {
+			// -bseq, -Q16: a short flag with its value attached, which
+			// the flag package reads as one long name (it said "--bseq:
+			// no such flag", a flag nobody typed).
+			return fmt.Errorf("-%s: no such flag (for %s with a value, give it apart: %s %s; see --help)", m[1], short, short, m[1][1:])
 		}
 	}
 	return FlagError(err, func(name string) string {
@@ -98,7 +105,10 @@ func FlagError(err error, want func(name string) string) error {
 // flags and subcommands sub: a *UsageError (exit status 2) in the
 // commands' words (flagUsage).
 func usageFor(flags []cli.Flag, sub []*cli.Command) cli.OnUsageErrorFunc {
-	return func(_ *cli.Context, err error, _ bool) error { return &UsageError{Err: flagUsage(flags, sub, err)} }
+	return func(c *cli.Context, err error, _ bool) error {
+		args, _ := c.App.Metadata[metaArgs].([]string) // as typed (-bseq, not --bseq)
+		return &UsageError{Err: flagUsage(flags, sub, err, args)}
+	}
 }
 
 // dashed writes a flag's name as it is given: -Q, --np.

@@ -29,9 +29,17 @@ func TestFlagUsage(t *testing.T) {
 		`flag needs an argument: -np`:                            `--np: needs a value (see --help)`,
 		`flag needs an argument: -Q`:                             `-Q: needs a value (see --help)`,
 	} {
-		if got := flagUsage(flags, nil, errors.New(in)).Error(); got != want {
+		if got := flagUsage(flags, nil, errors.New(in), nil).Error(); got != want {
 			t.Errorf("%s: got %q, want %q", in, got, want)
 		}
+	}
+	// A short flag with its value attached, as typed (-Q16), and an unknown
+	// long flag that starts with the same letter, typed with two dashes.
+	if got := flagUsage(flags, nil, errors.New("flag provided but not defined: -Q16"), []string{"app", "-Q16"}).Error(); got != "-Q16: no such flag (for -Q with a value, give it apart: -Q 16; see --help)" {
+		t.Errorf("-Q16: got %q", got)
+	}
+	if got := flagUsage(flags, nil, errors.New("flag provided but not defined: -Qx"), []string{"app", "--Qx"}).Error(); got != "--Qx: no such flag (see --help)" {
+		t.Errorf("--Qx: got %q", got)
 	}
 	// A command with subcommands: a flag only they define is theirs.
 	sub := []*cli.Command{{Name: "poly", Flags: flags}, {Name: "func", Flags: flags}, {Name: "bare"}}
@@ -39,7 +47,7 @@ func TestFlagUsage(t *testing.T) {
 		`flag provided but not defined: -np`:    `--np is a flag of the subcommands (poly, func), and none of them is named: give one (see --help)`,
 		`flag provided but not defined: -bogus`: `--bogus: no such flag (see --help)`,
 	} {
-		if got := flagUsage(nil, sub, errors.New(in)).Error(); got != want {
+		if got := flagUsage(nil, sub, errors.New(in), nil).Error(); got != want {
 			t.Errorf("%s: got %q, want %q", in, got, want)
 		}
 	}
