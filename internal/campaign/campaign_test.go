@@ -550,10 +550,13 @@ func TestGeneratedInput(t *testing.T) {
 	r.Exec = func(ctx context.Context, cmd []string) (Output, error) {
 		if filepath.Base(cmd[0]) == "gen" {
 			gens = append(gens, strings.Join(cmd, " "))
-		} else {
-			files = append(files, cmd[len(cmd)-1])
+			return inner(ctx, cmd)
 		}
-		return inner(ctx, cmd)
+		files = append(files, cmd[len(cmd)-1])
+		out, err := inner(ctx, cmd)
+		// The command names its input, as knapsack's "file" does.
+		out.Stdout = bytes.Replace(out.Stdout, []byte("{"), []byte(`{"file":"`+cmd[len(cmd)-1]+`",`), 1)
+		return out, err
 	}
 	plan := Plan{Worlds: []string{"sim:unit"}, NPs: []int{2, 4}, Balancers: []string{"rp"}, Instances: []string{"golomb <(gen --seed 5)"},
 		Seeds: []int64{1}, Repeats: 1}
@@ -567,6 +570,13 @@ func TestGeneratedInput(t *testing.T) {
 	}
 	if c := tab.Get(2, ColCommand); !strings.HasSuffix(c, " <(gen --seed 5)") {
 		t.Errorf("command %q", c)
+	}
+	// The command's own record of its input names the generator too, not
+	// the temporary file, gone after the campaign.
+	for i := range tab.Rows {
+		if f := tab.Get(i, "file"); f != "<(gen --seed 5)" {
+			t.Errorf("row %d: file %q, want the generator", i+1, f)
+		}
 	}
 	if _, err := os.Stat(files[0]); !os.IsNotExist(err) {
 		t.Errorf("the generated input outlives the campaign: %v", err)

@@ -57,7 +57,10 @@ type Runner struct {
 
 	mu     sync.Mutex // guards inputs and own
 	inputs map[string]string
-	own    ownLoad // the campaign's own runs' share of the load average
+	// tempInputs: InputDir is the campaign's temporary directory, removed
+	// at its end, whose paths a row must not hold.
+	tempInputs bool
+	own        ownLoad // the campaign's own runs' share of the load average
 }
 
 // ownLoad estimates the share of the 1-minute load average that the
@@ -137,8 +140,8 @@ func (r *Runner) Run(ctx context.Context, keys []Key) (*Table, error) {
 			return t, err
 		}
 		defer os.RemoveAll(dir)
-		defer func() { r.InputDir, r.inputs = "", nil }()
-		r.InputDir = dir
+		defer func() { r.InputDir, r.inputs, r.tempInputs = "", nil, false }()
+		r.InputDir, r.tempInputs = dir, true
 	}
 	if r.Check {
 		// Before the CSV is first written: a refused campaign leaves none.
@@ -371,8 +374,13 @@ func (r *Runner) runWith(ctx context.Context, k Key, seqNodes int64, started fun
 	if err != nil {
 		return result{err: err}
 	}
+	made := map[string]string{} // a generated input's path: its generator, as the row says it
 	opts := CommandOptions{BinDir: r.BinDir, Launcher: r.Launcher, SeqNodes: seqNodes,
-		Input: func(gen []string) (string, error) { return r.input(ctx, gen) }}
+		Input: func(gen []string) (string, error) {
+			p, err := r.input(ctx, gen)
+			made[p] = "<(" + strings.Join(gen, " ") + ")"
+			return p, err
+		}}
 	cmd, err := Command(k, opts)
 	if err != nil {
 		return result{err: err}
@@ -427,6 +435,15 @@ func (r *Runner) runWith(ctx context.Context, k Key, seqNodes int64, started fun
 	if _, foreign := LookupForeign(App(k.Instance)); !foreign {
 		if err := ranAsKeyed(k, w, js); err != nil {
 			return result{cmd: shown, err: err}
+		}
+	}
+	if r.tempInputs {
+		// The command's own record of its input (knapsack's "file")
+		// named a temporary file, gone after the campaign.
+		for i, f := range js {
+			if gen, ok := made[f.Value]; ok {
+				js[i].Value = gen
+			}
 		}
 	}
 	cores := r.Cores
