@@ -376,6 +376,20 @@ func Summarize(w io.Writer, gs []Group) error {
 			f(g.Speedup.Median/p, "%.3f"), g.Overhead.Format("%.3g"), f(g.Busy, "%.3f"), f(g.Idle, "%.3f"), f(g.Messages/p, "%.1f"),
 			f(g.Height, "%g"), f(g.Messages/(g.Height*p), "%.2f"), load, warn)
 	}
+	// What T_seq is measured as, by the kinds of world the table holds: a
+	// real and a simulated one side by side printed times of two kinds in
+	// one column, unnamed.
+	var real, sim bool
+	for _, g := range gs {
+		real, sim = real || !g.Simulated, sim || g.Simulated
+	}
+	b.WriteString("\n")
+	if real {
+		b.WriteString("T_seq (real worlds): the median wall time of the sequential solver's runs (`--balancer seq`) of that world and instance; T_par the median of the runs'.\n")
+	}
+	if sim {
+		b.WriteString("T_seq (simulated worlds): the sequential solver's nodes × the machine's node cost, virtual seconds, as T_par is.\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -649,7 +649,9 @@ func TestDeriveAndPlots(t *testing.T) {
 	// sim, rp, P = 4: T_seq = 1000 nodes × 2 ms.
 	for _, want := range []string{"| sim:unit | golomb 9 | rp | 4 | 2 | 2 | 0.625 | 3.2 | 0.800 | 1.5 | 0.800 |  | 10.8 | 9 | 1.19 |  |  |",
 		"| embedded | golomb 9 | rp | 2 | 2 | 2 (2–2.4) | 1 | 2 | 1.000 | 1.5 |  |  | 5.0 | 9 | 0.56 | 0.00, 0.00 | 0 |",
-		"| embedded | golomb 9 | ps | 8 | 2 |", "| 2 |\n"} {
+		"| embedded | golomb 9 | ps | 8 | 2 |", "| 2 |\n",
+		// Both kinds of T_seq in the table: each named.
+		"T_seq (real worlds): the median wall time", "T_seq (simulated worlds): the sequential solver's nodes × the machine's node cost"} {
 		if !strings.Contains(sum.String(), want) {
 			t.Errorf("summary without %q:\n%s", want, sum.String())
 		}
@@ -971,5 +973,19 @@ func TestSeqNamedAsBalancer(t *testing.T) {
 	plan.Balancers = []string{"seq"}
 	if _, err := plan.Keys(); err == nil || !strings.Contains(err.Error(), "--balancer seq alone") {
 		t.Errorf("--balancer seq alone: %v, want a refusal", err)
+	}
+}
+
+// TestSeqMeaningFits: what T_seq is, said on the speedup plot's vertical
+// axis, fits its height in every mix of worlds: lines of at most 60
+// characters (real and simulated together made one of 95, and the label
+// was cut off).
+func TestSeqMeaningFits(t *testing.T) {
+	for _, pts := range [][]Point{{{Simulated: true}}, {{Simulated: false}}, {{Simulated: true}, {Simulated: false}}} {
+		for _, line := range strings.Split("T_seq = "+seqMeaning(pts), "\n") {
+			if n := len([]rune(line)); n > 60 {
+				t.Errorf("%d characters: %q", n, line)
+			}
+		}
 	}
 }

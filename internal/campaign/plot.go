@@ -242,7 +242,9 @@ func seqMeaning(pts []Point) string {
 	)
 	switch {
 	case sim && real:
-		return simText + " or " + realText
+		// Two lines: on one the speedup plot's vertical label ran past
+		// the plot's height and was cut.
+		return "seq's nodes × node cost (simulated worlds, virtual)\nor " + realText + " (real worlds)"
 	case sim:
 		return simText
 	}
