@@ -47,6 +47,11 @@ type Machine struct {
 	// not (a calibration: the command, the machine, its load, the date);
 	// informational.
 	Source string `json:"source,omitempty"`
+	// App is the command whose search a calibration timed ("uts",
+	// "integrate func"): NodeNS and BusyNodeNS are that search's node
+	// costs, and another command loading the model is told so; "" for
+	// the catalogue's models, whose node costs are each app's own.
+	App string `json:"app,omitempty"`
 	// NodeNS is the time of one node of the search (Task.Work counts).
 	NodeNS float64 `json:"node_ns"`
 	// BusyNodeNS is the time of one node while every core of the

@@ -398,6 +398,7 @@ func (r *Run) calibrated(task, comm lb.Machine, world string, ranks int) lb.Mach
 	m.NodeNS, m.SplitNS, m.SendByteNS, m.RecvByteNS = task.NodeNS, task.SplitNS, task.SendByteNS, task.RecvByteNS
 	m.SliceNS, m.BusyNodeNS = task.SliceNS, task.BusyNodeNS
 	m.Name = "calibrated-" + world
+	m.App = CommandPath(r.Context)
 	host, _ := os.Hostname()
 	load, _ := os.ReadFile("/proc/loadavg")
 	args, _ := r.Context.App.Metadata[metaArgs].([]string)

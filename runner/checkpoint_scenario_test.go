@@ -462,3 +462,28 @@ func TestRestartOptions(t *testing.T) {
 		t.Errorf("restart -b rp --fast-init: exit %d, %s", code, stderr)
 	}
 }
+
+// TestMachineOfOtherApp: a calibrated model names the command whose search
+// it timed (its "app"), and another command loading it says that the node
+// cost is not its own (golomb ran at uts's node cost without a word); the
+// same command, --json and --node-ns say nothing.
+func TestMachineOfOtherApp(t *testing.T) {
+	bin := fakeBin(t)
+	dir := t.TempDir()
+	for app, want := range map[string]bool{"uts": true, "fake": false, "": false} {
+		file := filepath.Join(dir, "m.json")
+		if err := os.WriteFile(file, []byte(`{"name": "m", "app": "`+app+`", "node_ns": 20, "latency_ns": 1500}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := runnertest.Run(t, bin, "--world", "sim", "--np", "4", "--machine", file, "12")
+		if got := strings.Contains(stderr, "was calibrated on uts's search: its node cost, 20 ns, is that search's, not fake's"); code != 0 || got != want {
+			t.Errorf("a model of %q: exit %d, stderr %q; want the note: %v", app, code, stderr, want)
+		}
+		for _, quiet := range [][]string{{"--json"}, {"--node-ns", "30"}} {
+			_, stderr, code := runnertest.Run(t, bin, append([]string{"--world", "sim", "--np", "4", "--machine", file, "12"}, quiet...)...)
+			if code != 0 || strings.Contains(stderr, "note:") {
+				t.Errorf("a model of %q with %q: exit %d, stderr %q; want no note", app, quiet, code, stderr)
+			}
+		}
+	}
+}

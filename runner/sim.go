@@ -227,6 +227,7 @@ func parseSim(c *cli.Context, cm *Common) error {
 		if err != nil {
 			return err
 		}
+		noteOtherApp(c, cm, m, name)
 		info, so.file = lb.MachineInfo{Name: m.Name, Doc: "loaded from " + name, Machine: m}, name
 	}
 	so.info = info
@@ -268,6 +269,19 @@ func parseSim(c *cli.Context, cm *Common) error {
 		return err
 	}
 	return nil
+}
+
+// noteOtherApp says, unless --json, that the model of --machine FILE was
+// calibrated on another command's search, whose node cost it then
+// simulates this one's nodes at (golomb at uts's 61 ns a node, without a
+// word; --node-ns sets this command's).
+func noteOtherApp(c *cli.Context, cm *Common, m lb.Machine, file string) {
+	here := CommandPath(c)
+	if m.App == "" || m.App == here || cm.JSON || c.IsSet("node-ns") {
+		return
+	}
+	fmt.Fprintf(c.App.ErrWriter, "%s: note: --machine %s was calibrated on %s's search: its node cost, %.4g ns, is that search's, not %s's (calibrate with %s --calibrate, or give --node-ns)\n",
+		c.App.Name, file, m.App, m.NodeNS, here, here)
 }
 
 // nodeCostsOf returns the node costs of the command of c (Spec.NodeCosts),
