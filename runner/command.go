@@ -658,6 +658,21 @@ func failTogether(app *cli.App, local error) error {
 	return &quietError{code: 2}
 }
 
+// Verdict ends the command with err, an error every rank reaches alike (a
+// check of the answer, say), and its exit status (1 if it names none):
+// rank 0 says it once, without a rank's name ("fifteen: rank 1: korf 2:
+// length 55, ..." named whichever rank returned first). nil is nil.
+func (r *Run) Verdict(err error) error {
+	if err == nil {
+		return nil
+	}
+	if r.Rank() == 0 {
+		r.endProgressLine()
+		fmt.Fprintf(errWriter(r.Context.App), "%s: %v\n", r.Context.App.Name, err)
+	}
+	return &quietError{code: exitCode(err), verdict: true}
+}
+
 // Seq reports whether the run is the sequential solver's.
 func (r *Run) Seq() bool { return r.Balancer == Seq }
 

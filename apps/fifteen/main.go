@@ -183,10 +183,14 @@ func solve(r *runner.Run, ins []instance) error {
 			return err
 		}
 		if in.Korf > 0 && out.Length != in.Table.Optimal && mismatch == nil {
-			mismatch = fmt.Errorf("%s: length %d, Korf's table says %d", in.Label, out.Length, in.Table.Optimal)
+			table := "Korf's table"
+			if f := r.Context.String("data"); f != "" {
+				table = "the table of --data " + f
+			}
+			mismatch = fmt.Errorf("%s: length %d, %s says %d", in.Label, out.Length, table, in.Table.Optimal)
 		}
 	}
-	return mismatch
+	return r.Verdict(mismatch) // every rank's, alike
 }
 
 // solveOne solves one instance, the index-th of the command's, with the

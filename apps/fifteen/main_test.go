@@ -343,6 +343,30 @@ func failing(stdout string) (string, error) {
 	return strings.Join(fp, "; "), nil
 }
 
+// TestTableMismatch: an answer that disagrees with the table of --data is
+// exit status 1 after the answer, said once, naming that table, not Korf's,
+// and no rank (it said "fifteen: rank 1: korf 2: ..., Korf's table says
+// 53"), in each world.
+func TestTableMismatch(t *testing.T) {
+	bin := runnertest.Build(t)
+	korf, err := os.ReadFile(filepath.Join("puzzle", "korf100.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := "\n2\t13\t5\t4\t10\t9\t12\t8\t14\t2\t3\t7\t1\t0\t15\t11\t6\t55\t"
+	if !strings.Contains(string(korf), row) {
+		t.Fatalf("korf100.tsv has no row 2 of length 55")
+	}
+	data := writeFile(t, t.TempDir(), "d.tsv", strings.Replace(string(korf), row, strings.Replace(row, "\t55\t", "\t53\t", 1), 1))
+	want := "fifteen: korf 2: length 55, the table of --data " + data + " says 53\n"
+	for _, world := range [][]string{{"--np", "2"}, {"-b", "seq"}, {"--world", "sim", "--np", "4"}} {
+		stdout, stderr, code := runnertest.Run(t, bin, append([]string{"-q", "--korf", "2", "--data", data}, world...)...)
+		if code != 1 || !strings.HasPrefix(stdout, "55 ") || stderr != want {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 1, the answer and %q", world, code, stdout, stderr, want)
+		}
+	}
+}
+
 // TestInvariant is fifteen's row of the conformance table of printed counts
 // (runnertest.Invariant, docs/counts.md): the failing iterations of Korf's
 // instance 86 (1.1·10⁶ of its 2.3·10⁶ nodes) print the same nodes and
