@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -205,6 +206,28 @@ func mismatchCause(l Launcher, impl string) string {
 		return "; the launcher comes from another installation than the build's MPI library (check PATH and --version)"
 	}
 	return ""
+}
+
+// CheckLaunch returns what Run would refuse about this process's launch,
+// told from the environment alone, without a world (the commands'
+// --check): the embedded build under a launcher of several tasks; an MPI
+// build under the launcher of the other MPI family (Open MPI's mpirun and
+// MPICH's Hydra), whose tasks would each find a world of one; and n ranks
+// asked for (0: the launcher's) where the launcher starts another number.
+// What only MPI_Init shows (srun with a plugin that does not fit the
+// library) passes.
+func CheckLaunch(n int) error { return checkLaunchEnv(os.Getenv, Implementation(), n) }
+
+// checkLaunchEnv is CheckLaunch with the environment read through getenv
+// and the build impl.
+func checkLaunchEnv(getenv func(string) string, impl string, n int) error {
+	l := DetectLauncher(getenv)
+	size := max(l.Tasks, 1)
+	if fam := libraryNamed(impl).family; impl == "embedded" ||
+		l.Kind == LaunchHydra && fam == "openmpi" || l.Kind == LaunchOpenMPI && fam == "mpich" {
+		size = 1
+	}
+	return checkLaunch(l, impl, size, n)
 }
 
 // checkLaunch compares the launch l with the world this process joined:

@@ -278,3 +278,33 @@ func TestSpeaks(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckLaunchEnv: --check's launch check, from the environment alone,
+// refuses what a run's start refuses when it needs no world to tell: the
+// embedded build under a launcher of two tasks, a build under the other
+// MPI family's launcher, an --np that is not the launcher's size (it said
+// "good" to each, which the run then refused with exit 2).
+func TestCheckLaunchEnv(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		impl string
+		n    int
+		want string // "" for no error
+	}{
+		{"embedded under mpirun", envOpenMPI, "embedded", 0, "this is the embedded build"},
+		{"embedded alone", nil, "embedded", 0, ""},
+		{"open mpi under hydra", envHydra, "openmpi", 0, "this is an Open MPI build, started by MPICH's mpiexec (Hydra) -np 2"},
+		{"mpich under mpirun", envOpenMPI, "mpich", 0, "this is an MPICH build, started by Open MPI's mpirun -np 2"},
+		{"open mpi under mpirun", envOpenMPI, "openmpi", 0, ""},
+		{"mpich under hydra", envHydra, "mpich", 0, ""},
+		{"--np 4 under mpirun -np 2", envOpenMPI, "openmpi", 4, "4 ranks were asked for, but the world has 2"},
+		{"--np 2 under mpirun -np 2", envOpenMPI, "openmpi", 2, ""},
+		{"--np 4 without a launcher", nil, "mpich", 4, "4 ranks were asked for, but the world has 1 (started without mpirun or srun)"},
+	} {
+		err := checkLaunchEnv(with(tc.env), tc.impl, tc.n)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}

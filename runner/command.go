@@ -334,9 +334,10 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 	}
 }
 
-// checkOnly is --check: the command line, the world's size, the
-// checkpoint's path and the instance (or --restart's checkpoint) are
-// checked as a run checks them before its search, and then nothing runs:
+// checkOnly is --check: the launch (mpi.CheckLaunch), the command line,
+// the world's size, the checkpoint's path and the instance (or
+// --restart's checkpoint) are checked as a run checks them before its
+// search, and then nothing runs:
 // no world starts (under MPI, no MPI_Init) and no file is written. A
 // batch script or the campaign runner asks it before a long run, so that a
 // mistake shows at once, not when the run's turn comes. Not inlined: it
@@ -345,6 +346,13 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 //go:noinline
 func checkOnly[I any](c *cli.Context, cm Common, spec Spec[I]) error {
 	err := func() error {
+		n := 0 // the launcher's size, under MPI unless --np asks for another
+		if mpi.WorldName == "mpi" {
+			n = cm.NP
+		}
+		if err := mpi.CheckLaunch(n); err != nil {
+			return err
+		}
 		if mpi.WorldName != "mpi" {
 			if err := cm.checkSize(max(cm.NP, 1)); err != nil {
 				return err

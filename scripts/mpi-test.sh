@@ -406,16 +406,22 @@ launch_mistakes() {
 	local other
 	run_once 0 golomb "$impl" 4 USAGE: --help
 	run_once 0 golomb "$impl" 4 "golomb version" --version
+	run_once 0 golomb "$impl" 4 "--check: the command line and the instance are good" --check 9
 	run_launch_mistake golomb embedded 2 "this is the embedded build (goroutine ranks, no MPI), started by" 9
 	run_once 2 golomb embedded 8 "this is the embedded build" 9
+	# --check finds the launch mistakes a run's start finds without a world.
+	run_launch_mistake golomb embedded 2 "this is the embedded build (goroutine ranks, no MPI), started by" --check 9
+	run_launch_mistake golomb "$impl" 2 "4 ranks were asked for, but the world has 2" --check --np 4 9
 	other=$([ "$impl" = openmpi ] && echo mpich || echo openmpi)
 	if ! pkg-config --exists "$(impl_pc "$other")" 2>/dev/null; then
 		echo "SKIPPED: the $other build under $impl's mpirun (no pkg-config $(impl_pc "$other"))"
 		return
 	fi
 	case $impl in
-	openmpi) run_launch_mistake golomb mpich 2 "this is an MPICH build, started by Open MPI's mpirun -np 2" 9 ;;
-	mpich) run_launch_mistake golomb openmpi 2 "this is an Open MPI build, started by MPICH's mpiexec (Hydra) -np 2" 9 ;;
+	openmpi) run_launch_mistake golomb mpich 2 "this is an MPICH build, started by Open MPI's mpirun -np 2" 9
+		run_launch_mistake golomb mpich 2 "this is an MPICH build, started by Open MPI's mpirun -np 2" --check 9 ;;
+	mpich) run_launch_mistake golomb openmpi 2 "this is an Open MPI build, started by MPICH's mpiexec (Hydra) -np 2" 9
+		run_launch_mistake golomb openmpi 2 "this is an Open MPI build, started by MPICH's mpiexec (Hydra) -np 2" --check 9 ;;
 	esac
 	run_once 2 golomb "$other" 8 "this is an" 9
 }

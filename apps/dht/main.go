@@ -40,7 +40,7 @@ Exit status: 0 on success; 2 for bad flags (-Q, --alpha, --beta, --rounds
 or --revisit out of range, an unknown --alloc, tables larger than the
 memory allowed); 1 for any other error (docs/reliability.md lists the
 statuses every command shares).`,
-		Flags: append(npFlag(runner.FlagsNamed("np", "seed", "json", "stats", "quiet")),
+		Flags: append(npFlag(runner.FlagsNamed("np", "seed", "check", "json", "stats", "quiet")),
 			&cli.IntFlag{Name: "buckets-per-rank", Aliases: []string{"Q"}, Value: 16, Usage: "buckets per rank `q` (m = p·q)"},
 			&cli.Float64Flag{Name: "alpha", Value: 4, Usage: "load factor α of the old table, 0 to 1000"},
 			&cli.Float64Flag{Name: "beta", Value: 4, Usage: "load factor β of the new elements, above 0, at most 1000"},

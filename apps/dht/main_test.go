@@ -179,4 +179,11 @@ func TestHelpNamesOwnFlags(t *testing.T) {
 	if _, err := run("--progress"); err == nil {
 		t.Errorf("dht --progress ran: the test's premise is gone")
 	}
+	// --check, as every command that runs ranks takes it (dht had none).
+	if out, err := run("--check", "--np", "2"); err != nil || !strings.Contains(out, "--check: the command line and the instance are good") {
+		t.Errorf("dht --check: %v, %q", err, out)
+	}
+	if out, err := run("--check", "-Q", "0"); err == nil || !strings.Contains(out, "-Q") {
+		t.Errorf("dht --check -Q 0: %v, %q; want the run's refusal", err, out)
+	}
 }
