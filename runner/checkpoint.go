@@ -504,6 +504,7 @@ func (k *ckpt) limited() bool { return k.maxNodes > 0 || !k.deadline.IsZero() }
 func catchSignals(early <-chan os.Signal, name string, errw io.Writer, release func()) (flag *atomic.Bool, begin, stop func()) {
 	flag = new(atomic.Bool)
 	var begun atomic.Bool
+	speaks := mpi.DetectLauncher(os.Getenv).Speaks()
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	done := make(chan struct{})
@@ -512,7 +513,12 @@ func catchSignals(early <-chan os.Signal, name string, errw io.Writer, release f
 			select {
 			case sig := <-ch:
 				if sig != syscall.SIGUSR1 && !begun.Load() {
-					fmt.Fprintf(errw, "%s: %v before the search began: nothing to checkpoint\n", name, sig)
+					if speaks {
+						// Under a launcher every task gets the signal:
+						// the one it numbers 0 says so (MPICH's Hydra
+						// showed the line once per rank).
+						fmt.Fprintf(errw, "%s: %v before the search began: nothing to checkpoint\n", name, sig)
+					}
 					release()
 					os.Exit(128 + int(sig.(syscall.Signal)))
 				}
