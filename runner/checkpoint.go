@@ -879,6 +879,10 @@ func (r *Run) suspended(s *lb.Suspended) (int, string) {
 	limit := r.ckpt.limit
 	if r.ckpt.file == "" {
 		// Only a limit suspends a search without --checkpoint.
+		if !r.resumable {
+			// Its advice pointed at --checkpoint, which the app refuses.
+			return ExitLimit, fmt.Sprintf("stopped at %s after %s, before its end; it is not saved (%s cannot checkpoint its searches)", limit, r.ckpt.done(s), r.App)
+		}
 		return ExitLimit, fmt.Sprintf("stopped at %s after %s, before its end; it is not saved (give --checkpoint FILE to resume it later)", limit, r.ckpt.done(s))
 	}
 	k := &Checkpoint{App: CommandPath(r.Context), Build: version.Get().String(), Instance: r.ckpt.instance,

@@ -66,9 +66,12 @@ func newFakeApp() *cli.App {
 			&cli.Int64Flag{Name: "signal-after", Usage: "rank 0 sends SIGUSR1 to its process after `N` nodes"},
 			&cli.StringFlag{Name: "signal", Value: "USR1", Usage: "what --signal-after sends: USR1, INT, HUP, or INT2 (SIGINT twice)"},
 			&cli.BoolFlag{Name: "term-in-read", Usage: "send the process SIGTERM while the instance is read, then wait 5 s (slow input)"}),
-		Action: runner.Action(runner.Spec[fakeInstance]{App: "fake", Read: fakeRead, Solve: fakeSolve, Resumable: true}),
+		Action: runner.Action(runner.Spec[fakeInstance]{App: "fake", Read: fakeRead, Solve: fakeSolve, Resumable: os.Getenv(fakeNoResumeEnv) == ""}),
 	}
 }
+
+// fakeNoResumeEnv makes the fake app one without Spec.Resumable.
+const fakeNoResumeEnv = "TREELB_FAKE_NO_RESUME"
 
 func fakeRead(c *cli.Context, _ runner.Common) (fakeInstance, error) {
 	if c.NArg() != 1 {
@@ -485,5 +488,21 @@ func TestMachineOfOtherApp(t *testing.T) {
 				t.Errorf("a model of %q with %q: exit %d, stderr %q; want no note", app, quiet, code, stderr)
 			}
 		}
+	}
+}
+
+// TestLimitNotResumable: an app without Spec.Resumable stops at
+// --max-nodes with exit 4 and says it cannot checkpoint, not to give
+// --checkpoint (which it refuses); --max-nodes and --time-limit need no
+// Resumable.
+func TestLimitNotResumable(t *testing.T) {
+	bin := fakeBin(t)
+	t.Setenv(fakeNoResumeEnv, "1")
+	_, stderr, code := runnertest.Run(t, bin, "--np", "2", "--max-nodes", "1000", "24")
+	if code != runner.ExitLimit || !strings.Contains(stderr, "it is not saved (fake cannot checkpoint its searches)") || strings.Contains(stderr, "give --checkpoint") {
+		t.Errorf("--max-nodes: exit %d, %q; want %d and no advice to give --checkpoint", code, stderr, runner.ExitLimit)
+	}
+	if _, stderr, code := runnertest.Run(t, bin, "--checkpoint", filepath.Join(t.TempDir(), "f.ckpt"), "12"); code != 2 || !strings.Contains(stderr, "fake cannot checkpoint its searches") {
+		t.Errorf("--checkpoint: exit %d, %q; want 2", code, stderr)
 	}
 }

@@ -79,6 +79,7 @@ type Run struct {
 	traceText bytes.Buffer     // the --trace file's text so far
 	ckpt      *ckpt            // with --checkpoint or --restart
 	costs     lb.NodeCosts     // Spec.NodeCosts
+	resumable bool             // Spec.Resumable
 }
 
 // Resume returns the suspended search the run continues (--restart, or
@@ -200,7 +201,7 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 		}
 		if perr == nil && werr == nil && wk.oneProcess {
 			// One process: nothing to agree on.
-			r := &Run{Common: cm, App: spec.App, Context: c, costs: spec.NodeCosts}
+			r := &Run{Common: cm, App: spec.App, Context: c, costs: spec.NodeCosts, resumable: spec.Resumable}
 			var in I
 			var k *Checkpoint
 			err := prepare()
@@ -254,7 +255,7 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 		err := mpi.RunWith(n, mpi.Options{StartupTimeout: cm.StartupTimeout}, func(comm *mpi.Comm) (err error) {
 			defer recoverRank(CommandPath(c), comm.Rank(), &err)
 			comm.SetIdle(cm.Idle)
-			r := &Run{Common: cm, App: spec.App, Comm: comm, Context: c, costs: spec.NodeCosts}
+			r := &Run{Common: cm, App: spec.App, Comm: comm, Context: c, costs: spec.NodeCosts, resumable: spec.Resumable}
 			local := perr
 			if local == nil {
 				local = cm.checkSize(comm.Size())

@@ -42,19 +42,29 @@ type Brancher[N any] interface {
 
 // CheckChildren returns an error when s's Children (a Brancher) and Child
 // generate different children, in number or order, for a node of the first
-// limit nodes of s's tree (depth first, Child's order); nil for a Space
-// without Children. Nodes are compared with ==, hence N comparable.
+// limit nodes of s's tree (depth first, Child's order), or when Children
+// does not append to its buf, keeping what buf held (the skeleton's
+// searches pass it a buf that holds the nodes still to expand); nil for a
+// Space without Children. Nodes are compared with ==, hence N comparable.
 func CheckChildren[N comparable](s Space[N], limit int) error {
 	br, ok := s.(Brancher[N])
 	if !ok {
 		return nil
 	}
-	stack := []N{s.Root()}
-	var buf []N
+	root := s.Root()
+	stack := []N{root}
+	var out []N
 	for seen := 0; len(stack) > 0 && seen < limit; seen++ {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		buf = br.Children(n, buf[:0])
+		// Two nodes before the children: a Children that ignored buf, or
+		// wrote over it, passed with an empty one, and the searches then
+		// counted wrong without an error.
+		out = br.Children(n, append(out[:0], root, n))
+		if len(out) < 2 || out[0] != root || out[1] != n {
+			return fmt.Errorf("skeleton: Children(%v, buf) did not append to buf: buf held %v, the result begins %v (Children must return append(buf, children...))", n, []N{root, n}, out[:min(2, len(out))])
+		}
+		buf := out[2:]
 		i := 0
 		for c := 0; ; i++ {
 			child, after, ok := s.Child(n, c)
@@ -215,6 +225,8 @@ func (t *task[N]) Work(budget int64) int64 {
 			if kids = kids[:m+keep]; keep > 0 {
 				frames = append(frames, frame{next: m, end: m + keep})
 			}
+		} else if len(kids) < m {
+			panic(errShortChildren)
 		}
 	}
 	t.frames, t.kids = frames, kids
@@ -246,8 +258,16 @@ func (t *task[N]) expand(n N) {
 	if t.kids = t.t.br.Children(n, t.kids); len(t.kids) > m {
 		t.frames = append(t.frames, frame{next: m, end: len(t.kids), fresh: true})
 		t.fresh = true
+	} else if len(t.kids) < m {
+		panic(errShortChildren)
 	}
 }
+
+// errShortChildren is the panic of a search whose Brancher returned fewer
+// nodes than the buf it was given: the nodes still to expand were lost
+// (CheckChildren finds it in a test; the counts went wrong without an
+// error). The runner turns a rank's panic into exit status 70.
+var errShortChildren = errors.New("skeleton: Children returned fewer nodes than the buf it was given: it must return append(buf, children...) (skeleton.CheckChildren tests it)")
 
 // Empty reports whether no node is left to visit (or the search stopped).
 // It drops the frames at the top that have no node left.

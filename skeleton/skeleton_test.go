@@ -78,21 +78,42 @@ func TestCheckChildren(t *testing.T) {
 	if err := skeleton.CheckChildren[queen](childOnly[queen]{&queens{6}}, 1<<20); err != nil {
 		t.Errorf("a Space without Children: %v", err)
 	}
-	for _, bug := range []string{"drop", "add", "swap"} {
+	for _, bug := range []string{"drop", "add", "swap", "fresh", "overwrite"} {
 		if err := skeleton.CheckChildren[board](&badBoards{boards{6}, bug}, 1<<20); err == nil {
 			t.Errorf("Children that %s a child: no error", bug)
 		}
 	}
+	// The searches stop with a clear panic (exit status 70 in a command)
+	// where such a Children loses the nodes still to expand, not with
+	// wrong counts: CheckChildren passed it, and the count of 6 queens'
+	// boards came out 2 without an error.
+	func() {
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "must return append(buf, children...)") {
+				t.Errorf("a Children that ignores buf: the search went on (%v)", r)
+			}
+		}()
+		e := &skeleton.Enumeration[board, int64]{Space: &badBoards{boards{6}, "fresh"},
+			Value: func(board) int64 { return 1 }, Combine: func(a, b int64) int64 { return a + b }}
+		t.Errorf("the search ended: %+v", e.Sequential())
+	}()
 }
 
 // badBoards is boards whose Children drops the last child, adds the first
-// again, or swaps the first two, of the nodes of row 3.
+// again, or swaps the first two, of the nodes of row 3, or ignores or
+// writes over its buf at every node.
 type badBoards struct {
 	boards
 	bug string
 }
 
 func (q *badBoards) Children(s board, buf []board) []board {
+	switch q.bug {
+	case "fresh": // ignores buf: a new slice of the children alone
+		return q.boards.Children(s, nil)
+	case "overwrite": // writes over buf's nodes
+		return q.boards.Children(s, buf[:0])
+	}
 	m := len(buf)
 	buf = q.boards.Children(s, buf)
 	if s.row != 3 || len(buf)-m < 2 {

@@ -300,6 +300,12 @@ func (c *appCheck) split() error {
 					b = 1 + rng.Int64N(4) // a few nodes: splits in every state a task passes through
 				}
 				k := task.Work(b)
+				if k < 0 || k > b+c.opt.Overshoot {
+					// After splits too: a piece's first Work may owe the
+					// nodes above its work (AppOptions.Overshoot); it was
+					// checked on unsplit roots alone.
+					return fmt.Errorf("seed %d: Work(%d) of a split task returned %d%s", seed, b, k, overshot(k, b, c.opt.Overshoot))
+				}
 				nodes += k
 				if nodes > c.opt.MaxNodes {
 					return fmt.Errorf("seed %d: more than %d nodes", seed, c.opt.MaxNodes)
