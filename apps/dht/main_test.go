@@ -179,7 +179,14 @@ func TestHelpNamesOwnFlags(t *testing.T) {
 	if _, err := run("--progress"); err == nil {
 		t.Errorf("dht --progress ran: the test's premise is gone")
 	}
-	// --check, as every command that runs ranks takes it (dht had none).
+}
+
+// TestCheck: dht takes --check, as every command that runs ranks does (it
+// had none).
+func TestCheck(t *testing.T) {
+	if mpi.WorldName != "embedded" {
+		t.Skip("the command tests start their own embedded worlds; scripts/mpi-test.sh runs --check under mpirun")
+	}
 	if out, err := run("--check", "--np", "2"); err != nil || !strings.Contains(out, "--check: the command line and the instance are good") {
 		t.Errorf("dht --check: %v, %q", err, out)
 	}
