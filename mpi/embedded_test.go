@@ -108,7 +108,27 @@ func TestRankNamedOnce(t *testing.T) {
 	if err := mpi.Run(1, func(*mpi.Comm) error { return errors.New("bad") }); err == nil || err.Error() != "bad" {
 		t.Errorf("Run(1) returned %v, want %q", err, "bad")
 	}
+	// Nor does an error that is the command's (package runner's usage and
+	// output errors), wrapped or not: "golomb: rank 0: writing standard
+	// output" named a rank the user never chose.
+	for _, e := range []error{commandError{}, fmt.Errorf("wrapped: %w", commandError{})} {
+		err := mpi.Run(3, func(c *mpi.Comm) error {
+			if c.Rank() == 0 {
+				return e
+			}
+			return nil
+		})
+		if err == nil || err.Error() != e.Error() {
+			t.Errorf("Run returned %v, want %q", err, e)
+		}
+	}
 }
+
+// commandError is an error of the command's, not a rank's.
+type commandError struct{}
+
+func (commandError) Error() string      { return "writing standard output: no space left on device" }
+func (commandError) CommandError() bool { return true }
 
 // TestScale: 1024 ranks in one process, a ring pass and an Allreduce.
 func TestScale(t *testing.T) {

@@ -159,9 +159,14 @@ func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v\n%s", e.Valu
 // unless it names that rank already: an error with a FailedRank method
 // that returns it (lb.RankError, "lb: rank R: …") is returned as it is, and
 // so is the error of a world of one rank (the sequential solver's), where
-// the name tells nothing.
+// the name tells nothing, and an error that is the command's rather than
+// a rank's, one with a CommandError method that returns true (package
+// runner's usage and output errors: every rank's alike, or rank 0's for
+// the output only it writes; "golomb: rank 0: writing standard output"
+// named a rank the user never chose).
 func nameRank(rank, size int, err error) error {
-	if size == 1 {
+	var cmd interface{ CommandError() bool }
+	if size == 1 || errors.As(err, &cmd) && cmd.CommandError() {
 		return err
 	}
 	if named, ok := err.(interface{ FailedRank() int }); ok && named.FailedRank() == rank {

@@ -114,6 +114,10 @@ func (e *OutputError) Unwrap() error { return e.Err }
 // ExitCode is ExitOutput.
 func (e *OutputError) ExitCode() int { return ExitOutput }
 
+// CommandError is true: an output error is the command's, not a rank's to
+// be named (package mpi names the failing rank of other errors).
+func (e *OutputError) CommandError() bool { return true }
+
 // InternalError is a panic in the command: a bug. Its stack went to File
 // (when it could be written), not to the terminal; its exit status is
 // ExitInternal.

@@ -163,6 +163,10 @@ func (e *UsageError) Unwrap() error { return e.Err }
 // ExitCode is 2, as for a usage error.
 func (e *UsageError) ExitCode() int { return 2 }
 
+// CommandError is true: bad input is the command's, not a rank's to be
+// named (package mpi names the failing rank of other errors).
+func (e *UsageError) CommandError() bool { return true }
+
 // Usagef returns a *UsageError.
 func Usagef(format string, args ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, args...)}
