@@ -165,10 +165,7 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 			perr = Usagef("--checkpoint, --restart: %s cannot checkpoint its searches", spec.App)
 		}
 		if c.Bool("check") {
-			if perr != nil {
-				return &rejected{perr}
-			}
-			return checkOnly(c, cm, spec)
+			return checkOnly(c, cm, spec, perr)
 		}
 		// Rank 0's lock on the checkpoint path, held until the command
 		// ends (released on every path out of here, and by a signal that
@@ -335,18 +332,22 @@ func Action[I any](spec Spec[I]) cli.ActionFunc {
 	}
 }
 
-// checkOnly is --check: the launch (mpi.CheckLaunch), the command line,
-// the world's size, the checkpoint's path and the instance (or
-// --restart's checkpoint) are checked as a run checks them before its
-// search, and then nothing runs:
-// no world starts (under MPI, no MPI_Init) and no file is written. A
-// batch script or the campaign runner asks it before a long run, so that a
-// mistake shows at once, not when the run's turn comes. Not inlined: it
-// stays out of Action's frame, which golomb's 8-KB stacks hold.
+// checkOnly is --check: the launch (mpi.CheckLaunch), the command line
+// (perr, Parse's verdict), the world's size, the checkpoint's path and the
+// instance (or --restart's checkpoint) are checked as a run checks them
+// before its search, and then nothing runs: no world starts (under MPI,
+// no MPI_Init) and no file is written. A batch script or the campaign
+// runner asks it before a long run, so that a mistake shows at once, not
+// when the run's turn comes. Under a launcher the task it numbers 0 alone
+// speaks. Not inlined: it stays out of Action's frame, which golomb's
+// 8-KB stacks hold.
 //
 //go:noinline
-func checkOnly[I any](c *cli.Context, cm Common, spec Spec[I]) error {
+func checkOnly[I any](c *cli.Context, cm Common, spec Spec[I], perr error) error {
 	err := func() error {
+		if perr != nil {
+			return perr
+		}
 		n := 0 // the launcher's size, under MPI unless --np asks for another
 		if mpi.WorldName == "mpi" {
 			n = cm.NP
