@@ -341,22 +341,7 @@ func balancerOptions(c *cli.Context, info lb.Info) (lb.Options, error) {
 		// refused and rp's --fast-init dropped.
 		return o, nil
 	}
-	for _, name := range optionFlags() {
-		if !c.IsSet(name) {
-			continue
-		}
-		if !lb.HasOption(o, name) {
-			return nil, Usagef("--%s: balancer %s does not use it (it takes %s)", name, info.Name, optionList(lb.OptionNames(info.Options)))
-		}
-		var err error
-		if o, err = lb.SetOption(o, name, flagText(c, name)); err != nil {
-			return nil, Usagef("--%s: %v", name, err)
-		}
-	}
-	if err := checkOptions(o); err != nil {
-		return nil, err
-	}
-	return o, nil
+	return optionsOver(c, info, o, "balancer")
 }
 
 // restartOptions returns the balancer options of a restart without
@@ -364,17 +349,24 @@ func balancerOptions(c *cli.Context, info lb.Info) (lb.Options, error) {
 // option flags given on the command line over them, as docs/checkpoint.md
 // says; an option that balancer does not take is an error.
 func restartOptions(c *cli.Context, info lb.Info, file lb.Options) (lb.Options, error) {
-	o := file
+	return optionsOver(c, info, file, "the checkpoint's balancer")
+}
+
+// optionsOver returns o, options of the balancer info (whose, in a
+// message: "balancer"), with every option flag given on the command line
+// set over it: a usage error for a flag the balancer does not declare,
+// and for a value out of range.
+func optionsOver(c *cli.Context, info lb.Info, o lb.Options, whose string) (lb.Options, error) {
 	for _, name := range optionFlags() {
 		if !c.IsSet(name) {
 			continue
 		}
 		if !lb.HasOption(o, name) {
-			return nil, fmt.Errorf("--%s: the checkpoint's balancer %s does not use it (it takes %s)", name, info.Name, optionList(lb.OptionNames(info.Options)))
+			return nil, Usagef("--%s: %s %s does not use it (it takes %s)", name, whose, info.Name, optionList(lb.OptionNames(info.Options)))
 		}
 		var err error
 		if o, err = lb.SetOption(o, name, flagText(c, name)); err != nil {
-			return nil, fmt.Errorf("--%s: %v", name, err)
+			return nil, Usagef("--%s: %v", name, err)
 		}
 	}
 	if err := checkOptions(o); err != nil {
