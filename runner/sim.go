@@ -216,21 +216,9 @@ func parseSim(c *cli.Context, cm *Common) error {
 		name = c.String("machine")
 	}
 	so := &simOptions{floats: map[string]float64{}}
-	info, err := lb.LookupMachine(name)
-	if err != nil {
-		if _, serr := os.Stat(name); serr != nil && !strings.HasSuffix(name, ".json") && !strings.ContainsRune(name, os.PathSeparator) {
-			// Not a model's name, nor a path to anything: a misspelt
-			// model, most likely. A file of any name is read as a model.
-			return Usagef("--machine %q: unknown (try --machine help, or give a JSON file)", name)
-		}
-		m, err := ReadMachine(name)
-		if err != nil {
-			return err
-		}
-		noteOtherApp(c, cm, m, name)
-		info, so.file = lb.MachineInfo{Name: m.Name, Doc: "loaded from " + name, Machine: m}, name
+	if err := so.machine(c, cm, name); err != nil {
+		return err
 	}
-	so.info = info
 	for _, f := range machineFloats {
 		if defines(c, f.name) && c.IsSet(f.name) {
 			so.floats[f.name] = c.Float64(f.name)
@@ -268,6 +256,32 @@ func parseSim(c *cli.Context, cm *Common) error {
 	if _, err := cm.overrides(so.info.Machine); err != nil {
 		return err
 	}
+	return nil
+}
+
+// machine sets the model of --machine name: a model's name or a file of
+// one. A function of its own, not inlined: its copies of lb.MachineInfo
+// in parseSim's frame took it past what golomb's 8-KB stacks hold once
+// the model grew a field (TestRankStack overflowed in parseSim, 1 fresh
+// run of 4).
+//
+//go:noinline
+func (so *simOptions) machine(c *cli.Context, cm *Common, name string) error {
+	info, err := lb.LookupMachine(name)
+	if err != nil {
+		if _, serr := os.Stat(name); serr != nil && !strings.HasSuffix(name, ".json") && !strings.ContainsRune(name, os.PathSeparator) {
+			// Not a model's name, nor a path to anything: a misspelt
+			// model, most likely. A file of any name is read as a model.
+			return Usagef("--machine %q: unknown (try --machine help, or give a JSON file)", name)
+		}
+		m, err := ReadMachine(name)
+		if err != nil {
+			return err
+		}
+		noteOtherApp(c, cm, m, name)
+		info, so.file = lb.MachineInfo{Name: m.Name, Doc: "loaded from " + name, Machine: m}, name
+	}
+	so.info = info
 	return nil
 }
 
